@@ -1,0 +1,51 @@
+//! # aqm — active queue management algorithms
+//!
+//! The RED family as a library: Drop Tail and Random Drop, RED (Floyd & Jacobson
+//! 1993), Adaptive RED (Floyd, Gummadi & Shenker 2001), Feng et al.'s original
+//! Adaptive RED, and FRED (Lin & Morris 1997).
+//!
+//! ## Design
+//! - **Time is an argument.** Nothing reads a clock; every call takes `now: Time`
+//!   (integer nanoseconds). Adaptive RED says when it next needs a call through
+//!   [`QueueDiscipline::poll_at`].
+//! - **Algorithms return verdicts; the caller acts.** A discipline sees a
+//!   [`PacketInfo`] (size, flow, ECN-capable bit) and the [`Backlog`] and answers a
+//!   [`Verdict`]: enqueue, mark, drop (early, forced, overflow, per-flow limit) or
+//!   evict a queued packet. It holds no packets, so the same code serves the
+//!   simulator, the Python API and a gateway forwarding real packets. [`Queue`] is a
+//!   ready-made FIFO buffer that applies verdicts for callers that want one.
+//! - **Params, state, stats apart.** Parameters are validated once by a fallible
+//!   constructor ([`QueueConfig::build`] or each type's `new`) and are immutable;
+//!   counters live in [`QueueStats`].
+//! - **One variant, one type.** [`Red`], [`AdaptiveRed`], [`FengAdaptiveRed`] share
+//!   [`red::RedCore`]; dispatch is the [`AnyAqm`] enum.
+//! - **Deterministic.** Each random discipline owns one seeded generator.
+//!
+//! The queue size a discipline sees counts the packets waiting, not the one being
+//! transmitted (as ns-2 and Linux count it).
+
+pub mod ared;
+pub mod common;
+pub mod config;
+pub mod droptail;
+pub mod error;
+pub mod feng;
+pub mod fred;
+pub mod packet;
+pub mod queue;
+pub mod red;
+pub mod time;
+pub mod units;
+
+pub use ared::{AdaptiveRed, AredAdaptation};
+pub use common::{Limit, MarkMethod};
+pub use config::{BuildContext, QueueConfig};
+pub use droptail::{DropTail, RandomDrop};
+pub use error::{AqmError, Result};
+pub use feng::{FengAdaptation, FengAdaptiveRed};
+pub use fred::{Fred, FredParams};
+pub use packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+pub use queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
+pub use red::{CountMode, Red, RedParams};
+pub use time::{Duration, Time};
+pub use units::Quantity;

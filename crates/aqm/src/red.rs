@@ -1,0 +1,276 @@
+//! RED, exactly as Fig. 2 of Floyd & Jacobson (1993), with the options the papers
+//! and the peers use: gentle mode, ECN marking, byte mode, queue measured in bytes,
+//! the Fig. 17 efficient variant, and drop-from-front on overflow.
+//!
+//! [`RedCore`] holds what RED, Adaptive RED and Feng's Adaptive RED share: the
+//! parameters, the average, `count`, and the marking decision. The three public types
+//! wrap it; only how `max_p` moves differs between them.
+
+use crate::common::{self, AqmRng, IdleSince, Limit, MarkMethod};
+use crate::error::{AqmError, Result, check};
+use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::time::Time;
+
+/// What `count` counts, where Fig. 2 and the text of Section VII disagree.
+///
+/// Section VII defines `count` as "the number of unmarked packets that have arrived
+/// since the last marked packet" and derives inter-mark gaps uniform on
+/// `{1, ..., 1/p_b}` with mean `1/(2 p_b) + 1/2`. Fig. 2, read literally, increments
+/// `count` *before* computing `p_a` and resets it to 0 after a mark, so the n-th
+/// arrival after a mark sees `count = n` and the gaps are uniform on
+/// `{1, ..., 1/p_b - 1}` with mean `1/(2 p_b)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountMode {
+    /// Section VII's definition (default): a mark resets `count` to -1, so the next
+    /// arrival is computed with `count = 0` unmarked packets since the mark.
+    Text,
+    /// Fig. 2 literally: a mark resets `count` to 0.
+    Figure2,
+}
+
+impl CountMode {
+    pub fn parse(s: &str) -> Result<CountMode> {
+        match s {
+            "text" => Ok(CountMode::Text),
+            "figure2" => Ok(CountMode::Figure2),
+            _ => Err(AqmError::invalid("count_mode", format!("{s:?}"), "one of \"text\", \"figure2\"")),
+        }
+    }
+    /// The value `count` takes after a mark or drop.
+    #[inline]
+    fn after_mark(self) -> i64 {
+        match self {
+            CountMode::Text => -1,
+            CountMode::Figure2 => 0,
+        }
+    }
+}
+
+/// Validated, immutable RED parameters. Thresholds are in packets, or in bytes when
+/// `queue_in_bytes` is set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// Minimum threshold for the average (packets, or bytes with `queue_in_bytes`).
+    pub min_th: f64,
+    /// Maximum threshold for the average (same unit as `min_th`).
+    pub max_th: f64,
+    /// Queue weight of the EWMA, in (0, 1].
+    pub w_q: f64,
+    /// Initial (for RED: fixed) maximum of p_b, in (0, 1].
+    pub max_p: f64,
+    /// The physical buffer, always enforced.
+    pub limit: Limit,
+    /// Gentle mode: p_b rises from max_p to 1 between max_th and 2 max_th.
+    pub gentle: bool,
+    /// ECN: an early decision on an ECN-capable packet marks it instead of dropping.
+    /// Forced decisions (avg above max_th without gentle, above 2 max_th with it, or a
+    /// full buffer) always drop, as ns-2 does.
+    pub ecn: bool,
+    /// Byte mode: `p_b <- p_b * size / max_pkt_size` (Section IV).
+    pub byte_mode: bool,
+    /// The queue, the average and the thresholds are measured in bytes.
+    pub queue_in_bytes: bool,
+    /// How p_b becomes p_a.
+    pub mark_method: MarkMethod,
+    /// Which definition of `count` (see [`CountMode`]).
+    pub count_mode: CountMode,
+    /// Fig. 17: draw one random number per mark and mark when `count >= R / p_b`.
+    pub efficient: bool,
+    /// On overflow, drop the packet at the head of the queue instead of the arrival.
+    pub drop_front: bool,
+    /// `s` of Section XI: transmission time of a typical small packet, seconds.
+    pub idle_pkt_time: f64,
+    /// The largest packet, bytes (byte mode's MaximumPacketSize).
+    pub max_pkt_size: u32,
+    /// Bytes per packet used to express packet thresholds in bytes and to derive `s`.
+    pub mean_pkt_size: u32,
+}
+
+impl RedParams {
+    /// Check every parameter; the error names the first one that is wrong.
+    pub fn validate(&self) -> Result<()> {
+        check::finite("min_th", self.min_th)?;
+        check::finite("max_th", self.max_th)?;
+        check::thresholds(self.min_th, self.max_th)?;
+        check::unit_open_closed("w_q", self.w_q)?;
+        check::unit_open_closed("max_p", self.max_p)?;
+        check::positive("idle_pkt_time", self.idle_pkt_time)?;
+        check::positive_int("max_pkt_size", self.max_pkt_size as u64)?;
+        check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
+        Ok(())
+    }
+}
+
+/// Where the average stands relative to the thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    Below,
+    Ramp,
+    Gentle,
+    Forced,
+}
+
+/// State and decision logic shared by RED and its adaptive variants.
+#[derive(Clone, Debug)]
+pub struct RedCore {
+    pub params: RedParams,
+    /// Average queue size (packets, or bytes with `queue_in_bytes`).
+    pub avg: f64,
+    /// Packets since the last mark, per [`CountMode`]; -1 when avg is below min_th.
+    pub count: i64,
+    /// Current max_p (moved by the adaptive variants).
+    pub max_p: f64,
+    /// Start of the current idle period (q_time of Fig. 2).
+    idle_since: IdleSince,
+    /// Fig. 17's random number R.
+    r: f64,
+    rng: AqmRng,
+}
+
+impl RedCore {
+    pub fn new(params: RedParams, seed: u64) -> Result<RedCore> {
+        params.validate()?;
+        let max_p = params.max_p;
+        Ok(RedCore { params, avg: 0.0, count: -1, max_p, idle_since: IdleSince(None), r: 0.0, rng: common::rng_from_seed(seed) })
+    }
+
+    #[inline]
+    fn queue_size(&self, backlog: Backlog) -> f64 {
+        if self.params.queue_in_bytes { backlog.bytes as f64 } else { backlog.packets as f64 }
+    }
+
+    /// Fig. 2, "calculate the new average queue size": an EWMA step if the queue is
+    /// nonempty, idle-time aging otherwise. After aging, q_time is moved to `now`, so
+    /// that a second arrival to a still-empty queue (the first was dropped) does not
+    /// age the average again for the same idle time (the omission Lin & Morris point
+    /// out in Section 4.5).
+    #[inline]
+    pub fn update_avg(&mut self, now: Time, backlog: Backlog) {
+        if backlog.packets > 0 {
+            self.avg = common::ewma(self.avg, self.queue_size(backlog), self.params.w_q);
+        } else if let Some(t0) = self.idle_since.0 {
+            let idle = now.saturating_since(t0).as_secs_f64();
+            self.avg = common::idle_decay(self.avg, self.params.w_q, idle, self.params.idle_pkt_time);
+            self.idle_since = IdleSince(Some(now));
+        }
+    }
+
+    #[inline]
+    fn region(&self) -> Region {
+        let p = &self.params;
+        if self.avg < p.min_th {
+            Region::Below
+        } else if self.avg < p.max_th {
+            Region::Ramp
+        } else if p.gentle && self.avg < 2.0 * p.max_th {
+            Region::Gentle
+        } else {
+            Region::Forced
+        }
+    }
+
+    /// p_b at the current average for a packet of `size` bytes (0 below min_th, 1 in
+    /// the forced region).
+    pub fn p_b(&self, size: u32) -> f64 {
+        let p = &self.params;
+        let pb = match self.region() {
+            Region::Below => return 0.0,
+            Region::Forced => return 1.0,
+            Region::Ramp => common::ramp(self.avg, p.min_th, p.max_th, self.max_p),
+            Region::Gentle => common::gentle_ramp(self.avg, p.max_th, self.max_p),
+        };
+        let pb = if p.byte_mode { pb * size as f64 / p.max_pkt_size as f64 } else { pb };
+        pb.clamp(0.0, 1.0)
+    }
+
+    /// The RED decision for an arrival, after the average has been updated: the
+    /// body of Fig. 2 (or Fig. 17 with `efficient`), then the physical limit.
+    pub fn decide(&mut self, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        let verdict = match self.region() {
+            Region::Below => {
+                self.count = -1;
+                Verdict::Enqueue
+            }
+            Region::Forced => {
+                self.count = if self.params.efficient { -1 } else { self.params.count_mode.after_mark() };
+                Verdict::Drop(DropReason::Forced)
+            }
+            Region::Ramp | Region::Gentle => {
+                self.count += 1;
+                let pb = self.p_b(pkt.size);
+                let marked = if self.params.efficient { self.fig17(pb) } else { self.fig2(pb) };
+                if marked {
+                    if self.params.ecn && pkt.ecn_capable { Verdict::Mark } else { Verdict::Drop(DropReason::Early) }
+                } else {
+                    Verdict::Enqueue
+                }
+            }
+        };
+        match verdict {
+            Verdict::Enqueue | Verdict::Mark if self.params.limit.overflows(backlog, pkt) => {
+                // A full buffer is a congestion signal too: count restarts (ns-2 does the same).
+                self.count = self.params.count_mode.after_mark();
+                if self.params.drop_front && backlog.packets > 0 {
+                    Verdict::Evict { victim: 0 }
+                } else {
+                    Verdict::Drop(DropReason::Overflow)
+                }
+            }
+            v => v,
+        }
+    }
+
+    /// Fig. 2: mark with probability p_a.
+    #[inline]
+    fn fig2(&mut self, pb: f64) -> bool {
+        let pa = self.params.mark_method.p_a(pb, self.count);
+        let marked = pa > 0.0 && common::uniform01(&mut self.rng) < pa;
+        if marked {
+            self.count = self.params.count_mode.after_mark();
+        }
+        marked
+    }
+
+    /// Fig. 17: one random number R per mark; mark the arrival once `count >= R / p_b`.
+    #[inline]
+    fn fig17(&mut self, pb: f64) -> bool {
+        let mut marked = false;
+        if self.count > 0 && pb > 0.0 && self.count as f64 >= self.r / pb {
+            marked = true;
+            self.count = 0;
+        }
+        if self.count == 0 {
+            self.r = common::uniform01(&mut self.rng);
+        }
+        marked
+    }
+
+    /// Fig. 2, "when queue becomes empty: q_time <- time".
+    #[inline]
+    pub fn on_removed(&mut self, now: Time, backlog_after: Backlog) {
+        if backlog_after.packets == 0 {
+            self.idle_since = IdleSince(Some(now));
+        }
+    }
+}
+
+/// Random Early Detection (Floyd & Jacobson 1993, Fig. 2).
+#[derive(Clone, Debug)]
+pub struct Red {
+    pub core: RedCore,
+}
+
+impl Red {
+    pub fn new(params: RedParams, seed: u64) -> Result<Red> {
+        Ok(Red { core: RedCore::new(params, seed)? })
+    }
+
+    pub fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        self.core.update_avg(now, backlog);
+        self.core.decide(pkt, backlog)
+    }
+
+    pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
+        self.core.on_removed(now, backlog_after);
+    }
+}

@@ -1,0 +1,8 @@
+//! All integration tests of the aqm crate, in one test binary.
+
+mod adaptive;
+mod baselines;
+mod common;
+mod fred;
+mod invariants;
+mod red;

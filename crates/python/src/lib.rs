@@ -1,0 +1,16 @@
+//! `aqmlab._native`: the PyO3 bindings. Conversions and error mapping only; no
+//! algorithm lives here. Configuration crosses the boundary once, as data.
+
+use pyo3::prelude::*;
+
+mod aqm;
+mod errors;
+mod sim;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    aqm::register(m)?;
+    sim::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! The packet-level network simulator (under construction).

@@ -1,0 +1,38 @@
+"""aqmlab: simulate, analyse, tune and reproduce RED and its family of AQM algorithms.
+
+The heavy parts are imported on first use, so ``import aqmlab`` is cheap and the
+analysis models work without touching the compiled extension:
+
+- :mod:`aqmlab.aqm` -- the queue disciplines (Drop Tail, Random Drop, RED,
+  Adaptive RED, Feng's Adaptive RED, FRED) backed by the Rust library;
+- :mod:`aqmlab.analysis` -- the papers' analytic models;
+- :class:`aqmlab.Scenario`, :func:`aqmlab.simulate` -- the packet-level simulator;
+- :func:`aqmlab.sweep` -- parameter sweeps on local cores or a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["aqm", "analysis", "Scenario", "simulate", "sweep", "__version__"]
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("aqmlab")
+except Exception:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+source"
+
+_SUBMODULES = {"aqm", "analysis", "sim", "sweeps", "cli"}
+_FROM_SIM = {"Scenario", "simulate", "Result"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"aqmlab.{name}")
+    if name in _FROM_SIM:
+        return getattr(importlib.import_module("aqmlab.sim"), name)
+    if name == "sweep":
+        return importlib.import_module("aqmlab.sweeps").sweep
+    raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")

@@ -1,0 +1,96 @@
+"""The ``aqmlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from typing import Callable, List, Optional
+
+# (name, one-line help, module, add-arguments function, run function); a command whose
+# module is None is planned but not built yet and says so.
+_COMMANDS = [
+    ("demo", "run a RED queue against a synthetic arrival process and print what it did",
+     "aqmlab.demo", "add_arguments", "run"),
+    ("run", "run one scenario file on the packet-level simulator",
+     "aqmlab.runner", "add_run_arguments", "run_run"),
+    ("bench", "measure the simulator's speed (events and bottleneck packets per second)",
+     "aqmlab.runner", "add_bench_arguments", "run_bench"),
+    ("tune", "recommend RED, Adaptive RED and FRED parameters for a link",
+     "aqmlab.tune", "add_arguments", "run"),
+    ("reproduce", "reproduce the papers' figures and tables (the catalogue)",
+     "aqmlab.reproduce.cli", "add_arguments", "run"),
+    ("sweep", "run a parameter sweep in parallel (local cores or a Dask cluster)",
+     "aqmlab.sweeps.cli", "add_sweep_arguments", "run_sweep"),
+    ("plot-sweep", "plot the results of a sweep",
+     "aqmlab.sweeps.cli", "add_plot_arguments", "run_plot"),
+    ("testbed", "forward live Linux TCP traffic through the AQM library",
+     "aqmlab.testbed", "add_arguments", "run"),
+]
+
+
+def _available(module: Optional[str]) -> bool:
+    """Whether the command's module is present (found without importing it)."""
+    if module is None:
+        return False
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; only the module of `command` (the one being run) is imported."""
+    parser = argparse.ArgumentParser(
+        prog="aqmlab",
+        description="Simulate, analyse, tune and reproduce RED and its family of AQM algorithms.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_, module, add, run in _COMMANDS:
+        built = _available(module)
+        p = sub.add_parser(name, help=help_ if built else f"{help_} [not built yet]",
+                           description=help_ if built else f"{help_}. Not built yet.")
+        if built and name == command:
+            mod = importlib.import_module(module)
+            getattr(mod, add)(p)
+            p.set_defaults(_run=getattr(mod, run))
+        elif built:
+            p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        else:
+            p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(_run=_not_built(name))
+    return parser
+
+
+def _not_built(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(_args: argparse.Namespace) -> int:
+        print(f"aqmlab {name}: not built yet in this version of aqmlab.", file=sys.stderr)
+        return 2
+
+    return run
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command)
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except ValueError as e:  # configuration errors name the field
+        print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

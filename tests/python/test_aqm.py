@@ -1,0 +1,165 @@
+"""The Python API of the queue disciplines (``aqmlab.aqm``)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from aqmlab import aqm
+
+
+def eq2(w_q, burst):
+    """Floyd & Jacobson eq. (2), computed here from the sum that defines it."""
+    return sum(i * w_q * (1 - w_q) ** (burst - i) for i in range(1, burst + 1))
+
+
+def test_contract_names_exist():
+    """The contract's constructors, methods and properties exist."""
+    for cls in (aqm.DropTail, aqm.RandomDrop, aqm.Red, aqm.AdaptiveRed, aqm.FengAdaptiveRed, aqm.Fred):
+        q = cls(limit=50) if cls in (aqm.DropTail, aqm.RandomDrop, aqm.Fred) else cls(limit=50)
+        assert q.enqueue(0.0, 1000, 1) in {"enqueue", "mark", "drop_early", "drop_forced"}
+        assert q.enqueue(0.001, 1000, 2, ecn_capable=True) in {"enqueue", "mark", "drop_early", "drop_forced"}
+        assert q.dequeue(0.002) == (1000, 1)
+        for name in ("avg", "count", "max_p", "len_packets", "len_bytes"):
+            getattr(q, name)
+        assert q.len_packets == 1 and q.len_bytes == 1000
+
+
+def test_burst_average_is_eq2():
+    """A burst of 101 packets into an empty RED queue leaves avg at eq. (2) for L = 100 (4.88 in the paper)."""
+    q = aqm.Red(min_th=1000, max_th=2000, w_q=0.001, limit=500)
+    for _ in range(101):
+        assert q.enqueue(1.0, 1000, 0) == "enqueue"
+    assert q.avg == pytest.approx(eq2(0.001, 100), rel=1e-12)
+    assert math.floor(q.avg * 100) / 100 == 4.88
+
+
+def test_method2_marks_uniformly_spaced():
+    """Method 2's gaps between drops are uniform on {1..1/p_b} with mean 1/(2 p_b) + 1/2."""
+    # w_q = 1 makes avg the queue an arrival sees; hold it at 10 packets: p_b = 0.1 * 5 / 10 = 0.05
+    q = aqm.Red(min_th=5, max_th=15, w_q=1.0, max_p=0.1, limit=10_000, seed=3)
+    for i in range(10):
+        q.enqueue(0.0, 1000, 0)
+    gaps, since, first = [], 0, True
+    t = 0.0
+    while len(gaps) < 4000:
+        t += 1e-6
+        since += 1
+        v = q.enqueue(t, 1000, 1)
+        if v == "enqueue":
+            q.dequeue(t)  # keep 10 waiting
+        else:
+            if not first:
+                gaps.append(since)
+            first, since = False, 0
+    gaps = np.array(gaps)
+    assert gaps.min() >= 1 and gaps.max() <= 20
+    counts = np.bincount(gaps - 1, minlength=20)
+    assert stats.chisquare(counts).pvalue > 0.001
+    assert gaps.mean() == pytest.approx(1 / (2 * 0.05) + 0.5, abs=4 * math.sqrt((400 - 1) / 12 / len(gaps)))
+
+
+def test_ecn_marks_instead_of_drops():
+    """With ecn=True, early decisions on ECN-capable packets are marks; other packets are dropped."""
+    q = aqm.Red(min_th=1, max_th=100, w_q=1.0, max_p=1.0, limit=1000, ecn=True, seed=1)
+    for _ in range(50):
+        q.enqueue(0.0, 500, 0, ecn_capable=True)
+    verdicts = {q.enqueue(0.0, 500, 1, ecn_capable=True) for _ in range(200)}
+    assert "mark" in verdicts and "drop_early" not in verdicts
+    assert q.stats["marks"] > 0
+
+
+def test_adaptive_red_moves_max_p():
+    """Adaptive RED raises max_p by min(0.01, max_p/4) per 0.5 s while avg is above the target band."""
+    q = aqm.AdaptiveRed(min_th=20, max_th=80, w_q=1.0, max_p=0.1, limit=1000)
+    for _ in range(70):
+        q.enqueue(0.0, 500, 0)
+    assert q.poll_at == pytest.approx(0.5)
+    expect = 0.1
+    for k in range(1, 4):
+        q.poll(0.5 * k)
+        expect += min(0.01, expect / 4)
+        assert q.max_p == pytest.approx(expect, rel=1e-12)
+
+
+def test_adaptive_red_automatic_parameters():
+    """ARED's automatic w_q, min_th and max_th follow the link rate (Section 4.3 and 6)."""
+    q = aqm.AdaptiveRed(limit=1000, link_rate_bps=100e6)
+    c = 100e6 / (8 * 500)
+    # fill to 50 packets and check the EWMA weight from avg after one step
+    q.enqueue(0.0, 500, 0)
+    q.enqueue(0.0, 500, 0)
+    assert q.avg == pytest.approx(1 - math.exp(-1 / c), rel=1e-9)
+
+
+def test_random_drop_reports_victim():
+    """Random Drop on a full buffer keeps the length and says which packet went."""
+    q = aqm.RandomDrop(limit=3, seed=2)
+    for f in range(3):
+        q.enqueue(0.0, 100, f)
+    seen = set()
+    for f in range(3, 60):
+        assert q.enqueue(0.0, 100, f) == "drop_forced"
+        (victim,) = q.last_dropped
+        seen.add(victim[1] == f)
+        assert q.len_packets == 3
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(min_th=20, max_th=10, limit=5), "min_th"),
+    (dict(w_q=0.0, limit=5), "w_q"),
+    (dict(w_q=1.5, limit=5), "w_q"),
+    (dict(max_p=2.0, limit=5), "max_p"),
+    (dict(limit=0), "limit"),
+    (dict(limit=-3), "limit"),
+    (dict(limit=5, mark_method="sometimes"), "mark_method"),
+    (dict(limit=5, bogus_option=1), "bogus_option"),
+])
+def test_invalid_arguments_name_the_parameter(kwargs, name):
+    """Invalid arguments raise ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=name):
+        aqm.Red(**kwargs)
+
+
+def test_invalid_time_and_size():
+    """Negative times, sizes and flow ids are ValueErrors, not crashes."""
+    q = aqm.DropTail(limit=5)
+    with pytest.raises(ValueError, match="now"):
+        q.enqueue(-1.0, 100, 0)
+    with pytest.raises(ValueError, match="size"):
+        q.enqueue(0.0, 0, 0)
+    with pytest.raises(ValueError, match="flow"):
+        q.enqueue(0.0, 100, -1)
+
+
+def test_from_config_dict():
+    """A scenario-style dict builds the same discipline as the keyword constructor."""
+    a = aqm.Queue({"type": "red", "min_th": 3, "max_th": 9, "limit": 20, "seed": 4})
+    b = aqm.Red(min_th=3, max_th=9, limit=20, seed=4)
+    out_a = [a.enqueue(i * 1e-4, 1000, 0) for i in range(40)]
+    out_b = [b.enqueue(i * 1e-4, 1000, 0) for i in range(40)]
+    assert out_a == out_b and a.kind == "red"
+
+
+def test_same_seed_same_result():
+    """Same seed, same sequence of verdicts; another seed differs."""
+    def run(seed):
+        q = aqm.Red(min_th=2, max_th=6, w_q=0.5, max_p=0.5, limit=100, seed=seed)
+        out = []
+        for i in range(2000):
+            out.append(q.enqueue(i * 1e-4, 1000, i % 3))
+            if i % 2:
+                q.dequeue(i * 1e-4)
+        return out
+    assert run(1) == run(1)
+    assert run(1) != run(2)
+
+
+def test_demo_runs(capsys):
+    """`aqmlab demo` runs and reports RED's early drops beside Drop Tail's overflow drops."""
+    from aqmlab.cli import main
+    assert main(["demo", "--duration", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "early_drops" in out and "DropTail" in out
