@@ -1,8 +1,119 @@
-//! Bindings of the simulator (crates/sim).
+//! Bindings of the simulator (crates/sim): conversions and error mapping only.
+//!
+//! A scenario crosses the boundary once, as a dict with the TOML structure; the run
+//! happens in Rust with the GIL released, in chunks so that Python can show progress;
+//! the summary comes back as plain Python data (dicts, lists, numbers).
 
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::{guard, panic_error};
+
+fn sim_error(e: ::sim::SimError) -> PyErr {
+    match e {
+        ::sim::SimError::Scenario(m) => PyValueError::new_err(m),
+        ::sim::SimError::Io(_) => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
+    let dict = obj.cast::<PyDict>().map_err(|_| PyValueError::new_err("scenario: expected a dict with the structure of a scenario file"))?;
+    guard(|| {
+        let mut de = pythonize::Depythonizer::from_object(dict.as_any());
+        ::sim::Scenario::from_deserializer(&mut de).map_err(sim_error)
+    })
+}
+
+/// Check a scenario dict; raises ValueError naming the offending field.
+#[pyfunction]
+fn sim_validate(scenario: &Bound<'_, PyAny>) -> PyResult<()> {
+    scenario_from(scenario).map(|_| ())
+}
+
+/// Read and validate a TOML scenario file; returns nothing, raises ValueError.
+#[pyfunction]
+fn sim_validate_toml(text: &str) -> PyResult<()> {
+    guard(|| ::sim::Scenario::from_toml_str(text).map(|_| ()).map_err(sim_error))
+}
+
+/// A simulation built from a scenario dict. `trace_dir` receives the traces the
+/// scenario asks for (CSV / pcap files).
+#[pyclass(module = "aqmlab._native", name = "Simulation")]
+pub struct PySimulation {
+    sim: Option<::sim::Sim>,
+    duration: f64,
+}
+
+#[pymethods]
+impl PySimulation {
+    #[new]
+    #[pyo3(signature = (scenario, trace_dir=None))]
+    fn new(scenario: &Bound<'_, PyAny>, trace_dir: Option<String>) -> PyResult<Self> {
+        let sc = scenario_from(scenario)?;
+        let duration = sc.duration.as_secs_f64();
+        let sim = guard(|| ::sim::Sim::new(sc, trace_dir.as_deref().map(std::path::Path::new)).map_err(sim_error))?;
+        Ok(PySimulation { sim: Some(sim), duration })
+    }
+
+    /// Run up to `t` seconds (clamped to the duration), without the GIL.
+    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
+        if !(t.is_finite() && t >= 0.0) {
+            return Err(PyValueError::new_err(format!("t = {t} is invalid: allowed a time >= 0 (seconds)")));
+        }
+        let Some(sim) = self.sim.as_mut() else {
+            return Err(PyRuntimeError::new_err("this simulation failed earlier and cannot go on"));
+        };
+        let r = py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.run_until(::aqm::Time::from_secs_f64(t)))));
+        match r {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                self.sim = None;
+                Err(sim_error(e))
+            }
+            Err(p) => {
+                self.sim = None;
+                Err(panic_error(p))
+            }
+        }
+    }
+
+    /// Seconds simulated so far.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.sim.as_ref().map_or(0.0, |s| s.now().as_secs_f64())
+    }
+
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.duration
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.as_ref().map_or(0, |s| s.events())
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.sim.as_ref().is_some_and(|s| s.is_finished())
+    }
+
+    /// The summary as a dict (complete once the run reached its duration).
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(sim) = self.sim.as_ref() else {
+            return Err(PyRuntimeError::new_err("this simulation failed earlier"));
+        };
+        let s = guard(|| Ok(sim.summary()))?;
+        pythonize::pythonize(py, &s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+}
 
 /// Add the simulator's classes and functions to `aqmlab._native`.
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySimulation>()?;
+    m.add_function(wrap_pyfunction!(sim_validate, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_validate_toml, m)?)?;
     Ok(())
 }

@@ -1,0 +1,43 @@
+//! The crate's one error type.
+
+use std::fmt;
+
+/// Why a scenario could not be built or run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimError {
+    /// The scenario is invalid. The message starts with the path of the offending
+    /// field (`link[2].queue_ab.min_th`, `flow[3].src`) and says what is allowed.
+    /// Nothing has run; the caller must fix the scenario.
+    Scenario(String),
+    /// A trace file could not be written. The run stopped; what was written so far
+    /// is incomplete.
+    Io(String),
+}
+
+impl SimError {
+    pub fn at(path: &str, msg: impl fmt::Display) -> SimError {
+        SimError::Scenario(format!("{path}: {msg}"))
+    }
+    pub fn invalid(path: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> SimError {
+        SimError::Scenario(format!("{path} = {value} is invalid: allowed {allowed}"))
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Scenario(m) => f.write_str(m),
+            SimError::Io(m) => write!(f, "trace output: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<std::io::Error> for SimError {
+    fn from(e: std::io::Error) -> Self {
+        SimError::Io(e.to_string())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, SimError>;

@@ -1,0 +1,45 @@
+//! The simulated packet: a 16-byte `Copy` struct, stored by value in the link FIFOs.
+
+use aqm::PacketInfo;
+
+/// Flag bits of [`Pkt::flags`].
+pub mod flags {
+    /// A TCP acknowledgement (else data).
+    pub const ACK: u8 = 1;
+    /// ECN-capable transport.
+    pub const ECT: u8 = 2;
+    /// Congestion experienced (set by a marking queue).
+    pub const CE: u8 = 4;
+    /// ECN echo, on ACKs.
+    pub const ECE: u8 = 8;
+    /// Congestion window reduced, on data.
+    pub const CWR: u8 = 16;
+    /// A retransmission (for traces).
+    pub const RETX: u8 = 32;
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pkt {
+    /// Flow id (index of the flow in the scenario).
+    pub flow: u32,
+    /// Data: packet sequence number (from 0). ACK: the next packet expected (cumulative).
+    pub seq: u32,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Destination node.
+    pub dst: u16,
+    pub flags: u8,
+    /// Connection epoch (web mice reuse a connection for successive transfers).
+    pub epoch: u8,
+}
+
+impl Pkt {
+    #[inline]
+    pub fn info(&self) -> PacketInfo {
+        PacketInfo { size: self.size, flow: self.flow, ecn_capable: self.flags & flags::ECT != 0 }
+    }
+    #[inline]
+    pub fn is_ack(&self) -> bool {
+        self.flags & flags::ACK != 0
+    }
+}

@@ -1,0 +1,1151 @@
+//! The simulator: link directions with their output queues, flows, and the event loop.
+//!
+//! ## One event per hop
+//! A FIFO line's departure schedule is known when a packet is accepted: it starts
+//! transmitting at `max(now, busy_until)` and arrives at the far end `tx + delay`
+//! later. So a link direction keeps its packets in one FIFO of slots
+//! `(enqueued, start, end, packet)` — waiting, in transmission, or propagating — and
+//! the event queue holds a single entry per link direction: the time its head packet
+//! reaches the far end. The AQM is told of a packet leaving the buffer (at its `start`)
+//! lazily, before the next arrival at that queue or a sample, in time order, so it sees
+//! exactly the sequence of arrivals and removals a per-packet dequeue event would give.
+//! An eviction (drop-from-front, Random Drop) re-times the waiting packets behind it.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use aqm::config::BuildContext;
+use aqm::{AnyAqm, Backlog, DropReason, QueueDiscipline, Time, Verdict};
+use rand::Rng;
+
+use crate::engine::{EventQueue, Target};
+use crate::error::{Result, SimError};
+use crate::monitor::{DirMon, FlowMon, FlowSummary, LinkSummary, Summary};
+use crate::net::Routes;
+use crate::packet::{Pkt, flags};
+use crate::rng::{SimRng, stream_rng, stream_seed};
+use crate::scenario::{FlowKind, Scenario};
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::trace::Traces;
+
+const K_DELIVER: u8 = 0;
+const K_SEND: u8 = 1;
+const K_RTO: u8 = 2;
+const K_DELACK: u8 = 3;
+const K_LINK: u8 = 4;
+const K_SAMPLE: u8 = 5;
+const K_APP: u8 = 6;
+const K_STOP: u8 = 7;
+const K_WARMUP: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    enq: u64,
+    start: u64,
+    end: u64,
+    pkt: Pkt,
+}
+
+struct Dir {
+    to: u16,
+    rate_bps: u64,
+    delay: u64,
+    aqm: AnyAqm,
+    q: VecDeque<Slot>,
+    /// Slots at the front that have left the buffer (in transmission or propagating).
+    n_started: usize,
+    bytes_waiting: u64,
+    busy_until: u64,
+    /// Time of this direction's pending delivery event.
+    scheduled: Option<u64>,
+    up: bool,
+    mon: DirMon,
+    /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
+    flow_bytes: Vec<u64>,
+    flow_arrivals: Vec<u64>,
+    /// The discipline keeps an average (RED family, FRED).
+    has_avg: bool,
+    trace_pkts: bool,
+    trace_q_every_arrival: bool,
+    pcap: bool,
+}
+
+impl Dir {
+    /// Transmission time of `size` bytes, ns (rounded; at least 1). `size` < 2^16 and
+    /// the rate is clamped to [1, 2^63 / 2] b/s, so the product fits in 64 bits.
+    #[inline]
+    fn tx_ns(&self, size: u32) -> u64 {
+        let r = self.rate_bps;
+        ((size as u64 * 8_000_000_000 + r / 2) / r).max(1)
+    }
+    #[inline]
+    fn waiting(&self) -> u32 {
+        (self.q.len() - self.n_started) as u32
+    }
+    #[inline]
+    fn backlog(&self) -> Backlog {
+        Backlog { packets: self.waiting(), bytes: self.bytes_waiting }
+    }
+}
+
+/// Pop the waiting packets whose transmission has started by `now`, telling the AQM.
+#[inline]
+fn advance(dir: &mut Dir, d: usize, now: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+    while dir.n_started < dir.q.len() {
+        let s = dir.q[dir.n_started];
+        if s.start > now {
+            break;
+        }
+        dir.n_started += 1;
+        dir.bytes_waiting -= s.pkt.size as u64;
+        let bl = dir.backlog();
+        dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+        dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
+        if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {
+            dir.flow_bytes[s.pkt.flow as usize] += s.pkt.size as u64;
+        }
+        if let Some(t) = tr.as_mut() {
+            if dir.trace_pkts {
+                t.packet(s.start, d, 'd', &s.pkt);
+            }
+            if dir.pcap {
+                let f = &flows[s.pkt.flow as usize];
+                t.pcap(s.start, d, &s.pkt, f.src, f.dst, f.tcp.is_some(), f.packet_size);
+            }
+        }
+    }
+}
+
+enum Source {
+    None,
+    Cbr { interval: f64 },
+    Poisson { mean: f64 },
+    Batch { mean: f64, batch: u32 },
+    Pareto { interval: f64, on_mean: f64, off_mean: f64, shape: f64, on_until: u64 },
+    Telnet { mean: f64 },
+    /// A web-mice connection; the group's first connection also generates arrivals.
+    Web { generator: bool, first: usize, slots: u32, rate: f64, mean: f64, shape: f64 },
+}
+
+struct Flow {
+    src: u16,
+    dst: u16,
+    packet_size: u32,
+    ecn: bool,
+    prep_delay: f64,
+    start: u64,
+    stop: Option<u64>,
+    stopped: bool,
+    tcp: Option<Box<(TcpSender, TcpReceiver)>>,
+    source: Source,
+    next_seq: u32,
+    /// Open-loop packets emitted in the window.
+    sent: u64,
+    rng: SimRng,
+    mon: FlowMon,
+    bottleneck: usize,
+    send_at: Option<u64>,
+    rto_at: Option<u64>,
+    delack_at: Option<u64>,
+    trace_cwnd: bool,
+    timeout_times: Vec<u64>,
+    /// Web mice: connection epoch, transfer in progress, its start, completed
+    /// transfers and the sum of their completion times in the window, rejected arrivals.
+    epoch: u8,
+    busy: bool,
+    transfer_start: u64,
+    transfers: u64,
+    fct_sum: f64,
+    rejected: u64,
+    gen_armed: bool,
+    /// Counters of earlier transfers' senders (web mice).
+    stats_acc: crate::tcp::TcpStats,
+    tcp_params: Option<crate::tcp::TcpParams>,
+}
+
+/// A running simulation.
+pub struct Sim {
+    sc: Scenario,
+    now: u64,
+    end: u64,
+    w0: u64,
+    w1: u64,
+    q: EventQueue,
+    dirs: Vec<Dir>,
+    routes: Routes,
+    link_up: Vec<bool>,
+    flows: Vec<Flow>,
+    out: Vec<Pkt>,
+    traces: Option<Box<Traces>>,
+    finished: bool,
+    /// Some flow is web mice (packets carry a connection epoch).
+    has_web: bool,
+    wall: std::time::Instant,
+    busiest: usize,
+}
+
+fn pareto(rng: &mut SimRng, mean: f64, shape: f64) -> f64 {
+    let scale = mean * (shape - 1.0) / shape;
+    let u: f64 = 1.0 - rng.random::<f64>();
+    scale / u.powf(1.0 / shape)
+}
+
+fn expo(rng: &mut SimRng, mean: f64) -> f64 {
+    let u: f64 = 1.0 - rng.random::<f64>();
+    -mean * u.ln()
+}
+
+#[inline]
+fn ns(s: f64) -> u64 {
+    Time::from_secs_f64(s).0
+}
+
+fn add_stats(a: crate::tcp::TcpStats, b: crate::tcp::TcpStats) -> crate::tcp::TcpStats {
+    crate::tcp::TcpStats {
+        sent: a.sent + b.sent,
+        retransmits: a.retransmits + b.retransmits,
+        timeouts: a.timeouts + b.timeouts,
+        fast_retransmits: a.fast_retransmits + b.fast_retransmits,
+        ecn_reductions: a.ecn_reductions + b.ecn_reductions,
+        injected_losses: a.injected_losses + b.injected_losses,
+    }
+}
+
+impl Flow {
+    /// The sender's counters, earlier transfers included.
+    fn tcp_stats(&self) -> crate::tcp::TcpStats {
+        add_stats(self.stats_acc, self.tcp.as_ref().map(|t| t.0.stats).unwrap_or_default())
+    }
+}
+
+impl Sim {
+    /// Build the network. `trace_dir` receives the traces the scenario asks for
+    /// (an error if it asks for some and none is given).
+    pub fn new(sc: Scenario, trace_dir: Option<&Path>) -> Result<Sim> {
+        let end = sc.duration.0;
+        let (w0, w1) = (sc.warmup.0, sc.duration.0);
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        for (i, l) in sc.links.iter().enumerate() {
+            for (side, (qc, to)) in [(&l.queue_ab, l.b), (&l.queue_ba, l.a)].into_iter().enumerate() {
+                let seed = stream_seed(sc.seed, "queue", i as u64, side as u64);
+                let path = format!("link[{i}].{}", if side == 0 { "queue_ab" } else { "queue_ba" });
+                let aqm = qc
+                    .build(&BuildContext { link_rate_bps: Some(l.rate_bps), seed: Some(seed) })
+                    .map_err(|e| SimError::Scenario(e.at(&path).to_string()))?;
+                let has_avg = !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
+                dirs.push(Dir {
+                    to: to as u16,
+                    rate_bps: l.rate_bps.round().clamp(1.0, 1e15) as u64,
+                    delay: l.delay.0,
+                    aqm,
+                    q: VecDeque::new(),
+                    n_started: 0,
+                    bytes_waiting: 0,
+                    busy_until: 0,
+                    scheduled: None,
+                    up: true,
+                    mon: DirMon::new(w0, w1),
+                    flow_bytes: Vec::new(),
+                    flow_arrivals: Vec::new(),
+                    has_avg,
+                    trace_pkts: false,
+                    trace_q_every_arrival: false,
+                    pcap: false,
+                });
+            }
+        }
+        let link_up = vec![true; sc.links.len()];
+        let routes = Routes::compute(&sc.nodes, &sc.links, &link_up);
+        let nflows = sc.flows.len();
+        let mut flows = Vec::with_capacity(nflows);
+        for (id, f) in sc.flows.iter().enumerate() {
+            let path = routes.path(f.src, f.dst, &sc.links);
+            let bottleneck = match sc.bottleneck {
+                Some(b) if path.contains(&b) => b,
+                _ => {
+                    // The slowest link direction on the path (the first of equals).
+                    let mut best = path[0];
+                    for &d in &path {
+                        if dirs[d].rate_bps < dirs[best].rate_bps {
+                            best = d;
+                        }
+                    }
+                    best
+                }
+            };
+            if dirs[bottleneck].flow_bytes.is_empty() {
+                dirs[bottleneck].flow_bytes = vec![0; nflows];
+                dirs[bottleneck].flow_arrivals = vec![0; nflows];
+            }
+            let tcp = if f.kind.is_tcp() {
+                let mut p = f.tcp.clone();
+                p.packet_size = f.packet_size;
+                p.ecn = f.ecn;
+                let mut s = TcpSender::new(p.clone(), id as u32, f.dst as u16);
+                if let FlowKind::Telnet { .. } | FlowKind::Web { .. } = f.kind {
+                    s.app_limit = 0;
+                }
+                let r = TcpReceiver::new(&p, id as u32, f.src as u16);
+                Some(Box::new((s, r)))
+            } else {
+                None
+            };
+            let source = match f.kind {
+                FlowKind::Tcp => Source::None,
+                FlowKind::Telnet { interval } => Source::Telnet { mean: interval },
+                FlowKind::Cbr { interval } => Source::Cbr { interval },
+                FlowKind::Poisson { interval } => Source::Poisson { mean: interval },
+                FlowKind::BatchPoisson { interval, batch } => Source::Batch { mean: interval, batch },
+                FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => {
+                    Source::Pareto { interval, on_mean: on_time, off_mean: off_time, shape, on_until: 0 }
+                }
+                FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => {
+                    Source::Web { generator: first == id, first, slots, rate: arrival_rate, mean: mean_packets, shape }
+                }
+            };
+            flows.push(Flow {
+                src: f.src as u16,
+                dst: f.dst as u16,
+                packet_size: f.packet_size,
+                ecn: f.ecn,
+                prep_delay: f.prep_delay,
+                start: f.start.0,
+                stop: f.stop.map(|t| t.0),
+                stopped: false,
+                tcp,
+                source,
+                next_seq: 0,
+                sent: 0,
+                rng: stream_rng(f.seed),
+                mon: FlowMon::default(),
+                bottleneck,
+                send_at: None,
+                rto_at: None,
+                delack_at: None,
+                trace_cwnd: false,
+                timeout_times: Vec::new(),
+                epoch: 0,
+                busy: false,
+                transfer_start: 0,
+                transfers: 0,
+                fct_sum: 0.0,
+                rejected: 0,
+                gen_armed: false,
+                stats_acc: Default::default(),
+                tcp_params: if let FlowKind::Web { .. } = f.kind {
+                    let mut p = f.tcp.clone();
+                    p.packet_size = f.packet_size;
+                    p.ecn = f.ecn;
+                    Some(p)
+                } else {
+                    None
+                },
+            });
+        }
+        let names: Vec<String> = (0..dirs.len()).map(|d| sc.dir_name(d)).collect();
+        let traces = if sc.trace.any() {
+            let Some(dir) = trace_dir else {
+                return Err(SimError::at("trace", "traces asked for but no output directory given"));
+            };
+            for &d in &sc.trace.packets {
+                dirs[d].trace_pkts = true;
+            }
+            for &d in &sc.trace.pcap {
+                dirs[d].pcap = true;
+            }
+            if sc.trace.interval.0 == 0 {
+                for &d in &sc.trace.queue {
+                    dirs[d].trace_q_every_arrival = true;
+                }
+            }
+            for &f in &sc.trace.cwnd {
+                flows[f].trace_cwnd = flows[f].tcp.is_some();
+            }
+            Some(Box::new(Traces::open(
+                dir,
+                !sc.trace.queue.is_empty(),
+                !sc.trace.packets.is_empty(),
+                !sc.trace.cwnd.is_empty(),
+                &sc.trace.pcap,
+                names,
+            )?))
+        } else {
+            None
+        };
+        let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
+        let mut q = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            if f.start <= end {
+                q.push(Time(f.start), Target { kind: K_SEND, index: i as u32 });
+            }
+            if let Some(s) = f.stop {
+                q.push(Time(s), Target { kind: K_STOP, index: i as u32 });
+            }
+        }
+        if w0 > 0 {
+            q.push(Time(w0), Target { kind: K_WARMUP, index: 0 });
+        }
+        for (i, e) in sc.events.iter().enumerate() {
+            q.push(e.at, Target { kind: K_LINK, index: i as u32 });
+        }
+        if sc.trace.interval.0 > 0 {
+            for i in 0..sc.trace.queue.len() {
+                q.push(Time(0), Target { kind: K_SAMPLE, index: i as u32 });
+            }
+        }
+        Ok(Sim {
+            sc,
+            now: 0,
+            end,
+            w0,
+            w1,
+            q,
+            dirs,
+            routes,
+            link_up,
+            flows,
+            out: Vec::with_capacity(64),
+            traces,
+            finished: false,
+            has_web: sc_has_web,
+            wall: std::time::Instant::now(),
+            busiest: 0,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.sc
+    }
+    pub fn now(&self) -> Time {
+        Time(self.now)
+    }
+    pub fn events(&self) -> u64 {
+        self.q.popped()
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Run to the end of the scenario.
+    pub fn run(&mut self) -> Result<Summary> {
+        self.run_until(Time(self.end))?;
+        Ok(self.summary())
+    }
+
+    /// Process every event up to `t` (clamped to the duration). At the duration the
+    /// monitors are closed and the traces flushed.
+    pub fn run_until(&mut self, t: Time) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        let t = t.0.min(self.end);
+        while let Some(et) = self.q.peek_time() {
+            if et.0 > t {
+                break;
+            }
+            let (et, target) = self.q.pop().unwrap();
+            self.now = et.0;
+            self.dispatch(target);
+        }
+        self.now = t;
+        if t >= self.end {
+            self.finish()?;
+        } else if let Some(tr) = self.traces.as_mut()
+            && let Some(e) = tr.error.take() {
+                return Err(e.into());
+            }
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(&mut self, target: Target) {
+        let i = target.index as usize;
+        match target.kind {
+            K_DELIVER => self.deliver(i),
+            K_SEND => self.on_send(i),
+            K_RTO => self.on_rto(i),
+            K_DELACK => self.on_delack(i),
+            K_LINK => self.on_link_event(i),
+            K_SAMPLE => self.on_sample(i),
+            K_APP => self.on_app(i),
+            K_STOP => self.on_stop(i),
+            K_WARMUP => {
+                for fl in self.flows.iter_mut() {
+                    fl.mon.at_warmup = fl.tcp.as_ref().map(|_| fl.tcp_stats());
+                }
+            }
+            _ => unreachable!("unknown event kind"),
+        }
+    }
+
+    // ---------------------------------------------------------------- packets
+
+    /// The head packet of direction `d` reaches the far end.
+    #[inline]
+    fn deliver(&mut self, d: usize) {
+        let now = self.now;
+        let dir = &mut self.dirs[d];
+        if dir.scheduled != Some(now) {
+            return; // stale (the link went down, or the schedule moved)
+        }
+        dir.scheduled = None;
+        if dir.n_started == 0 {
+            advance(dir, d, now, &mut self.traces, &self.flows);
+        }
+        let Some(s) = dir.q.pop_front() else { return };
+        debug_assert!(dir.n_started > 0 && s.end + dir.delay == now);
+        dir.n_started -= 1;
+        if let Some(h) = dir.q.front() {
+            let at = h.end + dir.delay;
+            dir.scheduled = Some(at);
+            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        }
+        let node = dir.to as usize;
+        self.arrive(node, s.pkt);
+    }
+
+    #[inline]
+    fn arrive(&mut self, node: usize, pkt: Pkt) {
+        if pkt.dst as usize == node {
+            self.receive(pkt);
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    #[inline]
+    fn forward(&mut self, node: usize, pkt: Pkt) {
+        let now = self.now;
+        match self.routes.next(node, pkt.dst as usize) {
+            Some(d) => self.enqueue(d, pkt),
+            None => self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1),
+        }
+    }
+
+    /// Offer `pkt` to the queue of direction `d` at the current time.
+    fn enqueue(&mut self, d: usize, mut pkt: Pkt) {
+        let now = self.now;
+        let dir = &mut self.dirs[d];
+        if !dir.up {
+            dir.mon.link_down_drops += 1;
+            self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
+            return;
+        }
+        advance(dir, d, now, &mut self.traces, &self.flows);
+        dir.mon.arrival(now);
+        if !dir.flow_arrivals.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
+            dir.flow_arrivals[pkt.flow as usize] += 1;
+        }
+        let info = pkt.info();
+        let verdict = dir.aqm.on_arrival(Time(now), &info, dir.backlog());
+        if dir.has_avg {
+            dir.mon.avg_change(now, dir.aqm.avg());
+        }
+        match verdict {
+            Verdict::Enqueue | Verdict::Mark => {
+                if verdict == Verdict::Mark {
+                    pkt.flags |= flags::CE;
+                    if dir.mon.in_window(now) {
+                        dir.mon.marks += 1;
+                    }
+                    if dir.mon.in_window(now) {
+                        self.flows[pkt.flow as usize].mon.marks += 1;
+                    }
+                }
+                self.accept(d, pkt);
+            }
+            Verdict::Drop(reason) => {
+                dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
+                if let Some(t) = self.traces.as_mut()
+                    && dir.trace_pkts {
+                        t.packet(now, d, 'x', &pkt);
+                    }
+                self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
+            }
+            Verdict::Evict { victim } => {
+                self.evict(d, victim as usize);
+                // With a byte limit one eviction may not make room.
+                loop {
+                    let dir = &mut self.dirs[d];
+                    if dir.waiting() == 0 || !dir.aqm.limit().overflows(dir.backlog(), &info) {
+                        break;
+                    }
+                    let v = (dir.aqm.victim(dir.backlog()) as usize).min(dir.waiting() as usize - 1);
+                    self.evict(d, v);
+                }
+                self.accept(d, pkt);
+            }
+        }
+        if let Some(t) = self.traces.as_mut() {
+            let dir = &self.dirs[d];
+            if dir.trace_q_every_arrival {
+                t.queue(now, d, dir.waiting(), dir.aqm.avg());
+            }
+        }
+    }
+
+    #[inline]
+    fn accept(&mut self, d: usize, pkt: Pkt) {
+        let now = self.now;
+        let dir = &mut self.dirs[d];
+        dir.mon.accepted(now);
+        let start = now.max(dir.busy_until);
+        let end = start + dir.tx_ns(pkt.size);
+        dir.busy_until = end;
+        dir.q.push_back(Slot { enq: now, start, end, pkt });
+        dir.bytes_waiting += pkt.size as u64;
+        let w = dir.waiting();
+        dir.mon.queue_seen(now, w);
+        if dir.q.len() == 1 {
+            let at = end + dir.delay;
+            dir.scheduled = Some(at);
+            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        }
+        if let Some(t) = self.traces.as_mut()
+            && dir.trace_pkts {
+                t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
+            }
+        if start == now {
+            advance(dir, d, now, &mut self.traces, &self.flows);
+        }
+    }
+
+    /// Discard the waiting packet at position `victim` (0 = head of the waiting line)
+    /// and re-time the packets behind it.
+    fn evict(&mut self, d: usize, victim: usize) {
+        let now = self.now;
+        let dir = &mut self.dirs[d];
+        let idx = dir.n_started + victim;
+        let Some(s) = dir.q.remove(idx) else { return };
+        dir.bytes_waiting -= s.pkt.size as u64;
+        let bl = dir.backlog();
+        dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
+        dir.mon.waited(s.enq, now);
+        dir.mon.dropped(now, false, true);
+        for i in idx..dir.q.len() {
+            let prev_end = if i > 0 { dir.q[i - 1].end } else { now };
+            let tx = dir.tx_ns(dir.q[i].pkt.size);
+            let slot = &mut dir.q[i];
+            slot.start = slot.enq.max(prev_end);
+            slot.end = slot.start + tx;
+        }
+        dir.busy_until = dir.q.back().map_or(now, |s| s.end);
+        if let Some(t) = self.traces.as_mut()
+            && dir.trace_pkts {
+                t.packet(now, d, 'x', &s.pkt);
+            }
+        advance(dir, d, now, &mut self.traces, &self.flows);
+        self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
+    }
+
+    /// Send every packet in `self.out` from `node`.
+    #[inline]
+    fn flush(&mut self, node: usize) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for mut p in out.drain(..) {
+            if self.has_web {
+                p.epoch = self.flows[p.flow as usize].epoch;
+            }
+            self.forward(node, p);
+        }
+        self.out = out;
+    }
+
+    /// A packet reached its destination node.
+    #[inline]
+    fn receive(&mut self, pkt: Pkt) {
+        let now = self.now;
+        let f = pkt.flow as usize;
+        let in_win = now >= self.w0 && now <= self.w1;
+        let fl = &mut self.flows[f];
+        if self.has_web && pkt.epoch != fl.epoch {
+            return; // a straggler of an earlier transfer on this connection
+        }
+        if let Some(tcp) = fl.tcp.as_mut() {
+            if pkt.is_ack() {
+                let s = &mut tcp.0;
+                let before = s.cwnd;
+                fl.mon.cwnd_change(self.w0, self.w1, now, before);
+                let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
+                s.on_ack(Time(now), &pkt, &mut self.out, max);
+                let (cw, ss) = (s.cwnd, s.ssthresh);
+                fl.mon.cwnd_change(self.w0, self.w1, now, cw);
+                if fl.trace_cwnd && cw != before
+                    && let Some(t) = self.traces.as_mut() {
+                        t.cwnd(now, f, cw, ss);
+                    }
+                if fl.busy && s.done_at.is_some() {
+                    fl.busy = false;
+                    if in_win {
+                        fl.transfers += 1;
+                        fl.fct_sum += (now - fl.transfer_start) as f64 * 1e-9;
+                    }
+                }
+                let node = fl.src as usize;
+                self.flush(node);
+                self.sync_timers(f);
+            } else {
+                let n = tcp.1.on_data(Time(now), &pkt, &mut self.out);
+                if in_win && n > 0 {
+                    fl.mon.delivered += n as u64;
+                    fl.mon.delivered_bytes += n as u64 * fl.packet_size as u64;
+                }
+                let node = fl.dst as usize;
+                self.flush(node);
+                self.sync_timers(f);
+            }
+        } else if in_win {
+            fl.mon.delivered += 1;
+            fl.mon.delivered_bytes += pkt.size as u64;
+        }
+    }
+
+    /// Make sure a timer event is pending at or before each of the flow's deadlines.
+    #[inline]
+    fn sync_timers(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        let Some(tcp) = fl.tcp.as_ref() else { return };
+        if let Some(d) = tcp.0.rtx_deadline
+            && fl.rto_at.is_none_or(|a| a > d.0) {
+                fl.rto_at = Some(d.0);
+                self.q.push(d, Target { kind: K_RTO, index: f as u32 });
+            }
+        if let Some(d) = tcp.1.delack_deadline
+            && fl.delack_at.is_none_or(|a| a > d.0) {
+                fl.delack_at = Some(d.0);
+                self.q.push(d, Target { kind: K_DELACK, index: f as u32 });
+            }
+        if fl.prep_delay > 0.0 && fl.send_at.is_none() && tcp.0.started && tcp.0.can_send() {
+            let at = self.now + ns(fl.rng.random::<f64>() * fl.prep_delay);
+            fl.send_at = Some(at);
+            self.q.push(Time(at), Target { kind: K_SEND, index: f as u32 });
+        }
+    }
+
+    // ---------------------------------------------------------------- flow events
+
+    fn on_send(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.stopped {
+            return;
+        }
+        if let Source::Web { generator, rate, .. } = fl.source {
+            if generator && !fl.gen_armed {
+                // The generator's first arrival.
+                let at = now + ns(expo(&mut fl.rng, 1.0 / rate));
+                fl.gen_armed = true;
+                self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
+                return;
+            }
+            if !fl.busy {
+                return;
+            }
+        }
+        if let Some(tcp) = fl.tcp.as_mut() {
+            fl.send_at = None;
+            let max = if fl.prep_delay > 0.0 { 1 } else { u32::MAX };
+            if !tcp.0.started {
+                fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
+                if let Source::Telnet { mean } = fl.source {
+                    let at = now + ns(expo(&mut fl.rng, mean));
+                    self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
+                }
+                tcp.0.start(Time(now), &mut self.out, if fl.prep_delay > 0.0 { 0 } else { max });
+            } else {
+                tcp.0.send_much(Time(now), &mut self.out, max);
+            }
+            let node = fl.src as usize;
+            self.flush(node);
+            self.sync_timers(f);
+            return;
+        }
+        // Open-loop sources: emit, then schedule the next emission.
+        let mut n = 1u32;
+        let next: f64 = match &mut fl.source {
+            Source::Cbr { interval } => *interval,
+            Source::Poisson { mean } => expo(&mut fl.rng, *mean),
+            Source::Batch { mean, batch } => {
+                n = *batch;
+                expo(&mut fl.rng, *mean)
+            }
+            Source::Pareto { interval, on_mean, off_mean, shape, on_until } => {
+                if now >= *on_until {
+                    // A new ON period begins (the first one at the start time).
+                    let on = pareto(&mut fl.rng, *on_mean, *shape);
+                    *on_until = now + ns(on);
+                }
+                let nx = now + ns(*interval);
+                if nx >= *on_until {
+                    let off = pareto(&mut fl.rng, *off_mean, *shape);
+                    let t = *on_until + ns(off);
+                    (t - now) as f64 * 1e-9
+                } else {
+                    *interval
+                }
+            }
+            Source::None | Source::Telnet { .. } | Source::Web { .. } => return,
+        };
+        let mut f_ecn = 0;
+        if fl.ecn {
+            f_ecn = flags::ECT;
+        }
+        for _ in 0..n {
+            let seq = fl.next_seq;
+            fl.next_seq = fl.next_seq.wrapping_add(1);
+            if now >= self.w0 {
+                fl.sent += 1;
+            }
+            self.out.push(Pkt { flow: f as u32, seq, size: fl.packet_size, dst: fl.dst, flags: f_ecn, epoch: 0 });
+        }
+        let prep = fl.prep_delay;
+        let at = now + ns(next) + if prep > 0.0 { ns(fl.rng.random::<f64>() * prep) } else { 0 };
+        let node = fl.src as usize;
+        if at <= self.end && fl.stop.is_none_or(|s| at < s) {
+            self.q.push(Time(at), Target { kind: K_SEND, index: f as u32 });
+        }
+        self.flush(node);
+    }
+
+    fn on_app(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.stopped {
+            return;
+        }
+        if let Source::Web { first, slots, rate, mean, shape, .. } = fl.source {
+            let size = pareto(&mut fl.rng, mean, shape).round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
+            let at = now + ns(expo(&mut fl.rng, 1.0 / rate));
+            if fl.stop.is_none_or(|s| at < s) {
+                self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
+            }
+            self.start_transfer(first, slots as usize, size);
+            return;
+        }
+        let Source::Telnet { mean } = fl.source else { return };
+        if let Some(tcp) = fl.tcp.as_mut() {
+            tcp.0.app_limit += 1;
+            let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
+            tcp.0.send_much(Time(now), &mut self.out, max);
+        }
+        let at = now + ns(expo(&mut fl.rng, mean));
+        self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
+        let node = fl.src as usize;
+        self.flush(node);
+        self.sync_timers(f);
+    }
+
+    /// A web transfer of `size` packets arrives: start it on a free connection of the
+    /// group `first..first + slots`, or count it rejected.
+    fn start_transfer(&mut self, first: usize, slots: usize, size: u64) {
+        let now = self.now;
+        let Some(s) = (first..first + slots).find(|&i| !self.flows[i].busy) else {
+            if now >= self.w0 {
+                self.flows[first].rejected += 1;
+            }
+            return;
+        };
+        let fl = &mut self.flows[s];
+        let mut p = fl.tcp_params.clone().expect("web connection");
+        p.packets = size;
+        let sender = TcpSender::new(p.clone(), s as u32, fl.dst);
+        if let Some(old) = fl.tcp.as_ref() {
+            fl.stats_acc = add_stats(fl.stats_acc, old.0.stats);
+        }
+        let receiver = TcpReceiver::new(&p, s as u32, fl.src);
+        fl.tcp = Some(Box::new((sender, receiver)));
+        fl.epoch = fl.epoch.wrapping_add(1);
+        fl.busy = true;
+        fl.transfer_start = now;
+        fl.send_at = None;
+        let tcp = fl.tcp.as_mut().unwrap();
+        fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
+        tcp.0.start(Time(now), &mut self.out, if fl.prep_delay > 0.0 { 0 } else { u32::MAX });
+        let node = fl.src as usize;
+        self.flush(node);
+        self.sync_timers(s);
+    }
+
+    fn on_stop(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        fl.stopped = true;
+        if let Some(tcp) = fl.tcp.as_mut() {
+            // The application stops writing; what is sent is still recovered.
+            tcp.0.app_limit = tcp.0.snd_max as u64;
+        }
+    }
+
+    fn on_rto(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.rto_at != Some(now) {
+            return;
+        }
+        fl.rto_at = None;
+        let Some(tcp) = fl.tcp.as_mut() else { return };
+        match tcp.0.rtx_deadline {
+            Some(d) if d.0 <= now => {
+                fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
+                let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
+                tcp.0.on_timeout(Time(now), &mut self.out, max);
+                // The retransmission goes out at once, prep delay or not.
+                if max == 0 {
+                    tcp.0.send_much(Time(now), &mut self.out, 1);
+                }
+                fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
+                if fl.timeout_times.len() < 10_000 {
+                    fl.timeout_times.push(now);
+                }
+                if fl.trace_cwnd
+                    && let Some(t) = self.traces.as_mut() {
+                        t.cwnd(now, f, tcp.0.cwnd, tcp.0.ssthresh);
+                    }
+                let node = fl.src as usize;
+                self.flush(node);
+            }
+            _ => {}
+        }
+        self.sync_timers(f);
+    }
+
+    fn on_delack(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.delack_at != Some(now) {
+            return;
+        }
+        fl.delack_at = None;
+        let Some(tcp) = fl.tcp.as_mut() else { return };
+        if tcp.1.delack_deadline.is_some_and(|d| d.0 <= now) {
+            tcp.1.on_delack(&mut self.out);
+            let node = fl.dst as usize;
+            self.flush(node);
+        }
+        self.sync_timers(f);
+    }
+
+    // ---------------------------------------------------------------- control
+
+    fn on_link_event(&mut self, i: usize) {
+        let now = self.now;
+        let ev = self.sc.events[i].clone();
+        if ev.up == self.link_up[ev.link] {
+            return;
+        }
+        self.link_up[ev.link] = ev.up;
+        for d in [2 * ev.link, 2 * ev.link + 1] {
+            let dir = &mut self.dirs[d];
+            if ev.up {
+                dir.up = true;
+                continue;
+            }
+            // Down: everything queued, in transmission or propagating is lost.
+            advance(dir, d, now, &mut self.traces, &self.flows);
+            dir.up = false;
+            dir.scheduled = None;
+            let lost: Vec<Slot> = dir.q.drain(..).collect();
+            let n_started = dir.n_started;
+            dir.n_started = 0;
+            for (k, s) in lost.iter().enumerate() {
+                if k >= n_started {
+                    dir.bytes_waiting -= s.pkt.size as u64;
+                    let bl = Backlog { packets: (lost.len() - k - 1) as u32, bytes: dir.bytes_waiting };
+                    dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
+                    dir.mon.waited(s.enq, now);
+                }
+                dir.mon.link_down_drops += 1;
+            }
+            dir.busy_until = now;
+            for s in &lost {
+                self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
+            }
+        }
+        self.routes = Routes::compute(&self.sc.nodes, &self.sc.links, &self.link_up);
+    }
+
+    fn on_sample(&mut self, i: usize) {
+        let now = self.now;
+        let d = self.sc.trace.queue[i];
+        let dir = &mut self.dirs[d];
+        advance(dir, d, now, &mut self.traces, &self.flows);
+        let (w, avg) = (dir.waiting(), dir.aqm.avg());
+        if let Some(t) = self.traces.as_mut() {
+            t.queue(now, d, w, avg);
+        }
+        let next = now + self.sc.trace.interval.0;
+        if next <= self.end {
+            self.q.push(Time(next), Target { kind: K_SAMPLE, index: i as u32 });
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        let end = self.end;
+        for d in 0..self.dirs.len() {
+            let dir = &mut self.dirs[d];
+            advance(dir, d, end, &mut self.traces, &self.flows);
+            for k in dir.n_started..dir.q.len() {
+                let enq = dir.q[k].enq;
+                dir.mon.waited(enq, end);
+            }
+            dir.mon.finish(end);
+        }
+        for fl in self.flows.iter_mut() {
+            if let Some(tcp) = fl.tcp.as_ref() {
+                let c = tcp.0.cwnd;
+                fl.mon.cwnd_change(self.w0, self.w1, end, c);
+            }
+        }
+        self.busiest = (0..self.dirs.len()).max_by_key(|&d| (self.dirs[d].mon.total_departures, std::cmp::Reverse(d))).unwrap_or(0);
+        self.finished = true;
+        if let Some(t) = self.traces.as_mut() {
+            t.finish()?;
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- results
+
+    /// Packets waiting in the queue of direction `d` now (not counting the one in transmission).
+    pub fn queue_len(&self, d: usize) -> u32 {
+        self.dirs[d].q.iter().skip(self.dirs[d].n_started).filter(|s| s.start > self.now).count() as u32
+    }
+    /// Packets of direction `d` in the buffer, on the line or propagating.
+    pub fn in_flight(&self, d: usize) -> usize {
+        self.dirs[d].q.len()
+    }
+    /// Congestion window of flow `f` (packets), if it is a TCP flow.
+    pub fn cwnd(&self, f: usize) -> Option<f64> {
+        self.flows[f].tcp.as_ref().map(|t| t.0.cwnd)
+    }
+    /// The TCP sender of flow `f`.
+    pub fn tcp_sender(&self, f: usize) -> Option<&TcpSender> {
+        self.flows[f].tcp.as_ref().map(|t| &t.0)
+    }
+    /// Times of flow `f`'s retransmission timeouts (the first 10 000).
+    pub fn timeout_times(&self, f: usize) -> Vec<Time> {
+        self.flows[f].timeout_times.iter().map(|&t| Time(t)).collect()
+    }
+    /// Queue statistics of the discipline of direction `d` as seen by the monitors, whole run.
+    pub fn dir_monitor(&self, d: usize) -> &DirMon {
+        &self.dirs[d].mon
+    }
+
+    /// The summary (complete once the run has reached its duration).
+    pub fn summary(&self) -> Summary {
+        let win = (self.w1 - self.w0) as f64 * 1e-9;
+        let sc = &self.sc;
+        let mut links = std::collections::BTreeMap::new();
+        for (d, dir) in self.dirs.iter().enumerate() {
+            let m = &dir.mon;
+            let l = &sc.links[d / 2];
+            let (from, to) = if d % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
+            let (mean_delay, delay_var) = m.delay_stats();
+            let name = sc.dir_name(d);
+            links.insert(
+                name,
+                LinkSummary {
+                    index: d,
+                    from: sc.nodes[from].clone(),
+                    to: sc.nodes[to].clone(),
+                    queue_type: dir.aqm.kind().to_string(),
+                    rate_bps: l.rate_bps,
+                    delay: l.delay.as_secs_f64(),
+                    utilization: m.busy_ns as f64 * 1e-9 / win,
+                    throughput_bps: m.departed_bytes as f64 * 8.0 / win,
+                    arrivals: m.arrivals,
+                    departures: m.departures,
+                    drops: m.early_drops + m.forced_drops,
+                    early_drops: m.early_drops,
+                    forced_drops: m.forced_drops,
+                    overflow_drops: m.overflow_drops,
+                    marks: m.marks,
+                    link_down_drops: m.link_down_drops,
+                    mean_queue: m.mean_queue(),
+                    max_queue: m.max_queue,
+                    mean_avg: m.mean_avg(),
+                    mean_delay,
+                    delay_var,
+                    delay_p50: m.delay_hist.quantile(0.5) * 1e-9,
+                    delay_p90: m.delay_hist.quantile(0.9) * 1e-9,
+                    delay_p99: m.delay_hist.quantile(0.99) * 1e-9,
+                    drop_runs: m.runs,
+                    mean_drop_run: m.mean_run(),
+                    max_drop_run: m.max_run,
+                    drop_run_hist: m.run_hist.to_vec(),
+                    queued_at_end: dir.waiting() as u64,
+                },
+            );
+        }
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(id, fl)| {
+                let def = &sc.flows[id];
+                let b = &self.dirs[fl.bottleneck];
+                let tcp = fl.tcp.as_ref().map(|t| &t.0);
+                let mut st = fl.tcp_stats();
+                if let Some(w) = fl.mon.at_warmup {
+                    st.sent -= w.sent;
+                    st.retransmits -= w.retransmits;
+                    st.timeouts -= w.timeouts;
+                    st.fast_retransmits -= w.fast_retransmits;
+                    st.ecn_reductions -= w.ecn_reductions;
+                }
+                FlowSummary {
+                    id,
+                    name: def.name.clone(),
+                    kind: def.kind.name().to_string(),
+                    variant: tcp.map(|s| s.p.variant.name().to_string()),
+                    src: sc.nodes[def.src].clone(),
+                    dst: sc.nodes[def.dst].clone(),
+                    start: def.start.as_secs_f64(),
+                    goodput_bps: fl.mon.delivered_bytes as f64 * 8.0 / win,
+                    throughput_bps: b.flow_bytes.get(id).copied().unwrap_or(0) as f64 * 8.0 / win,
+                    bottleneck: sc.dir_name(fl.bottleneck),
+                    arrivals: b.flow_arrivals.get(id).copied().unwrap_or(0),
+                    drops: fl.mon.drops,
+                    marks: fl.mon.marks,
+                    timeouts: st.timeouts,
+                    fast_retransmits: st.fast_retransmits,
+                    retransmits: st.retransmits,
+                    sent: if tcp.is_some() { st.sent } else { fl.sent },
+                    delivered: fl.mon.delivered,
+                    mean_cwnd: if tcp.is_some() { fl.mon.cwnd_area / (self.w1 - self.w0) as f64 } else { 0.0 },
+                    cwnd: tcp.map_or(0.0, |s| s.cwnd),
+                    ssthresh: tcp.map_or(0.0, |s| s.ssthresh.min(1e9)),
+                    srtt: tcp.map_or(0.0, |s| s.srtt),
+                    rto: tcp.map_or(0.0, |s| s.rto),
+                    completion_time: if fl.tcp_params.is_some() { None } else { tcp.and_then(|s| s.done_at).map(|t| t.as_secs_f64()) },
+                    transfers: fl.transfers,
+                    mean_fct: if fl.transfers > 0 { Some(fl.fct_sum / fl.transfers as f64) } else { None },
+                    rejected: fl.rejected,
+                }
+            })
+            .collect();
+        let busiest = self.busiest;
+        Summary {
+            name: sc.name.clone(),
+            duration: sc.duration.as_secs_f64(),
+            warmup: sc.warmup.as_secs_f64(),
+            seed: sc.seed,
+            links,
+            flows,
+            events: self.q.popped(),
+            wall_seconds: self.wall.elapsed().as_secs_f64(),
+            bottleneck_packets: self.dirs.get(busiest).map_or(0, |d| d.mon.total_departures),
+            bottleneck: if self.dirs.is_empty() { String::new() } else { sc.dir_name(busiest) },
+        }
+    }
+}
+
+/// Build and run a scenario in one call.
+pub fn run(sc: Scenario, trace_dir: Option<&Path>) -> Result<Summary> {
+    Sim::new(sc, trace_dir)?.run()
+}

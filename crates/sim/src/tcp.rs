@@ -1,0 +1,546 @@
+//! TCP senders (Tahoe, Reno, NewReno) and the receiver, counted in packets like
+//! ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
+//!
+//! Pure state machines: they are told the time and the packet, append what they send
+//! to an output buffer, and expose their timer deadlines; the simulator owns the
+//! clock and the events. The retransmission timer is a deadline, not an event: the
+//! simulator keeps one pending event per flow and re-checks the deadline when it fires
+//! (an ACK that restarts the timer costs nothing).
+//!
+//! Defaults follow ns-2 2.35 (`tcp-defaults`): maximum window 20, initial window 2,
+//! timer granularity 10 ms, minimum RTO 0.2 s, initial RTO 3 s, RTO = srtt + 4 rttvar,
+//! backoff doubling capped at 64, delayed-ACK interval 100 ms, 40-byte ACKs,
+//! three duplicate ACKs; and ns-2's `bug_fix_`: no new fast retransmit for duplicate
+//! ACKs that do not cover the highest packet sent when the last one began (RFC 6582's
+//! `recover`), for all three variants.
+
+use std::collections::BTreeSet;
+
+use aqm::Time;
+
+use crate::packet::{Pkt, flags};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Slow start, congestion avoidance, fast retransmit, go-back-N (Jacobson 1988).
+    Tahoe,
+    /// Tahoe plus fast recovery (RFC 2581); recovery ends at the first new ACK.
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582 or Lin & Morris 11.2).
+    NewReno,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+        }
+    }
+}
+
+/// Which NewReno.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewRenoFlavor {
+    /// RFC 6582: on a full ACK, cwnd = ssthresh.
+    Rfc6582,
+    /// Lin & Morris 1997, Section 11.2: recovery ends only once the ACK covers the
+    /// original window *and* `ack + ssthresh >= snd_max`; cwnd is then set to the
+    /// packets in flight plus one.
+    LinMorris,
+}
+
+/// TCP parameters (see the module docs for the defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    pub variant: Variant,
+    pub newreno: NewRenoFlavor,
+    /// Receiver (maximum) window, packets.
+    pub max_window: u32,
+    /// Initial congestion window, packets.
+    pub init_cwnd: f64,
+    /// Initial slow-start threshold, packets.
+    pub ssthresh: f64,
+    /// Packets to send; 0 = unlimited.
+    pub packets: u64,
+    /// Bytes on the wire of a data packet.
+    pub packet_size: u32,
+    /// Bytes on the wire of an ACK.
+    pub ack_size: u32,
+    pub delayed_ack: bool,
+    /// Seconds.
+    pub delack_interval: f64,
+    /// Seconds.
+    pub min_rto: f64,
+    /// Seconds.
+    pub max_rto: f64,
+    /// Seconds.
+    pub initial_rto: f64,
+    /// Timer granularity, seconds: RTT samples are rounded to ticks.
+    pub tick: f64,
+    /// Cap of the exponential backoff multiplier.
+    pub max_backoff: u32,
+    pub dupack_threshold: u32,
+    pub ecn: bool,
+    /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
+    pub tiny_window: bool,
+    /// Fault injection for tests: the first transmission of these packets is lost.
+    pub drop: Vec<u32>,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            variant: Variant::NewReno,
+            newreno: NewRenoFlavor::Rfc6582,
+            max_window: 20,
+            init_cwnd: 2.0,
+            ssthresh: 1e9,
+            packets: 0,
+            packet_size: 1000,
+            ack_size: 40,
+            delayed_ack: false,
+            delack_interval: 0.1,
+            min_rto: 0.2,
+            max_rto: 60.0,
+            initial_rto: 3.0,
+            tick: 0.01,
+            max_backoff: 64,
+            dupack_threshold: 3,
+            ecn: false,
+            tiny_window: false,
+            drop: Vec::new(),
+        }
+    }
+}
+
+/// Counters of a sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TcpStats {
+    pub sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Packets lost by fault injection (`drop`).
+    pub injected_losses: u64,
+}
+
+/// A TCP sender.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub p: TcpParams,
+    flow: u32,
+    dst: u16,
+    /// Congestion window, packets.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// Oldest unacknowledged packet.
+    pub snd_una: u32,
+    /// Next packet to send.
+    pub snd_nxt: u32,
+    /// One past the highest packet sent.
+    pub snd_max: u32,
+    dupacks: u32,
+    pub in_recovery: bool,
+    /// snd_max when the last loss recovery (or timeout) began.
+    recover: u32,
+    have_recover: bool,
+    // RTT estimation (seconds).
+    pub srtt: f64,
+    pub rttvar: f64,
+    have_rtt: bool,
+    /// Base RTO (before backoff), seconds.
+    pub rto: f64,
+    pub backoff: u32,
+    rtt_seq: Option<u32>,
+    rtt_ts: Time,
+    /// Retransmission timer deadline.
+    pub rtx_deadline: Option<Time>,
+    /// Packets the application has handed over (u64::MAX = unlimited).
+    pub app_limit: u64,
+    ecn_recover: u32,
+    cwr_pending: bool,
+    drop_ix: usize,
+    pub stats: TcpStats,
+    /// When the last packet of a finite transfer was acknowledged.
+    pub done_at: Option<Time>,
+    pub started: bool,
+}
+
+impl TcpSender {
+    pub fn new(p: TcpParams, flow: u32, dst: u16) -> TcpSender {
+        let app_limit = if p.packets == 0 { u64::MAX } else { p.packets };
+        TcpSender {
+            cwnd: p.init_cwnd,
+            ssthresh: p.ssthresh,
+            rto: p.initial_rto,
+            p,
+            flow,
+            dst,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            have_recover: false,
+            srtt: 0.0,
+            rttvar: 0.0,
+            have_rtt: false,
+            backoff: 1,
+            rtt_seq: None,
+            rtt_ts: Time::ZERO,
+            rtx_deadline: None,
+            app_limit,
+            ecn_recover: 0,
+            cwr_pending: false,
+            drop_ix: 0,
+            stats: TcpStats::default(),
+            done_at: None,
+            started: false,
+        }
+    }
+
+    /// The usable window: min(cwnd, receiver window), at least one packet.
+    #[inline]
+    fn window(&self) -> u32 {
+        (self.cwnd.min(self.p.max_window as f64) as u32).max(1)
+    }
+
+    /// Has the application more to send than has been sent?
+    #[inline]
+    fn app_has(&self, seq: u32) -> bool {
+        (seq as u64) < self.app_limit
+    }
+
+    #[inline]
+    fn restart_timer(&mut self, now: Time) {
+        let rto = (self.rto * self.backoff as f64).min(self.p.max_rto);
+        self.rtx_deadline = Some(now + aqm::Duration::from_secs_f64(rto));
+    }
+
+    /// Emit packet `seq` (new or retransmitted).
+    #[inline]
+    fn emit(&mut self, now: Time, seq: u32, retx: bool, out: &mut Vec<Pkt>) {
+        let mut f = 0u8;
+        if self.p.ecn {
+            f |= flags::ECT;
+            if self.cwr_pending {
+                f |= flags::CWR;
+                self.cwr_pending = false;
+            }
+        }
+        if retx {
+            f |= flags::RETX;
+            self.stats.retransmits += 1;
+            // Karn: a retransmission invalidates the RTT measurement in progress.
+            self.rtt_seq = None;
+        } else if self.rtt_seq.is_none() {
+            self.rtt_seq = Some(seq);
+            self.rtt_ts = now;
+        }
+        self.stats.sent += 1;
+        if !retx && self.drop_ix < self.p.drop.len() && self.p.drop[self.drop_ix] == seq {
+            self.drop_ix += 1;
+            self.stats.injected_losses += 1;
+        } else {
+            out.push(Pkt { flow: self.flow, seq, size: self.p.packet_size, dst: self.dst, flags: f, epoch: 0 });
+        }
+        if self.rtx_deadline.is_none() {
+            self.restart_timer(now);
+        }
+    }
+
+    /// Send what the window and the application allow; with `max` set, at most that many.
+    pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+        let mut n = 0;
+        while n < max && self.snd_nxt < self.snd_una.saturating_add(self.window()) && self.app_has(self.snd_nxt) {
+            let seq = self.snd_nxt;
+            let retx = seq < self.snd_max;
+            self.emit(now, seq, retx, out);
+            self.snd_nxt += 1;
+            if self.snd_nxt > self.snd_max {
+                self.snd_max = self.snd_nxt;
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// Could `send_much` send something now?
+    pub fn can_send(&self) -> bool {
+        self.snd_nxt < self.snd_una.saturating_add(self.window()) && self.app_has(self.snd_nxt)
+    }
+
+    /// The connection starts (or the application hands over data): send.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        self.started = true;
+        self.send_much(now, out, max);
+    }
+
+    /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does.
+    fn rtt_sample(&mut self, r: f64) {
+        let tick = self.p.tick;
+        let r = ((r / tick).round().max(1.0)) * tick;
+        if !self.have_rtt {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.have_rtt = true;
+        } else {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        }
+        let rto = self.srtt + (4.0 * self.rttvar).max(tick);
+        let rto = (rto / tick).ceil() * tick;
+        self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
+    }
+
+    fn halve(&mut self) {
+        let w = self.cwnd.min(self.p.max_window as f64);
+        self.ssthresh = (w / 2.0).floor().max(2.0);
+    }
+
+    /// An ACK arrived. `max` bounds the packets sent in response (prep-delay pacing).
+    pub fn on_ack(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
+        let a = ack.seq;
+        if self.p.ecn && ack.flags & flags::ECE != 0 && a > self.ecn_recover && !self.in_recovery {
+            // RFC 3168: respond to ECN once per window, as to a loss but without retransmitting.
+            self.halve();
+            self.cwnd = self.ssthresh;
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+        }
+        if a > self.snd_una {
+            let newly = (a - self.snd_una) as f64;
+            if let Some(s) = self.rtt_seq
+                && a > s {
+                    self.rtt_sample((now - self.rtt_ts).as_secs_f64());
+                    self.rtt_seq = None;
+                    self.backoff = 1;
+                }
+            if self.in_recovery {
+                let partial = a < self.recover;
+                match self.p.variant {
+                    Variant::NewReno if partial => {
+                        // RFC 6582 step 5: retransmit the first unacknowledged packet,
+                        // deflate by the amount acknowledged, add back one.
+                        self.snd_una = a;
+                        if self.snd_nxt < a {
+                            self.snd_nxt = a;
+                        }
+                        self.emit(now, a, true, out);
+                        self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                        self.restart_timer(now);
+                        self.send_much(now, out, max);
+                        return;
+                    }
+                    Variant::NewReno if self.p.newreno == NewRenoFlavor::LinMorris => {
+                        if a as f64 + self.ssthresh >= self.snd_max as f64 {
+                            self.in_recovery = false;
+                            self.cwnd = (self.snd_max - a) as f64 + 1.0;
+                        } else {
+                            // Stay in recovery: deflate as for a partial ACK, no retransmission.
+                            self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                        }
+                    }
+                    _ => {
+                        self.in_recovery = false;
+                        self.cwnd = self.ssthresh;
+                    }
+                }
+            } else if self.cwnd < self.ssthresh {
+                self.cwnd += 1.0;
+            } else {
+                self.cwnd += 1.0 / self.cwnd;
+            }
+            // cwnd never grows past the receiver window (it could not be used; Linux's
+            // snd_cwnd_clamp). Fast-recovery inflation is bounded the same way below.
+            self.cwnd = self.cwnd.min(self.p.max_window as f64);
+            self.dupacks = 0;
+            self.snd_una = a;
+            if self.snd_nxt < a {
+                self.snd_nxt = a;
+            }
+            if self.snd_max < a {
+                self.snd_max = a;
+            }
+            if self.snd_una >= self.snd_max {
+                self.rtx_deadline = None;
+            } else {
+                self.restart_timer(now);
+            }
+            if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none() {
+                self.done_at = Some(now);
+                self.rtx_deadline = None;
+            }
+            self.send_much(now, out, max);
+        } else if a == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if self.in_recovery {
+                // Fast recovery: each duplicate ACK means a packet has left the network.
+                self.cwnd = (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
+                self.send_much(now, out, max);
+            } else if self.dupacks == self.p.dupack_threshold {
+                if self.have_recover && a < self.recover {
+                    // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
+                    // window already reduced for.
+                    return;
+                }
+                self.stats.fast_retransmits += 1;
+                self.halve();
+                self.recover = self.snd_max;
+                self.have_recover = true;
+                match self.p.variant {
+                    Variant::Tahoe => {
+                        self.cwnd = 1.0;
+                        self.snd_nxt = self.snd_una;
+                        self.rtt_seq = None;
+                        self.restart_timer(now);
+                        self.send_much(now, out, max);
+                    }
+                    Variant::Reno | Variant::NewReno => {
+                        self.emit(now, self.snd_una, true, out);
+                        self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
+                        self.in_recovery = true;
+                        self.restart_timer(now);
+                        self.send_much(now, out, max);
+                    }
+                }
+            } else if self.p.tiny_window && self.dupacks < self.p.dupack_threshold && self.window() < 10 {
+                // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
+                // conservation); if the receiver window forbids it, resend the last one.
+                if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
+                    let seq = self.snd_max;
+                    self.emit(now, seq, false, out);
+                    self.snd_max += 1;
+                    if self.snd_nxt < self.snd_max {
+                        self.snd_nxt = self.snd_max;
+                    }
+                } else {
+                    let seq = self.snd_max - 1;
+                    self.emit(now, seq, true, out);
+                }
+            }
+        }
+    }
+
+    /// The retransmission timer fired (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        self.stats.timeouts += 1;
+        self.halve();
+        self.cwnd = 1.0;
+        self.backoff = (self.backoff * 2).min(self.p.max_backoff);
+        self.snd_nxt = self.snd_una;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.have_recover = true;
+        self.rtt_seq = None;
+        self.restart_timer(now);
+        self.send_much(now, out, max);
+    }
+
+    /// Is everything the application gave acknowledged?
+    pub fn idle(&self) -> bool {
+        self.snd_una == self.snd_max && !self.app_has(self.snd_max)
+    }
+}
+
+/// A TCP receiver: cumulative ACKs, optional delayed ACKs (every second packet or
+/// after `delack_interval`; out-of-order packets are acknowledged at once), ECN echo
+/// until the sender's CWR.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    flow: u32,
+    dst: u16,
+    ack_size: u32,
+    ecn: bool,
+    delayed: bool,
+    delack_interval: aqm::Duration,
+    /// Next packet expected.
+    pub next: u32,
+    ooo: BTreeSet<u32>,
+    pending: u32,
+    /// Delayed-ACK deadline.
+    pub delack_deadline: Option<Time>,
+    ece: bool,
+}
+
+impl TcpReceiver {
+    pub fn new(p: &TcpParams, flow: u32, dst: u16) -> TcpReceiver {
+        TcpReceiver {
+            flow,
+            dst,
+            ack_size: p.ack_size,
+            ecn: p.ecn,
+            delayed: p.delayed_ack,
+            delack_interval: aqm::Duration::from_secs_f64(p.delack_interval),
+            next: 0,
+            ooo: BTreeSet::new(),
+            pending: 0,
+            delack_deadline: None,
+            ece: false,
+        }
+    }
+
+    #[inline]
+    fn ack(&mut self, out: &mut Vec<Pkt>) {
+        let mut f = flags::ACK;
+        if self.ece {
+            f |= flags::ECE;
+        }
+        out.push(Pkt { flow: self.flow, seq: self.next, size: self.ack_size, dst: self.dst, flags: f, epoch: 0 });
+        self.pending = 0;
+        self.delack_deadline = None;
+    }
+
+    /// A data packet arrived. Returns how many packets became deliverable in order.
+    pub fn on_data(&mut self, now: Time, pkt: &Pkt, out: &mut Vec<Pkt>) -> u32 {
+        if self.ecn {
+            if pkt.flags & flags::CWR != 0 {
+                self.ece = false;
+            }
+            if pkt.flags & flags::CE != 0 {
+                self.ece = true;
+            }
+        }
+        let s = pkt.seq;
+        if s == self.next {
+            self.next += 1;
+            let mut n = 1;
+            let filled = !self.ooo.is_empty();
+            while self.ooo.remove(&self.next) {
+                self.next += 1;
+                n += 1;
+            }
+            if self.delayed && !filled && pkt.flags & flags::CE == 0 {
+                self.pending += 1;
+                if self.pending >= 2 {
+                    self.ack(out);
+                } else if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + self.delack_interval);
+                }
+            } else {
+                self.ack(out);
+            }
+            n
+        } else {
+            if s > self.next {
+                self.ooo.insert(s);
+            }
+            self.ack(out);
+            0
+        }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack(&mut self, out: &mut Vec<Pkt>) {
+        if self.pending > 0 {
+            self.ack(out);
+        }
+        self.delack_deadline = None;
+    }
+}

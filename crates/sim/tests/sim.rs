@@ -1,0 +1,470 @@
+//! Integration tests of the simulator (one binary, one module per theme).
+
+use sim::{Scenario, Sim, Summary};
+
+fn scenario(toml: &str) -> Scenario {
+    Scenario::from_toml_str(toml).unwrap_or_else(|e| panic!("scenario: {e}"))
+}
+
+fn run(toml: &str) -> Summary {
+    sim::run(scenario(toml), None).unwrap()
+}
+
+/// A source, a router and a sink: s1 -100Mb/s 1ms- r1 -10Mb/s 20ms- k1.
+fn path(queue: &str, flows: &str, duration: &str, warmup: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+warmup = "{warmup}"
+[[link]]
+a = "s1"
+b = "r1"
+rate = "100Mbps"
+delay = "1ms"
+queue = {{ type = "droptail", limit = 1000 }}
+[[link]]
+a = "r1"
+b = "k1"
+rate = "10Mbps"
+delay = "20ms"
+queue = {queue}
+{flows}
+"#
+    )
+}
+
+mod basics {
+    use super::*;
+
+    /// One TCP flow over an idle path fills the bottleneck and loses nothing.
+    #[test]
+    fn one_tcp_flow_fills_the_link() {
+        let s = run(&path(
+            r#"{ type = "droptail", limit = 300 }"#,
+            "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100\nssthresh = 16",
+            "20s",
+            "5s",
+        ));
+        let l = &s.links["r1->k1"];
+        assert!(l.utilization > 0.99, "utilization {}", l.utilization);
+        assert_eq!(l.drops, 0);
+        let f = &s.flows[0];
+        assert!((f.goodput_bps - 10e6).abs() / 10e6 < 0.01, "goodput {}", f.goodput_bps);
+        assert!((f.throughput_bps - 10e6).abs() / 10e6 < 0.01, "throughput {}", f.throughput_bps);
+        assert_eq!(f.timeouts, 0);
+    }
+
+    /// cwnd doubles every round trip up to ssthresh, then grows by about one packet per round trip.
+    #[test]
+    fn cwnd_slow_start_then_linear() {
+        let sc = scenario(&path(
+            r#"{ type = "droptail", limit = 300 }"#,
+            "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100\nssthresh = 16\ninit_cwnd = 1",
+            "3s",
+            "0s",
+        ));
+        let mut sim = Sim::new(sc, None).unwrap();
+        let mut samples = Vec::new();
+        for k in 1..=3000u64 {
+            sim.run_until(aqm::Time(k * 1_000_000)).unwrap();
+            samples.push((k as f64 * 1e-3, sim.cwnd(0).unwrap()));
+        }
+        // Base RTT: 2 * (1 + 20) ms plus transmission times, about 43 ms.
+        let at = |t: f64| samples.iter().find(|(x, _)| *x >= t).unwrap().1;
+        // Slow start: 1, 2, 4, 8, 16 after about four round trips.
+        let t16 = samples.iter().find(|(_, c)| *c >= 16.0).unwrap().0;
+        assert!(t16 > 3.0 * 0.043 && t16 < 4.0 * 0.043 + 0.01, "cwnd reached 16 at {t16}");
+        assert!(at(0.05) <= 2.0 + 1e-9, "cwnd after one RTT: {}", at(0.05));
+        // Congestion avoidance: about one packet per RTT (RTT grows a little with cwnd).
+        let gained = at(t16 + 1.0) - 16.0;
+        assert!(gained > 18.0 && gained < 24.0, "gained {gained} packets in 1 s (~23 RTTs)");
+    }
+
+    /// A CBR flow below capacity loses nothing and gets its rate.
+    #[test]
+    fn cbr_below_capacity() {
+        let s = run(&path(
+            r#"{ type = "droptail", limit = 50 }"#,
+            "[[flow]]\ntype = \"cbr\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"5Mbps\"\npacket_size = 500",
+            "10s",
+            "1s",
+        ));
+        let f = &s.flows[0];
+        assert_eq!(f.drops, 0);
+        assert!((f.goodput_bps - 5e6).abs() / 5e6 < 0.001, "goodput {}", f.goodput_bps);
+        assert!((s.links["r1->k1"].utilization - 0.5).abs() < 0.001);
+        assert!(s.links["r1->k1"].mean_queue < 1e-9, "a CBR flow below capacity never waits");
+    }
+
+    /// Every packet offered to a queue departs, is dropped or is still waiting.
+    #[test]
+    fn packet_conservation_at_every_queue() {
+        for q in [
+            r#"{ type = "droptail", limit = 20 }"#,
+            r#"{ type = "droptail", limit = 20, drop_front = true }"#,
+            r#"{ type = "randomdrop", limit = 20 }"#,
+            r#"{ type = "red", limit = 30, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#,
+            r#"{ type = "ared", limit = 60 }"#,
+            r#"{ type = "droptail", limit_bytes = 15000 }"#,
+        ] {
+            let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 200\ncount = 5\nstart = { uniform = [0, 1] }\n\
+                         [[flow]]\ntype = \"poisson\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"3Mbps\"\n\
+                         [[flow]]\ntype = \"cbr\"\nsrc = \"k1\"\ndst = \"s1\"\nrate = \"9.9Mbps\"";
+            let s = run(&path(q, flows, "10s", "0s"));
+            let mut total_drops = 0;
+            for (name, l) in &s.links {
+                assert_eq!(l.arrivals, l.departures + l.drops + l.queued_at_end, "{q}: {name}: {l:?}");
+                total_drops += l.drops;
+            }
+            assert!(total_drops > 0, "{q}: the test needs drops");
+            let flow_drops: u64 = s.flows.iter().map(|f| f.drops).sum();
+            assert!(flow_drops <= total_drops, "{q}");
+        }
+    }
+}
+
+mod recovery {
+    use super::*;
+
+    fn losses(variant: &str, drops: &str) -> sim::FlowSummary {
+        let flows = format!(
+            "[[flow]]\ntype = \"tcp\"\nvariant = \"{variant}\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 40\npackets = 400\ndrop = [{drops}]"
+        );
+        let s = run(&path(r#"{ type = "droptail", limit = 1000 }"#, &flows, "20s", "0s"));
+        let f = s.flows[0].clone();
+        assert!(f.completion_time.is_some(), "{variant} [{drops}]: transfer not finished: {f:?}");
+        assert_eq!(f.goodput_bps * 20.0 / 8.0, 400.0 * 1000.0, "{variant}: every packet delivered once");
+        f
+    }
+
+    /// NewReno recovers from 1, 2 and 3 losses in a window with one fast retransmit and no timeout.
+    #[test]
+    fn newreno_recovers_without_timeouts() {
+        for d in ["100", "100, 103", "100, 103, 106"] {
+            let f = losses("newreno", d);
+            assert_eq!((f.timeouts, f.fast_retransmits), (0, 1), "newreno [{d}]: {f:?}");
+        }
+    }
+
+    /// Reno recovers from one loss by fast retransmit; with several losses in a window
+    /// its first partial ACK ends recovery and the rest waits for a timeout.
+    #[test]
+    fn reno_times_out_on_multiple_losses() {
+        let f = losses("reno", "100");
+        assert_eq!((f.timeouts, f.fast_retransmits), (0, 1), "{f:?}");
+        for d in ["100, 103", "100, 103, 106"] {
+            let f = losses("reno", d);
+            assert_eq!(f.timeouts, 1, "reno [{d}]: {f:?}");
+        }
+    }
+
+    /// Tahoe answers any number of losses in a window with one fast retransmit and go-back-N slow start.
+    #[test]
+    fn tahoe_go_back_n() {
+        for d in ["100", "100, 103", "100, 103, 106"] {
+            let f = losses("tahoe", d);
+            assert_eq!((f.timeouts, f.fast_retransmits), (0, 1), "tahoe [{d}]: {f:?}");
+            assert!(f.retransmits >= 1);
+        }
+    }
+
+    /// While a link is down the retransmission timeout doubles at each expiry (Karn/Jacobson backoff).
+    #[test]
+    fn rto_backoff_doubles() {
+        let mut toml = path(
+            r#"{ type = "droptail", limit = 100 }"#,
+            "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 20",
+            "200s",
+            "0s",
+        );
+        toml.push_str("[[event]]\nat = \"2s\"\na = \"r1\"\nb = \"k1\"\naction = \"down\"\n");
+        let mut sim = Sim::new(scenario(&toml), None).unwrap();
+        sim.run().unwrap();
+        let t: Vec<f64> = sim.timeout_times(0).iter().map(|t| t.as_secs_f64()).collect();
+        assert!(t.len() >= 6, "{t:?}");
+        let gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        for g in gaps.windows(2).take(4) {
+            assert!((g[1] / g[0] - 2.0).abs() < 0.01, "gaps {gaps:?}");
+        }
+        // Capped at 64 times the base RTO.
+        let last = *gaps.last().unwrap();
+        let first = gaps[0] / 2.0;
+        assert!(last <= 64.0 * first * 1.01 + 1e-9, "gaps {gaps:?}");
+    }
+}
+
+mod routing {
+    use super::*;
+
+    /// A link outage moves traffic onto the lower-precedence alternate path and back.
+    #[test]
+    fn outage_reroutes_and_restores() {
+        let s = run(r#"
+duration = "15s"
+[[link]]
+a = "s"
+b = "r1"
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+a = "r1"
+b = "r2"
+rate = "10Mbps"
+delay = "10ms"
+[[link]]
+a = "r1"
+b = "r3"
+rate = "10Mbps"
+delay = "10ms"
+cost = 2
+[[link]]
+a = "r3"
+b = "r2"
+rate = "10Mbps"
+delay = "10ms"
+cost = 2
+[[link]]
+a = "r2"
+b = "k"
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+type = "cbr"
+src = "s"
+dst = "k"
+rate = "1Mbps"
+[[event]]
+at = "5s"
+a = "r1"
+b = "r2"
+action = "down"
+[[event]]
+at = "10s"
+a = "r2"
+b = "r1"
+action = "up"
+"#);
+        let per_s = 1e6 / 8000.0;
+        let alt = s.links["r1->r3"].arrivals as f64;
+        let primary = s.links["r1->r2"].arrivals as f64;
+        assert!((alt - 5.0 * per_s).abs() <= 2.0, "alternate carried {alt}");
+        assert!((primary - 10.0 * per_s).abs() <= 3.0, "primary carried {primary}");
+        let f = &s.flows[0];
+        // Only the packets on the primary link when it failed are lost.
+        assert!(f.drops <= 3, "{f:?}");
+        assert_eq!(s.links["r1->r2"].link_down_drops as u64, f.drops);
+    }
+}
+
+mod determinism {
+    use super::*;
+
+    fn mixed(seed: u64) -> Summary {
+        let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 50\ncount = 4\nstart = { uniform = [0, 2] }\n\
+                     [[flow]]\ntype = \"poisson\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"2Mbps\"";
+        let mut t = path(r#"{ type = "red", limit = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#, flows, "10s", "2s");
+        t.push_str(&format!("seed = {seed}\n"));
+        // seed must be a top-level key: put it first.
+        let t = format!("seed = {seed}\n{}", t.replace(&format!("seed = {seed}\n"), ""));
+        let mut s = run(&t);
+        s.wall_seconds = 0.0;
+        s
+    }
+
+    /// The same seed gives an identical summary; another seed gives a different one.
+    #[test]
+    fn same_seed_same_summary() {
+        assert_eq!(mixed(7), mixed(7));
+        assert_ne!(mixed(7).flows, mixed(8).flows);
+    }
+
+    /// Adding a flow does not change another flow's random numbers (its start time here).
+    #[test]
+    fn streams_are_per_flow() {
+        let a = scenario(&path(r#"{ type = "droptail" , limit = 10}"#, "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }", "10s", "0s"));
+        let b = scenario(&path(
+            r#"{ type = "droptail", limit = 10 }"#,
+            "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }\n[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }",
+            "10s",
+            "0s",
+        ));
+        assert_eq!(a.flows[0].start, b.flows[0].start);
+        assert_ne!(b.flows[0].start, b.flows[1].start);
+    }
+}
+
+mod ecn {
+    use super::*;
+
+    /// With ECN, RED marks instead of dropping and the senders back off without losses.
+    #[test]
+    fn red_marks_ecn_flows() {
+        let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 200\ncount = 4\necn = true";
+        let s = run(&path(
+            r#"{ type = "red", limit = 300, min_th = 5, max_th = 30, w_q = 0.002, max_p = 0.1, ecn = true, gentle = true }"#,
+            flows,
+            "20s",
+            "5s",
+        ));
+        let l = &s.links["r1->k1"];
+        assert!(l.marks > 10, "{l:?}");
+        assert_eq!(l.drops, 0, "{l:?}");
+        assert!(l.utilization > 0.9);
+        assert!(l.mean_avg > 5.0 && l.mean_avg < 30.0, "{l:?}");
+    }
+}
+
+mod errors {
+    use super::*;
+
+    fn err(toml: &str) -> String {
+        match Scenario::from_toml_str(toml) {
+            Ok(_) => panic!("accepted: {toml}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    const LINK: &str = "duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n";
+
+    /// Invalid scenarios are rejected with the path of the field and what is allowed.
+    #[test]
+    fn messages_name_the_field() {
+        let e = err(&format!("{LINK}[[flow]]\nsrc = \"a\"\ndst = \"zz\""));
+        assert!(e.starts_with("flow[0].dst") && e.contains("\"b\"") || e.contains("a, b"), "{e}");
+        let e = err("duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = -5\ndelay = \"1ms\"");
+        assert!(e.starts_with("link[0].rate") && e.contains("> 0"), "{e}");
+        let e = err(&format!("{LINK}[[flow]]\nsrc = \"a\"\ndst = \"b\"\nmax_windw = 3"));
+        assert!(e.starts_with("flow[0].max_windw") && e.contains("max_window"), "{e}");
+        let e = err("duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = 1e6\ndelay = 0\nfoo = 1");
+        assert!(e.starts_with("link[0].foo: unknown field") && e.contains("queue_ab"), "{e}");
+        let e = err(&format!(
+            "{LINK}[[link]]\na = \"b\"\nb = \"c\"\nrate = 1e6\ndelay = 0\n[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n\
+             queue_ab = {{ type = \"red\", limit = 100, min_th = 50, max_th = 20 }}"
+        ));
+        assert!(e.starts_with("link[2].queue_ab.min_th") && e.contains("< max_th"), "{e}");
+        let e = err(&format!("{LINK}queue = {{ type = \"red\", limit = 100, min_tj = 5 }}"));
+        assert!(e.starts_with("link[0].queue.min_tj: unknown field") && e.contains("max_th"), "{e}");
+        let e = err(&format!("{LINK}queue = {{ type = \"blue\" }}"));
+        assert!(e.starts_with("link[0].queue.type") && e.contains("droptail"), "{e}");
+        let e = err(&format!("{LINK}[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n[[flow]]\nsrc = \"a\"\ndst = \"d\""));
+        assert!(e.starts_with("flow[0]") && e.contains("no route"), "{e}");
+        let e = err(&format!("{LINK}[[flow]]\ntype = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10 parsecs\""));
+        assert!(e.starts_with("flow[0].rate") && e.contains("15Mbps"), "{e}");
+        let e = err(&format!("warmup = 20\n{LINK}"));
+        assert!(e.starts_with("warmup"), "{e}");
+        let e = err(&format!("{LINK}[[flow]]\ntype = \"tcp\"\nvariant = \"vegas\"\nsrc = \"a\"\ndst = \"b\""));
+        assert!(e.starts_with("flow[0].variant") && e.contains("newreno"), "{e}");
+    }
+}
+
+mod sources {
+    use super::*;
+
+    fn one(flow: &str) -> Summary {
+        run(&path(r#"{ type = "droptail", limit = 10000 }"#, &format!("[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\n{flow}"), "200s", "0s"))
+    }
+
+    /// Poisson and batch-Poisson sources deliver their mean rate.
+    #[test]
+    fn poisson_and_batch_rates() {
+        let p = &one("type = \"poisson\"\nrate = \"2Mbps\"").flows[0];
+        assert!((p.goodput_bps - 2e6).abs() / 2e6 < 0.02, "{p:?}");
+        let b = one("type = \"batch_poisson\"\nrate = \"2Mbps\"\nbatch = 10");
+        let f = &b.flows[0];
+        assert!((f.goodput_bps - 2e6).abs() / 2e6 < 0.06, "{f:?}");
+        assert_eq!(f.sent % 10, 0, "whole batches");
+        // Batches queue behind each other: a batch of 10 waits longer than Poisson singles.
+        assert!(b.links["s1->r1"].mean_delay > one("type = \"poisson\"\nrate = \"2Mbps\"").links["s1->r1"].mean_delay);
+    }
+
+    /// A Pareto ON/OFF source sends at its peak rate for a fraction on/(on+off) of the time.
+    #[test]
+    fn pareto_onoff_mean_rate() {
+        let f = &one("type = \"pareto_onoff\"\nrate = \"4Mbps\"\non_time = \"0.5s\"\noff_time = \"1.5s\"\nshape = 1.5").flows[0];
+        let want = 4e6 * 0.5 / 2.0;
+        assert!((f.goodput_bps - want).abs() / want < 0.25, "{f:?}");
+    }
+
+    /// A TELNET source writes one packet per exponential interval of mean `interval`.
+    #[test]
+    fn telnet_packet_rate() {
+        let f = &one("type = \"telnet\"\ninterval = \"0.1s\"\npacket_size = 100").flows[0];
+        let pkts = f.delivered as f64;
+        assert!((pkts - 2000.0).abs() < 150.0, "{f:?}");
+        assert_eq!(f.timeouts, 0);
+    }
+
+    /// A CBR source with a packet-preparation delay U[0, t] keeps its mean rate.
+    #[test]
+    fn prep_delay_keeps_rate() {
+        let f = &one("type = \"cbr\"\nrate = \"1Mbps\"\nprep_delay = \"4ms\"").flows[0];
+        let want = 1e6 * 8.0 / (8.0 + 0.002 * 1e6 / 1000.0 * 8.0 / 8.0 * 1.0);
+        assert!((f.goodput_bps - want).abs() / want < 0.01, "{f:?} vs {want}");
+    }
+
+    /// A finite transfer of N packets delivers N packets and stops.
+    #[test]
+    fn finite_transfer() {
+        let f = &one("type = \"tcp\"\npackets = 500\nmax_window = 30").flows[0];
+        assert_eq!(f.delivered, 500);
+        assert!(f.completion_time.unwrap() < 5.0, "{f:?}");
+    }
+}
+
+mod tcp_options {
+    use super::*;
+
+    /// With delayed ACKs the receiver sends about one ACK per two data packets.
+    #[test]
+    fn delayed_acks_halve_the_acks() {
+        let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100\ndelayed_ack = true";
+        let s = run(&path(r#"{ type = "droptail", limit = 1000 }"#, flows, "20s", "5s"));
+        let data = s.links["r1->k1"].arrivals as f64;
+        let acks = s.links["k1->r1"].arrivals as f64;
+        assert!((acks / data - 0.5).abs() < 0.02, "{acks} ACKs for {data} packets");
+        assert!(s.links["r1->k1"].utilization > 0.99);
+    }
+
+    /// Lin & Morris's NewReno (11.2) recovers from three losses in a window without a timeout.
+    #[test]
+    fn lin_morris_newreno() {
+        let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 40\npackets = 400\nnewreno = \"lin_morris\"\ndrop = [100, 103, 106]";
+        let s = run(&path(r#"{ type = "droptail", limit = 1000 }"#, flows, "20s", "0s"));
+        let f = &s.flows[0];
+        assert_eq!((f.timeouts, f.delivered), (0, 400), "{f:?}");
+    }
+
+    /// With a window of 3 a single loss needs a timeout, unless the 11.3 tiny-window rule is on.
+    #[test]
+    fn tiny_window_avoids_timeout() {
+        let run_with = |tiny: bool| {
+            let flows = format!("[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 3\npackets = 100\ndrop = [50]\ntiny_window = {tiny}");
+            run(&path(r#"{ type = "droptail", limit = 1000 }"#, &flows, "30s", "0s")).flows[0].clone()
+        };
+        let plain = run_with(false);
+        let tiny = run_with(true);
+        assert_eq!((plain.timeouts, plain.delivered), (1, 100), "{plain:?}");
+        assert_eq!((tiny.timeouts, tiny.fast_retransmits, tiny.delivered), (0, 1, 100), "{tiny:?}");
+    }
+}
+
+mod web {
+    use super::*;
+
+    /// Web mice: Poisson arrivals of Pareto-sized transfers complete on a pool of connections.
+    #[test]
+    fn web_mice_transfers_complete() {
+        let flows = "[[flow]]\ntype = \"web\"\nsrc = \"s1\"\ndst = \"k1\"\narrival_rate = 20\nmean_packets = 12\nshape = 1.2\nmax_transfers = 50\nmax_window = 64";
+        let s = run(&path(r#"{ type = "red", limit = 100, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#, flows, "100s", "10s"));
+        assert_eq!(s.flows.len(), 50);
+        let transfers: u64 = s.flows.iter().map(|f| f.transfers).sum();
+        // About 20 per second over 90 s.
+        assert!((transfers as f64 - 1800.0).abs() < 200.0, "{transfers}");
+        assert_eq!(s.flows[0].rejected, 0);
+        let fct: f64 = s.flows.iter().filter_map(|f| f.mean_fct.map(|m| m * f.transfers as f64)).sum::<f64>() / transfers as f64;
+        assert!(fct > 0.04 && fct < 2.0, "mean completion time {fct}");
+        // Offered load ~ 20 * 12 * 8000 b/s = 1.9 Mb/s (heavy-tailed: loose bounds).
+        let load = s.links["r1->k1"].throughput_bps;
+        assert!(load > 0.8e6 && load < 4e6, "{load}");
+    }
+}

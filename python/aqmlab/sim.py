@@ -1,0 +1,250 @@
+"""The packet-level simulator from Python.
+
+A scenario is the structure of a scenario file (see ``docs/simulator.md``), given as a
+dict or read from TOML::
+
+    sc = aqmlab.Scenario.from_file("scenarios/floyd1993_fig3.toml")
+    sc = aqmlab.Scenario({"duration": "10s", "link": [...], "flow": [...]})
+    res = aqmlab.simulate(sc, progress=True)
+    res.summary["links"]["r1->r2"]["utilization"]
+    res.flows, res.links              # pandas DataFrames
+    res.traces["queue"]               # DataFrames of the traces asked for in [trace]
+    res.to_dir("out/")                # summary.json + Parquet, written atomically
+
+Invalid scenarios raise ``ValueError`` naming the field (``link[2].queue_ab.min_th``).
+The run happens in Rust without the GIL; a Rust panic becomes ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Mapping, Optional, Union
+
+__all__ = ["Scenario", "Result", "simulate", "dumbbell", "TRACE_FILES"]
+
+#: Trace name -> CSV file written by the simulator.
+TRACE_FILES = {"queue": "queue.csv", "packets": "packets.csv", "cwnd": "cwnd.csv"}
+
+
+def _load_toml(text: str) -> Dict[str, Any]:
+    try:
+        import tomllib  # Python 3.11+
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"TOML syntax: {e}") from None
+
+
+class Scenario:
+    """A scenario: the structure of a scenario file, validated on construction."""
+
+    def __init__(self, data: Union[Mapping[str, Any], "Scenario"]):
+        if isinstance(data, Scenario):
+            data = data.to_dict()
+        if not isinstance(data, Mapping):
+            raise ValueError("scenario: expected a dict with the structure of a scenario file")
+        self._data: Dict[str, Any] = copy.deepcopy(dict(data))
+        from . import _native
+
+        _native.sim_validate(self._data)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
+        """A scenario from a dict with the TOML structure."""
+        return cls(d)
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        """A scenario from TOML text."""
+        return cls(_load_toml(text))
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]) -> "Scenario":
+        """A scenario from a TOML file."""
+        return cls.from_toml(Path(path).read_text())
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A deep copy of the scenario's structure."""
+        return copy.deepcopy(self._data)
+
+    def replace(self, **changes: Any) -> "Scenario":
+        """A copy with top-level keys changed (e.g. ``duration="10s"``, ``seed=2``)."""
+        d = self.to_dict()
+        d.update(changes)
+        return Scenario(d)
+
+    def __repr__(self) -> str:
+        name = self._data.get("name") or "unnamed"
+        return f"Scenario({name!r}, links={len(self._data.get('link', []))}, flows={len(self._data.get('flow', []))})"
+
+
+class Result:
+    """What a run produced."""
+
+    def __init__(self, summary: Dict[str, Any], traces: Dict[str, Any], trace_dir: Optional[Path] = None):
+        import pandas as pd
+
+        #: dict in the shape of ``summary.json``
+        self.summary = summary
+        #: one row per flow
+        self.flows = pd.DataFrame(summary["flows"])
+        links = [dict(v, link=k) for k, v in summary["links"].items()]
+        links.sort(key=lambda r: r["index"])
+        df = pd.DataFrame(links)
+        if "drop_run_hist" in df:
+            df = df.drop(columns=["drop_run_hist"])
+        if len(df):
+            df = df[["link"] + [c for c in df.columns if c != "link"]]
+        #: one row per link direction
+        self.links = df
+        #: name -> DataFrame ("queue", "packets", "cwnd")
+        self.traces = traces
+        #: pcap files, if asked for (copied by ``to_dir``)
+        self.pcap_files = sorted(trace_dir.glob("*.pcap")) if trace_dir else []
+
+    def to_dir(self, out: Union[str, os.PathLike]) -> Path:
+        """Write summary.json, flows.parquet, links.parquet, one Parquet file per trace
+        and any pcap files into `out`, atomically: everything goes to a temporary
+        directory beside it that is renamed at the end, so `out` is complete or absent."""
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        try:
+            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2))
+            self.flows.to_parquet(tmp / "flows.parquet", index=False)
+            self.links.to_parquet(tmp / "links.parquet", index=False)
+            for name, df in self.traces.items():
+                df.to_parquet(tmp / f"trace_{name}.parquet", index=False)
+            for p in self.pcap_files:
+                if p.exists():
+                    shutil.copy(p, tmp / p.name)
+            if out.exists():
+                old = out.with_name(f".{out.name}.old.{os.getpid()}")
+                out.rename(old)
+                tmp.rename(out)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                tmp.rename(out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out
+
+    def __repr__(self) -> str:
+        return f"Result(flows={len(self.flows)}, links={len(self.links)}, traces={sorted(self.traces)})"
+
+
+ProgressArg = Union[None, bool, Callable[[float, float], None]]
+
+
+def simulate(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike], progress: ProgressArg = None,
+             trace_dir: Optional[Union[str, os.PathLike]] = None) -> Result:
+    """Run a scenario (a Scenario, a dict, or the path of a TOML file).
+
+    `progress`: None shows a tqdm bar only for runs longer than a few seconds of wall
+    time, True always, False never; a callable gets ``(simulated_seconds, duration)``.
+    `trace_dir`: keep the raw trace files there (default: a temporary directory).
+    """
+    from . import _native
+
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = Scenario.from_file(scenario)
+    elif not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    data = scenario.to_dict()
+    own_tmp = None
+    if trace_dir is None and data.get("trace"):
+        own_tmp = Path(tempfile.mkdtemp(prefix="aqmlab-trace-"))
+        tdir: Optional[Path] = own_tmp
+    else:
+        tdir = Path(trace_dir) if trace_dir is not None else None
+    try:
+        sim = _native.Simulation(data, str(tdir) if tdir is not None else None)
+        _drive(sim, progress)
+        summary = sim.summary()
+        traces = _read_traces(tdir) if tdir is not None else {}
+        res = Result(summary, traces, tdir)
+        if own_tmp is not None and res.pcap_files:
+            # Keep pcap files readable after the temporary directory goes.
+            keep = Path(tempfile.mkdtemp(prefix="aqmlab-pcap-"))
+            res.pcap_files = [Path(shutil.copy(p, keep / p.name)) for p in res.pcap_files]
+        return res
+    finally:
+        if own_tmp is not None:
+            shutil.rmtree(own_tmp, ignore_errors=True)
+
+
+def _drive(sim: Any, progress: ProgressArg) -> None:
+    duration = sim.duration
+    steps = 200
+    bar = None
+    t0 = time.monotonic()
+    for k in range(1, steps + 1):
+        sim.run_until(duration * k / steps)
+        if callable(progress):
+            progress(sim.now, duration)
+        elif progress is not False and bar is None:
+            elapsed = time.monotonic() - t0
+            # Show a bar when asked, or when the run will take more than ~3 s.
+            if progress is True or (elapsed > 0.5 and elapsed * steps / k > 3.0):
+                from tqdm import tqdm
+
+                bar = tqdm(total=round(duration, 6), unit="sim-s", leave=False,
+                           bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]")
+        if bar is not None:
+            bar.update(round(sim.now - bar.n, 6))
+    if bar is not None:
+        bar.close()
+
+
+def _read_traces(tdir: Path) -> Dict[str, Any]:
+    import pandas as pd
+
+    out = {}
+    for name, fname in TRACE_FILES.items():
+        p = tdir / fname
+        if p.exists():
+            out[name] = pd.read_csv(p)
+    return out
+
+
+def dumbbell(n_flows: int, rate: str = "15Mbps", access_rate: str = "100Mbps", rtt_min: float = 0.100,
+             rtt_max: float = 0.160, bottleneck_delay: float = 0.020, queue: Optional[Mapping[str, Any]] = None,
+             access_limit: int = 1000, duration: str = "100s", warmup: str = "0s", seed: int = 1,
+             flow: Optional[Mapping[str, Any]] = None, name: str = "dumbbell") -> Dict[str, Any]:
+    """A dumbbell as a scenario dict: sources s0..s{n-1} -> r1 -> r2 -> sinks k0..k{n-1}.
+
+    Flow i's access links both have delay d_i, spread evenly so that the round-trip
+    propagation time 2 (2 d_i + bottleneck_delay) runs from `rtt_min` to `rtt_max`.
+    `queue` is the bottleneck's discipline (both directions); access links are Drop
+    Tail with `access_limit` packets. `flow` gives extra keys of every flow (default:
+    NewReno, 1000-byte packets, maximum window 1000, start uniform on [0, 1] s).
+    """
+    if n_flows < 1:
+        raise ValueError(f"n_flows = {n_flows} is invalid: allowed >= 1")
+    links = [{"a": "r1", "b": "r2", "rate": rate, "delay": bottleneck_delay,
+              "queue": dict(queue or {"type": "red", "limit": 200, "min_th": 15, "max_th": 45,
+                                      "w_q": 0.002, "max_p": 0.1, "gentle": True})}]
+    flows = []
+    for i in range(n_flows):
+        rtt = rtt_min + (rtt_max - rtt_min) * (i / (n_flows - 1) if n_flows > 1 else 0.0)
+        d = (rtt / 2 - bottleneck_delay) / 2
+        if d < 0:
+            raise ValueError(f"rtt_min = {rtt_min} is invalid: allowed >= 2 * bottleneck_delay")
+        dq = {"type": "droptail", "limit": access_limit}
+        links.append({"a": f"s{i}", "b": "r1", "rate": access_rate, "delay": d, "queue": dq})
+        links.append({"a": "r2", "b": f"k{i}", "rate": access_rate, "delay": d, "queue": dict(dq)})
+        f = {"type": "tcp", "variant": "newreno", "src": f"s{i}", "dst": f"k{i}", "start": {"uniform": [0, 1]},
+             "packet_size": 1000, "max_window": 1000}
+        f.update(flow or {})
+        flows.append(f)
+    return {"name": name, "duration": duration, "warmup": warmup, "seed": seed, "bottleneck": "r1->r2",
+            "link": links, "flow": flows}

@@ -1,0 +1,68 @@
+"""`aqmlab run` and `aqmlab bench`."""
+
+from __future__ import annotations
+
+import json
+
+from aqmlab import cli
+
+SCENARIO = """
+duration = "3s"
+warmup = "1s"
+[[link]]
+a = "s"
+b = "r"
+rate = "10Mbps"
+delay = "5ms"
+[[link]]
+a = "r"
+b = "k"
+rate = "2Mbps"
+delay = "10ms"
+queue = { type = "red", limit = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }
+[[flow]]
+type = "tcp"
+src = "s"
+dst = "k"
+max_window = 50
+[trace]
+queue = ["r->k"]
+"""
+
+
+def test_run_writes_summary_and_parquet(tmp_path, capsys):
+    """aqmlab run writes summary.json with the contract keys and Parquet files."""
+    sc = tmp_path / "s.toml"
+    sc.write_text(SCENARIO)
+    out = tmp_path / "out"
+    assert cli.main(["run", str(sc), "--out", str(out), "--no-progress"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    link = s["links"]["r->k"]
+    for key in ("utilization", "arrivals", "departures", "drops", "early_drops", "forced_drops", "marks",
+                "mean_queue", "mean_avg", "mean_delay"):
+        assert key in link
+    assert {"id", "src", "dst", "goodput_bps", "drops", "timeouts"} <= set(s["flows"][0])
+    assert "events" in s and "wall_seconds" in s
+    assert (out / "flows.parquet").exists() and (out / "links.parquet").exists()
+    assert (out / "trace_queue.parquet").exists()
+    assert 0.5 < link["utilization"] <= 1.0
+
+
+def test_run_invalid_scenario_exits_nonzero_and_writes_nothing(tmp_path, capsys):
+    """An invalid scenario makes aqmlab run exit non-zero, name the field and write nothing."""
+    sc = tmp_path / "bad.toml"
+    sc.write_text(SCENARIO.replace("min_th = 5", "min_th = 50"))
+    out = tmp_path / "out"
+    assert cli.main(["run", str(sc), "--out", str(out)]) != 0
+    assert "link[1].queue.min_th" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli.main(["run", str(tmp_path / "missing.toml"), "--out", str(out)]) != 0
+    assert not out.exists()
+
+
+def test_bench_prints_rates(capsys):
+    """aqmlab bench prints events/s and bottleneck packets per second."""
+    assert cli.main(["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["case"] == "15mbps" and rows[0]["events_per_s"] > 0
+    assert rows[0]["bottleneck_packets_per_s"] > 0
