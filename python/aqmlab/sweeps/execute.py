@@ -1,0 +1,298 @@
+"""Running a sweep: one code path on Dask distributed.
+
+Without a scheduler address the sweep starts an embedded
+``LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)`` (all cores by
+default); with one (``tcp://HOST:PORT``) it connects to that cluster. Either way the
+client submits the missing points (a bounded window of them at a time), and writes
+each point's row as soon as it completes, so an interrupted sweep loses at most the
+points that were running.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+from . import metrics as _metrics
+from . import paths as _paths
+from . import runners as _runners
+from . import store
+from .spec import Point, SweepSpec, load_spec
+
+_RUNNER_CACHE: Dict[str, Any] = {}
+
+
+def run_point(base: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], seed: int, runner: str,
+              metric_paths: Sequence[str], optional_metrics: bool) -> Dict[str, Any]:
+    """Run one point (in a worker): returns ``{"metrics", "wall_time", "error"}``; never raises
+    for a failure of the runner or of the metric extraction (the error is recorded)."""
+    t0 = time.perf_counter()
+    try:
+        fn = _RUNNER_CACHE.get(runner)
+        if fn is None:
+            fn = _RUNNER_CACHE[runner] = _runners.resolve(runner)
+        sc = copy.deepcopy(dict(base))
+        for path, value in overrides:
+            _paths.set_path(sc, path, copy.deepcopy(value))
+        sc["seed"] = seed
+        summary = _runners.summary_of(fn(sc))
+        cols = _metrics.extract(summary, metric_paths, optional=optional_metrics, scenario=sc)
+        return {"metrics": cols, "wall_time": time.perf_counter() - t0, "error": None}
+    except Exception as e:  # a failed point is recorded, not fatal
+        msg = f"{type(e).__name__}: {e}"
+        tb = traceback.extract_tb(e.__traceback__)
+        if tb:
+            fr = tb[-1]
+            msg += f" (at {Path(fr.filename).name}:{fr.lineno})"
+        return {"metrics": {}, "wall_time": time.perf_counter() - t0, "error": msg}
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def warm_worker(runner: str) -> None:
+    """Import the runner in a worker (and call its ``warmup``) before the points arrive."""
+    fn = _RUNNER_CACHE.get(runner)
+    if fn is None:
+        fn = _RUNNER_CACHE[runner] = _runners.resolve(runner)
+    w = getattr(fn, "warmup", None)
+    if callable(w):
+        w()
+
+
+def validate_points(spec: SweepSpec) -> None:
+    """Check the substituted scenarios with the runner's ``validate`` before anything runs.
+
+    One point per value of every axis is checked (so every value is seen at least once);
+    ValueError names the point, its parameters and the scenario's own error.
+    """
+    if not spec.validate or not spec.points:
+        return
+    fn = _runners.resolve(spec.runner)
+    check = getattr(fn, "validate", None)
+    if check is None:
+        return
+    chosen: Dict[int, Point] = {}
+    for a in spec.axes:
+        seen = set()
+        for p in spec.points:
+            key = tuple(p.params.get(c) for c in a.columns if c != "seed")
+            if key not in seen:
+                seen.add(key)
+                chosen.setdefault(p.index, p)
+    if not chosen:
+        chosen[0] = spec.points[0]
+    for i in sorted(chosen):
+        p = chosen[i]
+        try:
+            check(spec.scenario(p))
+        except ValueError as e:
+            vals = ", ".join(f"{k}={v}" for k, v in p.params.items())
+            raise ValueError(f"point {p.index} ({vals}, seed={p.seed}): invalid scenario: {e}") from None
+
+
+def _client_for(scheduler: Any, jobs: Optional[int], n_todo: int, start_method: Optional[str] = None):
+    """(client, cluster_to_close_or_None, own_client)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ValueError(f"sweeps run on Dask distributed, which is not installed ({e}): "
+                         "pip install 'dask[distributed]'") from None
+
+    if scheduler is None:
+        import dask
+
+        n = jobs or os.cpu_count() or 1
+        n = max(1, min(n, n_todo))
+        # Points are coarse tasks: no statistical profiler in the workers (it costs a few %
+        # of a point). worker-saturation = 1: a worker holds only the task it runs, so if a
+        # point kills its worker process, only that point is blamed (tasks merely queued on
+        # a dying worker would count as "running" there and could end up KilledWorker too).
+        method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
+        with dask.config.set({"distributed.worker.profile.enabled": False,
+                              "distributed.scheduler.worker-saturation": 1.0,
+                              "distributed.worker.multiprocessing-method": method}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+        return Client(cluster), cluster, True
+    if isinstance(scheduler, Client):
+        return scheduler, None, False
+    if hasattr(scheduler, "scheduler_address"):
+        return Client(scheduler), None, True
+    try:
+        return Client(str(scheduler), timeout="30s"), None, True
+    except (OSError, TimeoutError) as e:
+        raise ValueError(f"scheduler {scheduler!r}: cannot connect: {e}") from None
+
+
+class _Progress:
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
+        self.ok = 0
+        self.failed = 0
+        self.left = total - done
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit="pt", dynamic_ncols=True, file=sys.stderr,
+                            desc="sweep", smoothing=0.1)
+            self._post()
+
+    def _post(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"completed={self.ok} failed={self.failed} remaining={self.left}",
+                                     refresh=False)
+
+    def update(self, ok: bool) -> None:
+        if ok:
+            self.ok += 1
+        else:
+            self.failed += 1
+        self.left -= 1
+        if self.bar is not None:
+            self._post()
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Optional[Union[str, os.PathLike]] = None,
+          jobs: Optional[int] = None, scheduler: Any = None, progress: bool = True, *,
+          force_new: bool = False, extend: bool = False, retry_failed: bool = False,
+          include_failed: bool = True, start_method: Optional[str] = None):
+    """Run a sweep and return its rows as a pandas DataFrame (one row per point, in point order).
+
+    `spec`: a sweep TOML path or a dict of the same structure (docs/sweeps.md).
+    `out`: the dataset directory; finished points found there are not computed again
+    (``None``: a temporary directory, removed afterwards). `jobs`: worker processes of the
+    embedded LocalCluster (default: all cores). `scheduler`: a Dask scheduler address
+    (``"tcp://host:8786"``), a ``dask.distributed.Client`` or a cluster object; the sweep
+    then runs there. `force_new` / `extend` / `retry_failed`: see :func:`store.prepare`.
+    `start_method`: how the embedded cluster starts its worker processes, ``"spawn"``
+    (default; environment variable ``AQMLAB_SWEEP_START_METHOD`` overrides it),
+    ``"forkserver"`` or ``"fork"`` (starts in a fraction of a second instead of seconds,
+    but only safe in a process without other busy threads; the CLI uses it on Linux).
+
+    Invalid axis paths, values or scenarios raise ValueError before anything runs. A point
+    whose runner raises is recorded with its ``error`` and the sweep goes on.
+    ``df.attrs["sweep"]`` has timings (cluster start-up, run time, points computed).
+    """
+    if start_method not in (None, "spawn", "forkserver", "fork"):
+        raise ValueError(f"start_method must be spawn, forkserver or fork, got {start_method!r}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    s = load_spec(spec)
+    _runners.resolve(s.runner)  # importable here (workers import it too)
+    validate_points(s)
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="aqmlab-sweep-")
+        out = tmp
+    try:
+        stats = _execute(s, Path(out), jobs, scheduler, progress, force_new, extend, retry_failed, start_method)
+        df = store.load(out, include_failed=include_failed)
+        df.attrs["sweep"] = stats
+        return df
+    finally:
+        if tmp is not None:
+            store.remove_tree(tmp)
+
+
+def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progress: bool,
+             force_new: bool, extend: bool, retry_failed: bool,
+             start_method: Optional[str] = None) -> Dict[str, Any]:
+    store.prepare(out, s, force_new=force_new, extend=extend)
+    have = store.finished(out)
+    ids = {p.id for p in s.points}
+    redo = store.failed(out, have & ids) if retry_failed else set()
+    todo = [p for p in s.points if p.id not in have or p.id in redo]
+    stats: Dict[str, Any] = {"points": len(s.points), "already_done": len(s.points) - len(todo),
+                             "computed": 0, "failed": 0, "startup_seconds": 0.0, "run_seconds": 0.0,
+                             "out": str(out)}
+    if not todo:
+        return stats
+    ptypes = store.param_types(s)
+    optional = s.default_metrics
+    t0 = time.perf_counter()
+    client, cluster, own = _client_for(scheduler, jobs, len(todo), start_method)
+    bar = None
+    futures: Dict[Any, Point] = {}
+    try:
+        from dask.distributed import as_completed
+
+        nthreads = sum(client.nthreads().values()) or 1
+        stats["workers"] = nthreads
+        # The base scenario goes to the cluster once, as a task result rather than scattered
+        # data: a task has lineage, so if the worker holding it dies it is recomputed.
+        base_f = client.submit(_identity, s.base, key=f"aqmlab-base-{s.fixed_hash}-{os.getpid()}-{int(t0 * 1e6)}",
+                               pure=False)
+        client.run(warm_worker, s.runner)
+        store.make_row(todo[0].to_dict(), ptypes, {"x": 0.0}, 0.0, None)  # imports (seconds): start-up
+        t1 = time.perf_counter()
+        stats["startup_seconds"] = t1 - t0
+        bar = _Progress(len(s.points), len(s.points) - len(todo), progress)
+        window = max(16, 4 * nthreads)
+        queue = list(reversed(todo))
+
+        def submit(p: Point):
+            f = client.submit(run_point, base_f, p.overrides, p.seed, s.runner, s.metrics, optional,
+                              key=f"aqmlab-point-{p.id}-{os.getpid()}-{int(t0 * 1e6)}", pure=False)
+            futures[f] = p
+            return f
+
+        ac = as_completed([submit(queue.pop()) for _ in range(min(window, len(queue)))])
+        warned = False
+        for fut in ac:
+            p = futures.pop(fut)
+            try:
+                r = fut.result()
+            except Exception as e:  # noqa: BLE001 - recorded below
+                r = e
+            if isinstance(r, BaseException) and "Cancelled" in type(r).__name__:
+                # not the point's fault (scheduler gone, connection lost): stop, keep what is done
+                raise RuntimeError(f"the Dask cluster cancelled point {p.index} ({type(r).__name__}: {r}); "
+                                   "finished points are kept, re-run the command to resume") from None
+            if isinstance(r, BaseException) or not isinstance(r, dict):  # worker died (KilledWorker), ...
+                e = r if isinstance(r, BaseException) else TypeError(f"unexpected result {r!r}")
+                r = {"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}
+            fut.release()
+            row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
+            store.write_point(out, p.id, row)
+            stats["computed"] += 1
+            if r["error"] is not None:
+                stats["failed"] += 1
+                if not warned and progress:
+                    warned = True
+                    print(f"\naqmlab sweep: point {p.index} failed: {r['error']} "
+                          "(recorded; the sweep goes on)", file=sys.stderr)
+            bar.update(r["error"] is None)
+            if queue:
+                ac.add(submit(queue.pop()))
+        stats["run_seconds"] = time.perf_counter() - t1
+        return stats
+    except BaseException:
+        for f in list(futures):
+            try:
+                f.cancel()
+            except Exception:
+                pass
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        try:
+            if own:
+                client.close(timeout=10)
+        finally:
+            if cluster is not None:
+                cluster.close(timeout=10)
