@@ -1,0 +1,349 @@
+"""The reference scenarios of the peer benchmark (aqmlab vs ns-2 vs ns-3).
+
+This module is the single source of truth: every number the three simulators
+use comes from here. The harness (``benchmarks/peers/run``) writes one
+parameter file per case (``Case.params()``, flat ``key value`` lines) that the
+ns-2 Tcl script and the ns-3 program read, and builds the aqmlab scenario dict
+(``Case.aqmlab_scenario()``, the simulator's TOML shape) from the same object.
+
+Conventions (see docs/peers.md for the reasons):
+
+* Dumbbell ``s_i -> r1 -> r2 -> k_i``: one source node and one sink node per
+  "path"; the bottleneck is r1 -> r2.  Base RTT of path i (propagation only)
+  ``rtt_i = rtt_min + (rtt_max - rtt_min) * i / (P - 1)``; the bottleneck delay
+  is fixed, the two access links of the path get the same delay
+  ``a_i = (rtt_i / 2 - bottleneck_delay) / 2`` so that
+  ``2 * (a_i + bottleneck_delay + a_i) == rtt_i``.
+* S1/S2: one flow per path.  S3 (10,000 flows): 100 paths, flows spread
+  round-robin over them (per-flow nodes would give ns-2 a 20,000-node
+  all-pairs routing table).
+* Packets are ``packet_size`` bytes *on the wire* (IP packet, headers
+  included): ns-2 with ``useHeaders_ false``, ns-3 with a TCP segment of
+  packet_size - 40 bytes and no TCP options; ACKs are 40 bytes.
+* Start times: ``random.Random(seed).uniform(start_lo, start_hi)`` drawn once
+  per flow in flow order, here in Python, and handed to every simulator as an
+  explicit list, so all three start the flows at the same instants.
+* Measurement window: ``[duration / 2, duration]``.
+* ``limit`` is ns-2's queue limit: its Drop Tail lets limit - 1 packets wait
+  (the one on the wire counts), its RED lets limit wait; ns-3 is set up to
+  match each (docs/peers.md, section 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Dict, List, Optional
+
+PACKET_SIZE = 1000          # bytes on the wire (IP packet)
+ACK_SIZE = 40               # bytes on the wire
+HEADER = 40                 # IP + TCP header without options
+MAX_WINDOW = 1000           # receiver window (packets); never the limit in S1/S2
+INIT_WINDOW = 2             # ns-2 windowInit_ default, forced on ns-3 too
+MIN_RTO = 0.2               # s, ns-2 minrto_ default
+TCP_TICK = 0.01             # s, ns-2 tcpTick_ default (timer granularity)
+INIT_RTO = 3.0              # s, ns-2 rtxcur_init_ default
+LIMITED_TRANSMIT = 0        # RFC 3042 off in every simulator: ns-3 3.37's limited
+                            # transmit without SACK collapses (see docs/peers.md)
+NEWRENO_AS_NS2 = 1          # ns-3: restart RTO at fast retransmit, fast retransmit
+                            # only if ack > recover, as ns-2 (docs/peers.md)
+RED_SAMPLES = 1000          # RED's average is sampled this many times, evenly spaced
+                            # over the measurement window (the queue is integrated exactly)
+
+ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
+
+
+def _rate_str(bps: float) -> str:
+    for unit, div in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bps >= div and bps % div == 0:
+            return f"{int(bps // div)}{unit}"
+    return f"{int(bps)}bps"
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    flows: int
+    paths: int
+    bottleneck_rate: float          # b/s
+    bottleneck_delay: float         # s
+    access_rate: float              # b/s
+    limit: int                      # packets, counts the one in transmission
+    queue: str                      # droptail | red | ared
+    min_th: float = 0.0
+    max_th: float = 0.0
+    w_q: float = 0.0
+    max_p: float = 0.1
+    gentle: bool = True
+    duration: float = 100.0
+    rtt_min: float = 0.100
+    rtt_max: float = 0.160
+    start_lo: float = 0.0
+    start_hi: float = 1.0
+    seed: int = 1
+    packet_size: int = PACKET_SIZE
+    max_window: int = MAX_WINDOW
+    access_limit: int = 10000
+    group: str = ""                 # S1 / S2 / S3
+    timeout: float = 3600.0         # s of wall time before the harness gives up
+    quick: bool = False
+
+    # ------------------------------------------------------------------ derived
+    def rtts(self) -> List[float]:
+        p = self.paths
+        if p == 1:
+            return [self.rtt_min]
+        return [self.rtt_min + (self.rtt_max - self.rtt_min) * i / (p - 1) for i in range(p)]
+
+    def access_delays(self) -> List[float]:
+        return [(r / 2 - self.bottleneck_delay) / 2 for r in self.rtts()]
+
+    def flow_paths(self) -> List[int]:
+        return [i % self.paths for i in range(self.flows)]
+
+    def starts(self) -> List[float]:
+        rng = random.Random(self.seed)
+        return [rng.uniform(self.start_lo, self.start_hi) for _ in range(self.flows)]
+
+    @property
+    def t_measure(self) -> float:
+        return self.duration / 2
+
+    def with_(self, **kw) -> "Case":
+        return dataclasses.replace(self, **kw)
+
+    # ------------------------------------------------------------ peer params
+    def params(self) -> str:
+        """Flat ``key value...`` lines read by ns2/dumbbell.tcl and ns3/dumbbell.cc."""
+        lines = [
+            f"name {self.name}",
+            f"flows {self.flows}",
+            f"paths {self.paths}",
+            f"bottleneck_rate {self.bottleneck_rate:.0f}",
+            f"bottleneck_delay {self.bottleneck_delay!r}",
+            f"access_rate {self.access_rate:.0f}",
+            f"access_limit {self.access_limit}",
+            f"limit {self.limit}",
+            f"queue {self.queue}",
+            f"min_th {self.min_th!r}",
+            f"max_th {self.max_th!r}",
+            f"w_q {self.w_q!r}",
+            f"max_p {self.max_p!r}",
+            f"gentle {int(self.gentle)}",
+            f"ared_interval {ARED['interval']!r}",
+            f"ared_alpha {ARED['alpha']!r}",
+            f"ared_beta {ARED['beta']!r}",
+            f"ared_top {ARED['top']!r}",
+            f"ared_bottom {ARED['bottom']!r}",
+            f"duration {self.duration!r}",
+            f"t_measure {self.t_measure!r}",
+            f"packet_size {self.packet_size}",
+            f"ack_size {ACK_SIZE}",
+            f"header {HEADER}",
+            f"max_window {self.max_window}",
+            f"init_window {INIT_WINDOW}",
+            f"min_rto {MIN_RTO!r}",
+            f"tcp_tick {TCP_TICK!r}",
+            f"init_rto {INIT_RTO!r}",
+            f"limited_transmit {LIMITED_TRANSMIT}",
+            f"newreno_as_ns2 {NEWRENO_AS_NS2}",
+            f"sample_interval {(self.duration - self.t_measure) / RED_SAMPLES!r}",
+            f"seed {self.seed}",
+            "access_delays " + " ".join(f"{d:.9f}" for d in self.access_delays()),
+            "flow_paths " + " ".join(str(p) for p in self.flow_paths()),
+            "starts " + " ".join(f"{s:.9f}" for s in self.starts()),
+        ]
+        return "\n".join(lines) + "\n"
+
+    # --------------------------------------------------------------- aqmlab
+    def queue_dict(self) -> Dict:
+        if self.queue == "droptail":
+            return {"type": "droptail", "limit": self.limit}
+        return {
+            "type": self.queue,
+            "limit": self.limit,
+            "min_th": self.min_th,
+            "max_th": self.max_th,
+            "w_q": self.w_q,
+            "max_p": self.max_p,
+            "gentle": self.gentle,
+        }
+
+    def aqmlab_scenario(self) -> Dict:
+        """The case in aqmlab's scenario shape (a dict mirroring the TOML file)."""
+        links = [{
+            "a": "r1", "b": "r2",
+            "rate": _rate_str(self.bottleneck_rate),
+            "delay": f"{self.bottleneck_delay * 1e3:.6f}ms",
+            "queue": self.queue_dict(),
+        }]
+        for i, d in enumerate(self.access_delays()):
+            for a, b in ((f"s{i}", "r1"), ("r2", f"k{i}")):
+                links.append({
+                    "a": a, "b": b,
+                    "rate": _rate_str(self.access_rate),
+                    "delay": f"{d * 1e3:.6f}ms",
+                    "queue": {"type": "droptail", "limit": self.access_limit},
+                })
+        flows = []
+        for i, (p, s) in enumerate(zip(self.flow_paths(), self.starts())):
+            flows.append({
+                "type": "tcp",
+                "variant": "newreno",
+                "src": f"s{p}",
+                "dst": f"k{p}",
+                "start": f"{s:.9f}s",
+                "packet_size": self.packet_size,
+                "max_window": self.max_window,
+                "packets": 0,
+                "count": 1,
+            })
+        return {
+            "name": self.name,
+            "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
+            "duration": f"{self.duration:g}s",
+            "warmup": f"{self.t_measure:g}s",
+            "seed": self.seed,
+            "bottleneck": "r1->r2",
+            "link": links,
+            "flow": flows,
+        }
+
+    def aqmlab_toml(self) -> str:
+        return to_toml(self.aqmlab_scenario())
+
+
+# ---------------------------------------------------------------------------
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(type(v))
+
+
+def to_toml(d: Dict) -> str:
+    out = []
+    for k, v in d.items():
+        if not (isinstance(v, list) and v and isinstance(v[0], dict)):
+            out.append(f"{k} = {_toml_value(v)}")
+    for k, v in d.items():
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            for item in v:
+                out.append("")
+                out.append(f"[[{k}]]")
+                for kk, vv in item.items():
+                    out.append(f"{kk} = {_toml_value(vv)}")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+S1_RED = dict(min_th=20, max_th=80, w_q=0.002, max_p=0.1, gentle=True)
+S2_RED = dict(min_th=200, max_th=800, w_q=0.0002, max_p=0.1, gentle=True)
+S3_RED = dict(min_th=2000, max_th=8000, w_q=0.00002, max_p=0.1, gentle=True)
+
+
+def s1(n: int, queue: str, duration: float = 100.0) -> Case:
+    red = S1_RED if queue != "droptail" else {}
+    suffix = "" if duration == 100.0 else f"-{duration:g}s"
+    return Case(name=f"S1-n{n}-{queue}{suffix}", group="S1", flows=n, paths=n,
+                bottleneck_rate=15e6, bottleneck_delay=0.020, access_rate=100e6,
+                limit=200, queue=queue, duration=duration, access_limit=1000, **red)
+
+
+def s2(queue: str = "red", duration: float = 10.0) -> Case:
+    """S2 as the issue defines it lasts 10 s, which ends inside the start-up
+    transient (after slow start each flow needs ~160 packets of window); the
+    60-s variant (not run by default) is the one to judge agreement on."""
+    red = S2_RED if queue != "droptail" else {}
+    suffix = "" if duration == 10.0 else f"-{duration:g}s"
+    return Case(name=f"S2-{queue}{suffix}", group="S2", flows=100, paths=100,
+                bottleneck_rate=1e9, bottleneck_delay=0.020, access_rate=10e9,
+                limit=2000, queue=queue, duration=duration, access_limit=10000, **red)
+
+
+def s3(flows: int = 10000, rate: float = 10e9, duration: float = 10.0, paths: int = 100) -> Case:
+    """The large case: 10,000 flows, 10 Gb/s bottleneck, 100 Gb/s access links.
+
+    Buffer and thresholds scale with the rate from S2 (x10).  The receiver
+    window is 200 packets: a flow's fair share is about 20 packets of window,
+    and ns-3's send buffer (= the receiver window, BulkSend keeps it full)
+    would otherwise cost gigabytes for 10,000 flows.
+    """
+    scale = rate / 10e9
+    red = dict(S3_RED)
+    red["min_th"] *= scale
+    red["max_th"] *= scale
+    red["w_q"] /= scale
+    return Case(name=f"S3-f{flows}-{_rate_str(rate)}-{duration:g}s", group="S3",
+                flows=flows, paths=min(paths, flows), bottleneck_rate=rate,
+                bottleneck_delay=0.020, access_rate=10 * rate, limit=int(20000 * scale),
+                queue="red", duration=duration, access_limit=int(200000 * scale),
+                max_window=200, timeout=600.0, **red)
+
+
+def all_cases() -> List[Case]:
+    cases = [s1(n, q) for n in (5, 20, 100) for q in ("droptail", "red", "ared")]
+    cases.append(s1(100, "red", duration=2000.0))
+    cases.append(s2("red"))
+    cases.append(s2("red", duration=60.0))
+    cases.extend(s3_ladder())
+    return cases
+
+
+def s3_ladder() -> List[Case]:
+    """S3 first, then the fallbacks from large to small: the harness runs a
+    peer down this list (600 s timeout each) and reports the largest it finishes."""
+    return [
+        s3(10000, 10e9, 10.0),
+        s3(10000, 10e9, 2.0),
+        s3(1000, 1e9, 10.0),
+        s3(1000, 1e9, 2.0),
+    ]
+
+
+def quick(case: Case) -> Case:
+    """Smoke-test variant: a tenth of the duration (at least 2 s)."""
+    return case.with_(duration=max(2.0, case.duration / 10), quick=True,
+                      name=case.name + "-quick")
+
+
+LONG_RUNS = ("S1-n100-red-2000s", "S2-red-60s")
+
+
+def select(spec: Optional[str]) -> List[Case]:
+    """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
+    cases = all_cases()
+    if not spec:
+        return [c for c in cases if c.name not in LONG_RUNS and c.group != "S3"]
+    out = []
+    for tok in spec.split(","):
+        tok = tok.strip()
+        if not tok:
+            continue
+        hit = [c for c in cases if c.name == tok]
+        if not hit:
+            # prefixes never pick the long runs: name them explicitly
+            hit = [c for c in cases if (c.name.startswith(tok + "-") or c.group == tok)
+                   and c.name not in LONG_RUNS]
+        if not hit:
+            raise SystemExit(f"unknown case {tok!r}; known: " + ", ".join(c.name for c in cases))
+        out.extend(c for c in hit if c not in out)
+    return out
+
+
+if __name__ == "__main__":  # print the case list, or one case's params / TOML
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] in ("params", "toml"):
+        c = select(sys.argv[2])[0]
+        sys.stdout.write(c.params() if sys.argv[1] == "params" else c.aqmlab_toml())
+    else:
+        for c in all_cases():
+            print(f"{c.name:28s} flows={c.flows:5d} rate={_rate_str(c.bottleneck_rate):>7s} "
+                  f"queue={c.queue:8s} limit={c.limit} duration={c.duration:g}s")
