@@ -1,0 +1,34 @@
+//! # gateway — aqmlab's userspace bottleneck
+//!
+//! Forwards Ethernet frames between two interfaces (veth ends inside network
+//! namespaces) through the same `crates/aqm` code the simulator uses, emulating one
+//! bottleneck link in each direction: line rate (serialization), propagation delay
+//! and an output queue holding any discipline of `aqm::QueueConfig`.
+//!
+//! ```text
+//!   side A                      aqmlab-gateway                         side B
+//!  ┌──────┐  veth   ┌──────┐  ┌─────────────────────────────┐ ┌──────┐  veth  ┌──────┐
+//!  │ hosts├────────►│ if_a ├─►│ A->B pipe: queue/line/delay ├►│ if_b ├───────►│ hosts│
+//!  │      │◄────────┤      │◄─┤ B->A pipe: queue/line/delay │◄┤      │◄───────┤      │
+//!  └──────┘         └──────┘  └─────────────────────────────┘ └──────┘        └──────┘
+//! ```
+//!
+//! It is a bridge-like middlebox, transparent at layer 2: both sides sit in one IP
+//! subnet; ARP is forwarded at once, unqueued; IPv6 neighbour discovery is IP and
+//! goes through the pipe like any packet. Other non-IP frames, runts, malformed or
+//! truncated IP packets are counted and dropped.
+//!
+//! - [`frame`]: parsing, flow id (hash of the 5-tuple), setting CE (RFC 1624).
+//! - [`pipe`]: one direction, pure (time is an argument), unit-tested.
+//! - [`config`]: TOML/JSON file and flags.
+//! - [`sock`]: AF_PACKET sockets, `recvmmsg` / `sendmmsg`.
+//! - [`run`]: the single-threaded event loop and the statistics file.
+//! - [`tools`]: `blast` (traffic and garbage generator) and `count` (receiver) for
+//!   the benchmark and the tests.
+
+pub mod config;
+pub mod frame;
+pub mod pipe;
+pub mod run;
+pub mod sock;
+pub mod tools;

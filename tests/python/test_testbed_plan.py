@@ -1,0 +1,118 @@
+"""Turning a scenario into a testbed plan (no root needed)."""
+
+import pytest
+
+from aqmlab.testbed import KERNEL_CC, plan
+from aqmlab.testbed.core import _goodput, _iperf_client_args, gateway_args
+from aqmlab.testbed.scenario import dumps, load, window_clamps
+from aqmlab.testbed.testing import dumbbell, tcp_flows
+
+RED = {"type": "red", "limit": 100, "min_th": 5, "max_th": 15}
+
+
+def test_dumbbell_is_recognised():
+    """The slowest link every flow crosses is the bottleneck; senders sit on side a."""
+    pl = plan(dumbbell(RED, tcp_flows(3), senders=2, access_delay="5ms"))
+    assert pl.link_name == "r1->r2" and pl.link_name_back == "r2->r1"
+    assert pl.rate_ab == 10e6
+    assert pl.delay_s == pytest.approx(0.025), "bottleneck delay plus the access delays on the path"
+    assert pl.hosts == {"a": ["s1"], "b": ["k1"]}
+    assert [f.src_side for f in pl.flows] == ["a"] * 3
+    assert pl.queue_ab == RED and pl.queue_ba == RED
+
+
+def test_variants_map_to_kernel_reno():
+    """tahoe, reno and newreno all run as the kernel's reno."""
+    for v in ("tahoe", "reno", "newreno"):
+        assert KERNEL_CC[v] == "reno"
+        pl = plan(dumbbell(RED, [{"type": "tcp", "variant": v}]))
+        assert pl.flows[0].kernel_cc == "reno"
+    assert any("tahoe" in n for n in plan(dumbbell(RED, [{"type": "tcp", "variant": "tahoe"}])).notes)
+
+
+def test_count_and_uniform_start_expand_reproducibly():
+    """`count` makes copies; uniform start times come from the scenario seed."""
+    sc = dumbbell(RED, [{"type": "tcp", "count": 5, "start": {"uniform": [0, 1]}}])
+    a, b = plan(sc), plan(sc)
+    assert len(a.flows) == 5
+    assert [f.start_s for f in a.flows] == [f.start_s for f in b.flows]
+    assert all(0 <= f.start_s <= 1 for f in a.flows)
+
+
+def test_cbr_flow_becomes_udp_at_its_rate():
+    """A cbr flow runs as iperf3 UDP at the scenario's rate and packet size."""
+    pl = plan(dumbbell(RED, [{"type": "cbr", "rate": "20Mbps", "packet_size": 1000}]))
+    f = pl.flows[0]
+    args = _iperf_client_args(pl, f, 5201)
+    assert f.kind == "udp" and f.rate_bps == 20e6
+    assert "-u" in args and args[args.index("-b") + 1] == "20000000" and args[args.index("-l") + 1] == "972"
+
+
+def test_tcp_client_arguments():
+    """TCP flows name the congestion control and the MSS for the packet size; max_window clamps the receive window."""
+    pl = plan(dumbbell(RED, [{"type": "tcp", "variant": "newreno", "packet_size": 1000, "max_window": 20}]))
+    args = _iperf_client_args(pl, pl.flows[0], 5201)
+    assert args[args.index("-C") + 1] == "reno"
+    assert args[args.index("-M") + 1] == "960"
+    assert window_clamps(pl) == {("a", "s1"): 20 * 948}
+
+
+def test_simulator_defaults_apply():
+    """A flow without packet_size, max_window or variant gets the simulator's defaults (1000 B, 20, newreno)."""
+    f = plan(dumbbell(RED, [{"type": "tcp"}])).flows[0]
+    assert (f.packet_size, f.max_window, f.variant, f.kernel_cc) == (1000, 20, "newreno", "reno")
+
+
+def test_ecn_queue_turns_ecn_on():
+    """Flows with ecn = true turn the namespaces' ECN on; the queue's ecn alone does not."""
+    assert not plan(dumbbell({**RED, "ecn": True}, tcp_flows(2))).ecn
+    pl = plan(dumbbell({**RED, "ecn": True}, tcp_flows(2, ecn=True)))
+    assert pl.ecn and all(f.ecn for f in pl.flows)
+
+
+def test_gateway_arguments_carry_the_queues():
+    """The gateway gets rate, delay, both queues and the window."""
+    args = gateway_args(plan(dumbbell(RED, tcp_flows(1), duration=8, warmup=2)))
+    assert args[args.index("--queue-ab") + 1] == '{"type":"red","limit":100,"min_th":5,"max_th":15}'
+    assert args[args.index("--duration") + 1] == "8.0" and args[args.index("--warmup") + 1] == "2.0"
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda sc: sc["flow"][0].update(type="web"), "flow[0].type"),
+    (lambda sc: sc["flow"][0].update(dst="nowhere"), "flow[0].dst"),
+    (lambda sc: sc["link"][1].update(rate="10 parsecs"), "link[1].rate"),
+    (lambda sc: sc["flow"][0].update(variant="vegas"), "flow[0].variant"),
+    (lambda sc: sc.pop("duration"), "duration"),
+    (lambda sc: sc["flow"][0].update(src="k1"), "flow[0]"),
+])
+def test_errors_name_the_field(mutate, field):
+    """An unusable scenario is refused with the path of the offending field."""
+    sc = dumbbell(RED, tcp_flows(1))
+    mutate(sc)
+    with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        plan(sc)
+
+
+def test_not_a_dumbbell_is_refused():
+    """Flows that share no link cannot run on one gateway."""
+    sc = dumbbell(RED, tcp_flows(1))
+    sc["link"].append({"a": "x", "b": "y", "rate": "1Mbps", "queue": RED})
+    sc["flow"].append({"type": "tcp", "src": "x", "dst": "y"})
+    with pytest.raises(ValueError, match="dumbbell"):
+        plan(sc)
+
+
+def test_toml_round_trip(tmp_path):
+    """A scenario dict written as TOML reads back the same."""
+    sc = dumbbell(RED, tcp_flows(2) + [{"type": "cbr", "rate": "1Mbps", "start": {"uniform": [0, 1]}}])
+    p = tmp_path / "s.toml"
+    p.write_text(dumps(sc))
+    assert load(p) == sc
+
+
+def test_goodput_counts_only_the_window():
+    """Goodput prorates the receiver's intervals to [warmup, duration]."""
+    server = {"intervals": [{"sum": {"start": i * 0.5, "end": (i + 1) * 0.5, "bytes": 625_000}} for i in range(20)]}
+    # 10 Mb/s for 10 s starting at t = 1; window [2, 8]
+    assert _goodput(server, None, 1.0, 2.0, 8.0) == pytest.approx(10e6)
+    assert _goodput(server, None, 5.0, 2.0, 8.0) == pytest.approx(10e6 * 3 / 6)
