@@ -139,8 +139,12 @@ pub struct FlowDef {
     pub dst: usize,
     pub start: Time,
     pub stop: Option<Time>,
-    /// Bytes on the wire of a data packet.
+    /// Bytes on the wire of a data packet (the mean with exponential sizes).
     pub packet_size: u32,
+    /// Open-loop flows: packet sizes exponential with mean `packet_size` (so that a
+    /// link serves them in exponential time, as in Bonald, May & Bolot's M/M/1/K
+    /// models) instead of all equal.
+    pub exponential_sizes: bool,
     pub ecn: bool,
     /// Packet preparation delay: each packet leaves the source U[0, prep_delay] s after it could.
     pub prep_delay: f64,
@@ -249,6 +253,7 @@ struct FlowSpec {
     on_time: Option<Quantity>,
     off_time: Option<Quantity>,
     shape: Option<f64>,
+    size_distribution: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -536,10 +541,10 @@ impl Scenario {
                 "tcp" => TCP_KEYS,
                 "telnet" => [TCP_KEYS, &["interval"][..]].concat().leak(),
                 "web" => [TCP_KEYS, &["arrival_rate", "mean_packets", "shape", "max_transfers"][..]].concat().leak(),
-                "cbr" => &["rate", "interval"],
-                "poisson" => &["rate", "interval"],
-                "batch_poisson" => &["rate", "interval", "batch"],
-                "pareto_onoff" => &["rate", "interval", "on_time", "off_time", "shape"],
+                "cbr" => &["rate", "interval", "size_distribution"],
+                "poisson" => &["rate", "interval", "size_distribution"],
+                "batch_poisson" => &["rate", "interval", "batch", "size_distribution"],
+                "pareto_onoff" => &["rate", "interval", "on_time", "off_time", "shape", "size_distribution"],
                 other => return Err(SimError::invalid(&format!("{p}.type"), format!("{other:?}"), format!("one of {}", FLOW_TYPES.join(", ")))),
             };
             for k in table.keys() {
@@ -573,6 +578,13 @@ impl Scenario {
                 None => 0.0,
             };
             let tcp = tcp_params(&f, &p, packet_size)?;
+            let exponential_sizes = match f.size_distribution.as_deref() {
+                None | Some("fixed") => false,
+                Some("exponential") => true,
+                Some(other) => {
+                    return Err(SimError::invalid(&fp("size_distribution"), format!("{other:?}"), "\"fixed\" or \"exponential\""));
+                }
+            };
             // Open-loop rate / interval.
             let interval_of = |default_rate: Option<f64>| -> Result<f64> {
                 match (&f.rate, &f.interval) {
@@ -686,6 +698,7 @@ impl Scenario {
                     start: Time::from_secs_f64(start),
                     stop,
                     packet_size,
+                    exponential_sizes,
                     ecn: f.ecn.unwrap_or(false),
                     prep_delay,
                     tcp: tcp.clone(),

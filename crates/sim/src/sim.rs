@@ -131,6 +131,8 @@ struct Flow {
     src: u16,
     dst: u16,
     packet_size: u32,
+    /// Draw each open-loop packet's size from an exponential of mean `packet_size`.
+    exponential_sizes: bool,
     ecn: bool,
     prep_delay: f64,
     start: u64,
@@ -307,6 +309,7 @@ impl Sim {
                 src: f.src as u16,
                 dst: f.dst as u16,
                 packet_size: f.packet_size,
+                exponential_sizes: f.exponential_sizes,
                 ecn: f.ecn,
                 prep_delay: f.prep_delay,
                 start: f.start.0,
@@ -799,7 +802,13 @@ impl Sim {
             if now >= self.w0 {
                 fl.sent += 1;
             }
-            self.out.push(Pkt { flow: f as u32, seq, size: fl.packet_size, dst: fl.dst, flags: f_ecn, epoch: 0 });
+            let size = if fl.exponential_sizes {
+                // at least one byte: a zero-length packet would take no time on the link
+                expo(&mut fl.rng, fl.packet_size as f64).round().clamp(1.0, u32::MAX as f64) as u32
+            } else {
+                fl.packet_size
+            };
+            self.out.push(Pkt { flow: f as u32, seq, size, dst: fl.dst, flags: f_ecn, epoch: 0 });
         }
         let prep = fl.prep_delay;
         let at = now + ns(next) + if prep > 0.0 { ns(fl.rng.random::<f64>() * prep) } else { 0 };

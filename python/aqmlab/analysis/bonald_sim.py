@@ -1,0 +1,101 @@
+"""Bonald, May & Bolot's open-loop models run on the packet-level simulator.
+
+:func:`scenario` writes the model of Section II as a scenario: one link of rate
+8 Mb/s serving packets of exponential size (mean 1000 bytes, so exponential service at
+mu = 1000 packets/s), fed by a batch-Poisson stream (bursts of B packets) and/or a
+Poisson stream with total offered load rho. :func:`drop_probabilities` runs
+independent replications and returns each class's drop probability with a confidence
+interval, to set beside :class:`aqmlab.analysis.bonald.BonaldModel`.
+
+Mapping the model's conventions onto the simulator's
+----------------------------------------------------
+The model counts n, the packets in the router *including the one in service*, has a
+buffer of K such packets, and (aqmlab's default ``convention="including"``, the one
+that reproduces Table III) drops an arrival that finds n packets with probability
+d(n + 1). The simulator's queue, like ns-2's and Linux's, holds the packets *waiting*:
+an arrival that finds n >= 1 packets in the router sees q = n - 1. So the scenario uses
+``limit = K - 1`` waiting packets and RED thresholds ``min_th - 2`` and ``max_th - 2``
+with ``w_q = 1`` (the drop function of the instantaneous queue) and independent drops
+(``mark_method = "geometric"``, the model's d has no count). The simulation has no
+Approximation 1: each packet of a burst sees the queue its predecessors built.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Optional, Tuple
+
+from . import _validate as v
+
+LINK_RATE_BPS = 8e6
+MEAN_PACKET_BYTES = 1000
+
+
+def scenario(policy: str, rho: float, K: int, min_th: Optional[float] = None, max_th: Optional[float] = None,
+             max_p: Optional[float] = None, burst: int = 1, bursty_fraction: float = 1.0,
+             duration: float = 200.0, warmup: float = 10.0, seed: int = 1) -> Dict[str, Any]:
+    """The simulator scenario (a dict) of the Section II model; arguments as
+    :func:`aqmlab.analysis.bonald.drop_probability`, plus run length (s) and seed."""
+    if policy not in ("taildrop", "red"):
+        raise ValueError(f"policy must be 'taildrop' or 'red', got {policy!r}")
+    rho = v.positive("rho", rho)
+    K = v.integer("K", K, minimum=2)
+    burst = v.integer("burst", burst, minimum=1)
+    if not 0.0 <= bursty_fraction <= 1.0:
+        raise ValueError(f"bursty_fraction must be in [0, 1], got {bursty_fraction}")
+    if policy == "taildrop":
+        queue: Dict[str, Any] = {"type": "droptail", "limit": K - 1}
+    else:
+        max_th = K if max_th is None else max_th
+        if min_th is None or max_p is None:
+            raise ValueError("min_th and max_p are required for policy 'red'")
+        queue = {"type": "red", "limit": K - 1, "min_th": float(min_th) - 2.0, "max_th": float(max_th) - 2.0,
+                 "w_q": 1.0, "max_p": float(max_p), "mark_method": "geometric"}
+    total_bps = rho * LINK_RATE_BPS
+    flows = []
+    if bursty_fraction > 0:
+        flows.append({"name": "bursty", "type": "batch_poisson", "src": "s", "dst": "d",
+                      "rate": bursty_fraction * total_bps, "batch": burst,
+                      "packet_size": MEAN_PACKET_BYTES, "size_distribution": "exponential"})
+    if bursty_fraction < 1:
+        flows.append({"name": "smooth", "type": "poisson", "src": "s", "dst": "d",
+                      "rate": (1.0 - bursty_fraction) * total_bps,
+                      "packet_size": MEAN_PACKET_BYTES, "size_distribution": "exponential"})
+    return {"duration": duration, "warmup": warmup, "seed": seed,
+            "link": [{"a": "s", "b": "d", "rate": LINK_RATE_BPS, "delay": "1ms", "queue_ab": queue}],
+            "flow": flows}
+
+
+# two-sided Student t quantiles at 0.995 for 1..9 degrees of freedom (99% intervals)
+_T995 = [63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250]
+
+
+def drop_probabilities(policy: str, rho: float, K: int, min_th: Optional[float] = None,
+                       max_th: Optional[float] = None, max_p: Optional[float] = None, burst: int = 1,
+                       bursty_fraction: float = 1.0, replications: int = 5, duration: float = 200.0,
+                       seed: int = 1) -> Dict[str, Tuple[float, float]]:
+    """Simulated drop probabilities ``{"total"|"bursty"|"smooth": (mean, half-width)}``,
+    the half-width of a 99% Student-t interval over `replications` independent runs."""
+    from ..sim import simulate
+
+    n = v.integer("replications", replications, minimum=2)
+    if n > len(_T995) + 1:
+        raise ValueError(f"replications must be <= {len(_T995) + 1}, got {n}")
+    samples: Dict[str, list] = {"total": [], "bursty": [], "smooth": []}
+    for r in range(n):
+        sc = scenario(policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction, duration, seed=seed + r)
+        flows = simulate(sc, progress=False).summary["flows"]
+        arrivals = {f["name"]: f["arrivals"] for f in flows}
+        drops = {f["name"]: f["drops"] for f in flows}
+        samples["total"].append(sum(drops.values()) / max(sum(arrivals.values()), 1))
+        for cls in ("bursty", "smooth"):
+            if cls in arrivals:
+                samples[cls].append(drops[cls] / max(arrivals[cls], 1))
+    t = _T995[n - 2]
+    out = {}
+    for k, xs in samples.items():
+        if xs:
+            m = sum(xs) / len(xs)
+            sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+            out[k] = (m, t * sd / math.sqrt(len(xs)))
+    return out
