@@ -58,14 +58,6 @@ def test_red_does_not_hold_a_udp_flood(tmp_path):
     assert tcp < 0.15 * 10e6
 
 
-def _fred_implemented() -> bool:
-    from aqmlab.testbed.core import repo_root
-
-    src = repo_root() / "crates" / "aqm" / "src" / "fred.rs"
-    return src.exists() and "unimplemented!()" not in src.read_text()
-
-
-@pytest.mark.skipif(not _fred_implemented(), reason="FRED (crates/aqm/src/fred.rs) is not implemented yet")
 def test_fred_holds_a_udp_flood_to_its_share(tmp_path):
     """A UDP flood at twice the link rate is held by FRED to about its share while a TCP flow gets the rest."""
     flows = [{"type": "cbr", "rate": "20Mbps", "packet_size": 1000, "start": 0.5}] + tcp_flows(1)
