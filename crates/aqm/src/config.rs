@@ -372,6 +372,32 @@ struct RedCommon<'a> {
     idle_pkt_time: f64,
 }
 
+/// The [`RedCommon`] of a RED, ARED or Feng configuration `$c` (their shared fields have
+/// the same names), with the thresholds and weight given (ARED fills them in).
+macro_rules! red_common {
+    ($c:expr, $min_th:expr, $max_th:expr, $w_q:expr, $rate:expr) => {
+        RedCommon {
+            min_th: $min_th,
+            max_th: $max_th,
+            w_q: $w_q,
+            max_p: $c.max_p,
+            limit: $c.limit,
+            limit_bytes: $c.limit_bytes,
+            gentle: $c.gentle,
+            ecn: $c.ecn,
+            byte_mode: $c.byte_mode,
+            queue_in_bytes: $c.queue_in_bytes,
+            mark_method: &$c.mark_method,
+            count_mode: &$c.count_mode,
+            efficient: $c.efficient,
+            drop_front: $c.drop_front,
+            mean_pkt_size: $c.mean_pkt_size,
+            max_pkt_size: $c.max_pkt_size,
+            idle_pkt_time: idle_pkt_time(&$c.idle_pkt_time, $rate, $c.mean_pkt_size)?,
+        }
+    };
+}
+
 fn red_params(c: RedCommon<'_>) -> Result<RedParams> {
     let p = RedParams {
         min_th: c.min_th,
@@ -446,25 +472,7 @@ impl QueueConfig {
             QueueConfig::Red(c) => {
                 let rate = link_rate(&c.link_rate_bps, ctx)?;
                 check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
-                let params = red_params(RedCommon {
-                    min_th: c.min_th,
-                    max_th: c.max_th,
-                    w_q: c.w_q,
-                    max_p: c.max_p,
-                    limit: c.limit,
-                    limit_bytes: c.limit_bytes,
-                    gentle: c.gentle,
-                    ecn: c.ecn,
-                    byte_mode: c.byte_mode,
-                    queue_in_bytes: c.queue_in_bytes,
-                    mark_method: &c.mark_method,
-                    count_mode: &c.count_mode,
-                    efficient: c.efficient,
-                    drop_front: c.drop_front,
-                    mean_pkt_size: c.mean_pkt_size,
-                    max_pkt_size: c.max_pkt_size,
-                    idle_pkt_time: idle_pkt_time(&c.idle_pkt_time, rate, c.mean_pkt_size)?,
-                })?;
+                let params = red_params(red_common!(c, c.min_th, c.max_th, c.w_q, rate))?;
                 AnyAqm::Red(Red::new(params, seed(c.seed, ctx))?)
             }
             QueueConfig::Ared(c) => {
@@ -479,25 +487,7 @@ impl QueueConfig {
                 let max_th = c.max_th.unwrap_or_else(|| ared::auto_max_th(min_th));
                 let w_q = c.w_q.unwrap_or_else(|| ared::auto_w_q(rate, c.mean_pkt_size));
                 let interval = check::positive("interval", c.interval.secs("interval")?)?;
-                let params = red_params(RedCommon {
-                    min_th,
-                    max_th,
-                    w_q,
-                    max_p: c.max_p,
-                    limit: c.limit,
-                    limit_bytes: c.limit_bytes,
-                    gentle: c.gentle,
-                    ecn: c.ecn,
-                    byte_mode: c.byte_mode,
-                    queue_in_bytes: c.queue_in_bytes,
-                    mark_method: &c.mark_method,
-                    count_mode: &c.count_mode,
-                    efficient: c.efficient,
-                    drop_front: c.drop_front,
-                    mean_pkt_size: c.mean_pkt_size,
-                    max_pkt_size: c.max_pkt_size,
-                    idle_pkt_time: idle_pkt_time(&c.idle_pkt_time, rate, c.mean_pkt_size)?,
-                })?;
+                let params = red_params(red_common!(c, min_th, max_th, w_q, rate))?;
                 let adaptation = AredAdaptation {
                     interval: Duration::from_secs_f64(interval),
                     alpha: c.alpha,
@@ -510,25 +500,7 @@ impl QueueConfig {
             QueueConfig::FengAred(c) => {
                 let rate = link_rate(&c.link_rate_bps, ctx)?;
                 check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
-                let params = red_params(RedCommon {
-                    min_th: c.min_th,
-                    max_th: c.max_th,
-                    w_q: c.w_q,
-                    max_p: c.max_p,
-                    limit: c.limit,
-                    limit_bytes: c.limit_bytes,
-                    gentle: c.gentle,
-                    ecn: c.ecn,
-                    byte_mode: c.byte_mode,
-                    queue_in_bytes: c.queue_in_bytes,
-                    mark_method: &c.mark_method,
-                    count_mode: &c.count_mode,
-                    efficient: c.efficient,
-                    drop_front: c.drop_front,
-                    mean_pkt_size: c.mean_pkt_size,
-                    max_pkt_size: c.max_pkt_size,
-                    idle_pkt_time: idle_pkt_time(&c.idle_pkt_time, rate, c.mean_pkt_size)?,
-                })?;
+                let params = red_params(red_common!(c, c.min_th, c.max_th, c.w_q, rate))?;
                 let adaptation = FengAdaptation { alpha: c.feng_alpha, beta: c.feng_beta };
                 AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed(c.seed, ctx))?)
             }
