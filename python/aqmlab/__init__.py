@@ -17,18 +17,25 @@ from typing import Any
 
 __all__ = ["aqm", "analysis", "Scenario", "simulate", "sweep", "__version__"]
 
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("aqmlab")
-except Exception:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+source"
-
 _SUBMODULES = {"aqm", "analysis", "sim", "sweeps", "cli"}
 _FROM_SIM = {"Scenario", "simulate", "Result"}
 
 
+def _version() -> str:
+    # importlib.metadata costs tens of milliseconds: read only when asked.
+    try:
+        from importlib.metadata import version
+
+        return version("aqmlab")
+    except Exception:  # pragma: no cover - running from a source tree
+        return "0.0.0+source"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        v = _version()
+        globals()["__version__"] = v
+        return v
     if name in _SUBMODULES:
         return importlib.import_module(f"aqmlab.{name}")
     if name in _FROM_SIM:

@@ -422,6 +422,19 @@ fn red_params(c: RedCommon<'_>) -> Result<RedParams> {
 }
 
 impl QueueConfig {
+    /// Whether the discipline may discard a packet already waiting (Random Drop, or
+    /// drop-from-front on overflow) instead of, or besides, the arriving one.
+    pub fn may_evict(&self) -> bool {
+        match self {
+            QueueConfig::DropTail(c) => c.drop_front,
+            QueueConfig::RandomDrop(_) => true,
+            QueueConfig::Red(c) => c.drop_front,
+            QueueConfig::Ared(c) => c.drop_front,
+            QueueConfig::FengAred(c) => c.drop_front,
+            QueueConfig::Fred(_) => false,
+        }
+    }
+
     /// Deserialize the parameters of the discipline named `kind` from a map that
     /// holds them without the `type` key. Unlike deserializing the tagged enum, this
     /// keeps the deserializer's position, so a tool such as `serde_path_to_error` can

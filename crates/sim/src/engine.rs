@@ -1,11 +1,15 @@
-//! The event queue: a binary heap of 128-bit keys `(time ns, sequence, target)`.
+//! The event queue: a binary heap of 128-bit keys `(time ns, target, sequence)`.
 //!
 //! An event is nothing but *who* must act *when*: a 24-bit target (a link direction
 //! whose head packet reaches the far end, a flow's timer, a control action) and its
 //! time. No payload travels with the event (packets wait in their link direction's
 //! FIFO), so an entry is one `u128`, and the queue holds
 //! about one entry per link direction and flow, not one per packet in flight.
-//! Ties in time are broken by the insertion sequence number: the run is deterministic.
+//! Ties in time are broken by the target (event kind, then index: deliveries first, in
+//! link-direction order), then by the insertion sequence number. The order of
+//! simultaneous events is thus a property of the model, not of the order in which the
+//! engine happened to schedule them, so skipping an event (an express hop) changes
+//! nothing, and the run is deterministic.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -37,7 +41,7 @@ impl Target {
     }
 }
 
-/// A deterministic priority queue of events keyed by (time, sequence): the standard
+/// A deterministic priority queue of events keyed by (time, target, sequence): the standard
 /// binary heap of `u128` keys (measured faster here than a 4-ary heap and a radix
 /// heap), with the earliest event kept outside the heap, so that an event scheduled to
 /// be the next one (a reply, the next packet of a burst) costs no heap operation.
@@ -57,7 +61,7 @@ impl EventQueue {
     /// Schedule `target` at `t`.
     #[inline]
     pub fn push(&mut self, t: Time, target: Target) {
-        let key = ((t.0 as u128) << 64) | (((self.seq & ((1 << SEQ_BITS) - 1)) as u128) << TARGET_BITS) | target.encode() as u128;
+        let key = ((t.0 as u128) << 64) | ((target.encode() as u128) << SEQ_BITS) | (self.seq & ((1 << SEQ_BITS) - 1)) as u128;
         self.seq += 1;
         match self.front {
             Some(f) if key < f => {
@@ -90,7 +94,7 @@ impl EventQueue {
             None => self.heap.pop()?.0,
         };
         self.popped += 1;
-        Some((Time((k >> 64) as u64), Target::decode((k & TARGET_MASK) as u32)))
+        Some((Time((k >> 64) as u64), Target::decode(((k >> SEQ_BITS) & TARGET_MASK) as u32)))
     }
 
     /// Events processed so far.
@@ -110,14 +114,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn orders_by_time_then_insertion() {
+    fn orders_by_time_then_target_then_insertion() {
         let mut q = EventQueue::new();
         q.push(Time(5), Target { kind: 1, index: 7 });
         q.push(Time(3), Target { kind: 2, index: 1 });
         q.push(Time(5), Target { kind: 0, index: 9 });
+        q.push(Time(5), Target { kind: 1, index: 7 });
+        q.push(Time(5), Target { kind: 1, index: 2 });
         assert_eq!(q.pop(), Some((Time(3), Target { kind: 2, index: 1 })));
-        assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 7 })));
         assert_eq!(q.pop(), Some((Time(5), Target { kind: 0, index: 9 })));
+        assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 2 })));
+        assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 7 })));
+        assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 7 })));
         assert_eq!(q.pop(), None);
     }
 

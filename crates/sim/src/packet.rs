@@ -16,6 +16,9 @@ pub mod flags {
     pub const CWR: u8 = 16;
     /// A retransmission (for traces).
     pub const RETX: u8 = 32;
+    /// Set on a link direction's own copy of a packet already handed to the next
+    /// direction (an express hop): no delivery event waits for it.
+    pub const EXPRESS: u8 = 64;
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -43,7 +43,7 @@ const TCP_KEYS: &[&str] = &[
     "variant", "max_window", "packets", "delayed_ack", "delack_interval", "init_cwnd", "ssthresh", "min_rto", "max_rto",
     "initial_rto", "tick", "max_backoff", "dupack_threshold", "ack_size", "newreno", "tiny_window", "drop",
 ];
-const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "name", "description", "notes"];
+const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "express_hops", "name", "description", "notes"];
 
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
@@ -63,6 +63,9 @@ pub struct Scenario {
     pub trace: TraceDef,
     /// Link direction (`2 * link + (0 for a->b, 1 for b->a)`) named by `bottleneck`.
     pub bottleneck: Option<usize>,
+    /// Hand packets to a single-feeder next hop at once (`express_hops`, default true;
+    /// false forces one event per hop, for checking).
+    pub express_hops: bool,
 }
 
 /// A full-duplex link.
@@ -744,7 +747,13 @@ impl Scenario {
             None => None,
         };
 
+        let express_hops = match top.get("express_hops") {
+            Some(v) => de::<bool>(v, "express_hops")?,
+            None => true,
+        };
+
         let sc = Scenario {
+            express_hops,
             name,
             duration: Time::from_secs_f64(duration),
             warmup: Time::from_secs_f64(warmup),

@@ -10,6 +10,19 @@
 //! lazily, before the next arrival at that queue or a sample, in time order, so it sees
 //! exactly the sequence of arrivals and removals a per-packet dequeue event would give.
 //! An eviction (drop-from-front, Random Drop) re-times the waiting packets behind it.
+//!
+//! ## Express hops
+//! When a link direction D can receive packets from one upstream direction U only
+//! (every flow's path that enters D comes through U, routes are static because no link
+//! goes down, U never discards a packet already accepted, and D is not traced), the
+//! time a packet accepted by U reaches D is known at once: U's departure schedule plus
+//! its delay. The packet is then offered to D right away, stamped with that arrival
+//! time, and U schedules no delivery event for it. D still sees its arrivals in time
+//! order (U is a FIFO and the only feeder), so the AQMs, monitors and summaries are
+//! those of the hop-by-hop run; a dumbbell needs two events per data packet and two
+//! per ACK instead of three. Between two calls of `run_until`, the state of such a
+//! direction (its queue, its counters) may already include arrivals up to one
+//! upstream hop ahead of the simulated clock; the final summary is unaffected.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -50,6 +63,9 @@ struct Dir {
     to: u16,
     rate_bps: u64,
     delay: u64,
+    /// Transmission time of the last packet size seen (see `tx_ns`).
+    last_size: u32,
+    last_tx: u64,
     aqm: AnyAqm,
     q: VecDeque<Slot>,
     /// Slots at the front that have left the buffer (in transmission or propagating).
@@ -58,6 +74,11 @@ struct Dir {
     busy_until: u64,
     /// Time of this direction's pending delivery event.
     scheduled: Option<u64>,
+    /// Slots in `q` that need a delivery event (not expressed to the next hop).
+    n_plain: usize,
+    /// The one upstream direction whose packets this direction receives at once
+    /// (see "Express hops").
+    express_from: Option<u32>,
     up: bool,
     mon: DirMon,
     /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
@@ -74,17 +95,72 @@ impl Dir {
     /// Transmission time of `size` bytes, ns (rounded; at least 1). `size` < 2^16 and
     /// the rate is clamped to [1, 2^63 / 2] b/s, so the product fits in 64 bits.
     #[inline]
-    fn tx_ns(&self, size: u32) -> u64 {
-        let r = self.rate_bps;
-        ((size as u64 * 8_000_000_000 + r / 2) / r).max(1)
+    fn tx_ns(&mut self, size: u32) -> u64 {
+        // Most packets of a direction have the size of the one before (data or ACKs):
+        // the last size's time is kept, which spares a 64-bit division.
+        if size != self.last_size {
+            let r = self.rate_bps;
+            self.last_size = size;
+            self.last_tx = ((size as u64 * 8_000_000_000 + r / 2) / r).max(1);
+        }
+        self.last_tx
     }
     #[inline]
     fn waiting(&self) -> u32 {
         (self.q.len() - self.n_started) as u32
     }
+    /// Packets waiting at `t` (arrived by `t`, not yet started), for `t` no earlier than
+    /// the last delivery.
+    fn waiting_at(&self, t: u64) -> u32 {
+        self.q.iter().filter(|s| s.enq <= t && s.start > t).count() as u32
+    }
     #[inline]
     fn backlog(&self) -> Backlog {
         Backlog { packets: self.waiting(), bytes: self.bytes_waiting }
+    }
+}
+
+/// Find the link directions that can take packets at once from their only upstream
+/// direction (see "Express hops"): the feeders of a direction are read off every
+/// flow's path (data, and ACKs for TCP); a source node counts as a feeder of its
+/// first hop.
+fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir]) {
+    const LOCAL: u32 = u32::MAX;
+    // per direction: None = no feeder seen, Some(u) = exactly u, Some(MANY) = several
+    const MANY: u32 = u32::MAX - 1;
+    let mut feeder: Vec<Option<u32>> = vec![None; dirs.len()];
+    let mut note = |d: usize, u: u32| {
+        feeder[d] = match feeder[d] {
+            None => Some(u),
+            Some(x) if x == u => Some(x),
+            Some(_) => Some(MANY),
+        };
+    };
+    for f in &sc.flows {
+        let mut paths = vec![routes.path(f.src, f.dst, &sc.links)];
+        if f.kind.is_tcp() {
+            paths.push(routes.path(f.dst, f.src, &sc.links));
+        }
+        for p in &paths {
+            if let Some(&first) = p.first() {
+                note(first, LOCAL);
+            }
+            for w in p.windows(2) {
+                note(w[1], w[0] as u32);
+            }
+        }
+    }
+    let traced: Vec<usize> = sc.trace.queue.iter().chain(&sc.trace.packets).chain(&sc.trace.pcap).copied().collect();
+    for d in 0..dirs.len() {
+        let Some(u) = feeder[d] else { continue };
+        if u == LOCAL || u == MANY || traced.contains(&d) {
+            continue;
+        }
+        let (link, side) = (u as usize / 2, u as usize % 2);
+        let qc = if side == 0 { &sc.links[link].queue_ab } else { &sc.links[link].queue_ba };
+        if !qc.may_evict() {
+            dirs[d].express_from = Some(u);
+        }
     }
 }
 
@@ -113,6 +189,17 @@ fn advance(dir: &mut Dir, d: usize, now: u64, tr: &mut Option<Box<Traces>>, flow
                 t.pcap(s.start, d, &s.pkt, f.src, f.dst, f.tcp.is_some(), f.packet_size);
             }
         }
+    }
+    drop_expressed(dir);
+}
+
+/// Forget the slots at the front that have left the buffer and were expressed to the
+/// next hop (no delivery event waits for them).
+#[inline]
+fn drop_expressed(dir: &mut Dir) {
+    while dir.n_started > 0 && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0) {
+        dir.q.pop_front();
+        dir.n_started -= 1;
     }
 }
 
@@ -239,12 +326,16 @@ impl Sim {
                     to: to as u16,
                     rate_bps: l.rate_bps.round().clamp(1.0, 1e15) as u64,
                     delay: l.delay.0,
+                    last_size: u32::MAX,
+                    last_tx: 0,
                     aqm,
                     q: VecDeque::new(),
                     n_started: 0,
                     bytes_waiting: 0,
                     busy_until: 0,
                     scheduled: None,
+                    n_plain: 0,
+                    express_from: None,
                     up: true,
                     mon: DirMon::new(w0, w1),
                     flow_bytes: Vec::new(),
@@ -375,6 +466,9 @@ impl Sim {
         } else {
             None
         };
+        if sc.express_hops && sc.events.is_empty() {
+            mark_express(&sc, &routes, &mut dirs);
+        }
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
         let mut q = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
@@ -496,9 +590,12 @@ impl Sim {
             advance(dir, d, now, &mut self.traces, &self.flows);
         }
         let Some(s) = dir.q.pop_front() else { return };
-        debug_assert!(dir.n_started > 0 && s.end + dir.delay == now);
+        debug_assert!(dir.n_started > 0 && s.end + dir.delay == now && s.pkt.flags & flags::EXPRESS == 0);
         dir.n_started -= 1;
-        if let Some(h) = dir.q.front() {
+        dir.n_plain -= 1;
+        drop_expressed(dir);
+        if dir.n_plain > 0 {
+            let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
             let at = h.end + dir.delay;
             dir.scheduled = Some(at);
             self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
@@ -520,14 +617,14 @@ impl Sim {
     fn forward(&mut self, node: usize, pkt: Pkt) {
         let now = self.now;
         match self.routes.next(node, pkt.dst as usize) {
-            Some(d) => self.enqueue(d, pkt),
+            Some(d) => self.enqueue(d, pkt, now),
             None => self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1),
         }
     }
 
-    /// Offer `pkt` to the queue of direction `d` at the current time.
-    fn enqueue(&mut self, d: usize, mut pkt: Pkt) {
-        let now = self.now;
+    /// Offer `pkt` to the queue of direction `d` at `now` (the current time, or for an
+    /// express hop the packet's arrival time, later than the current time).
+    fn enqueue(&mut self, d: usize, mut pkt: Pkt, now: u64) {
         let dir = &mut self.dirs[d];
         if !dir.up {
             dir.mon.link_down_drops += 1;
@@ -555,7 +652,7 @@ impl Sim {
                         self.flows[pkt.flow as usize].mon.marks += 1;
                     }
                 }
-                self.accept(d, pkt);
+                self.accept(d, pkt, now);
             }
             Verdict::Drop(reason) => {
                 dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
@@ -566,7 +663,7 @@ impl Sim {
                 self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             }
             Verdict::Evict { victim } => {
-                self.evict(d, victim as usize);
+                self.evict(d, victim as usize, now);
                 // With a byte limit one eviction may not make room.
                 loop {
                     let dir = &mut self.dirs[d];
@@ -574,9 +671,9 @@ impl Sim {
                         break;
                     }
                     let v = (dir.aqm.victim(dir.backlog()) as usize).min(dir.waiting() as usize - 1);
-                    self.evict(d, v);
+                    self.evict(d, v, now);
                 }
-                self.accept(d, pkt);
+                self.accept(d, pkt, now);
             }
         }
         if let Some(t) = self.traces.as_mut() {
@@ -588,21 +685,37 @@ impl Sim {
     }
 
     #[inline]
-    fn accept(&mut self, d: usize, pkt: Pkt) {
-        let now = self.now;
+    fn accept(&mut self, d: usize, pkt: Pkt, now: u64) {
+        // The next direction, if it takes this packet at once (an express hop).
+        // A direction that itself receives express packets runs ahead of the clock, so it
+        // hands on nothing early: its slots stay until delivered, and the queue it had at
+        // any past instant can still be counted (`waiting_at`).
+        let next = self.dirs[d].to as usize;
+        let express = if pkt.dst as usize != next && self.dirs[d].express_from.is_none() {
+            self.routes.next(next, pkt.dst as usize).filter(|&e| self.dirs[e].express_from == Some(d as u32))
+        } else {
+            None
+        };
         let dir = &mut self.dirs[d];
         dir.mon.accepted(now);
         let start = now.max(dir.busy_until);
         let end = start + dir.tx_ns(pkt.size);
         dir.busy_until = end;
-        dir.q.push_back(Slot { enq: now, start, end, pkt });
+        let mut slot = Slot { enq: now, start, end, pkt };
+        if express.is_some() {
+            slot.pkt.flags |= flags::EXPRESS;
+        }
+        dir.q.push_back(slot);
         dir.bytes_waiting += pkt.size as u64;
         let w = dir.waiting();
         dir.mon.queue_seen(now, w);
-        if dir.q.len() == 1 {
-            let at = end + dir.delay;
-            dir.scheduled = Some(at);
-            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        if express.is_none() {
+            dir.n_plain += 1;
+            if dir.n_plain == 1 {
+                let at = end + dir.delay;
+                dir.scheduled = Some(at);
+                self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+            }
         }
         if let Some(t) = self.traces.as_mut()
             && dir.trace_pkts {
@@ -611,15 +724,20 @@ impl Sim {
         if start == now {
             advance(dir, d, now, &mut self.traces, &self.flows);
         }
+        if let Some(e) = express {
+            let at = end + self.dirs[d].delay;
+            self.enqueue(e, pkt, at);
+        }
     }
 
     /// Discard the waiting packet at position `victim` (0 = head of the waiting line)
     /// and re-time the packets behind it.
-    fn evict(&mut self, d: usize, victim: usize) {
-        let now = self.now;
+    fn evict(&mut self, d: usize, victim: usize, now: u64) {
         let dir = &mut self.dirs[d];
         let idx = dir.n_started + victim;
         let Some(s) = dir.q.remove(idx) else { return };
+        debug_assert!(s.pkt.flags & flags::EXPRESS == 0, "a direction that evicts never expresses");
+        dir.n_plain -= 1;
         dir.bytes_waiting -= s.pkt.size as u64;
         let bl = dir.backlog();
         dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
@@ -955,6 +1073,7 @@ impl Sim {
             advance(dir, d, now, &mut self.traces, &self.flows);
             dir.up = false;
             dir.scheduled = None;
+            dir.n_plain = 0;
             let lost: Vec<Slot> = dir.q.drain(..).collect();
             let n_started = dir.n_started;
             dir.n_started = 0;
@@ -1022,7 +1141,7 @@ impl Sim {
 
     /// Packets waiting in the queue of direction `d` now (not counting the one in transmission).
     pub fn queue_len(&self, d: usize) -> u32 {
-        self.dirs[d].q.iter().skip(self.dirs[d].n_started).filter(|s| s.start > self.now).count() as u32
+        self.dirs[d].waiting_at(self.now)
     }
     /// Packets of direction `d` in the buffer, on the line or propagating.
     pub fn in_flight(&self, d: usize) -> usize {
@@ -1087,7 +1206,7 @@ impl Sim {
                     mean_drop_run: m.mean_run(),
                     max_drop_run: m.max_run,
                     drop_run_hist: m.run_hist.to_vec(),
-                    queued_at_end: dir.waiting() as u64,
+                    queued_at_end: dir.waiting_at(self.now) as u64,
                 },
             );
         }

@@ -468,3 +468,67 @@ mod web {
         assert!(load > 0.8e6 && load < 4e6, "{load}");
     }
 }
+
+mod express {
+    use super::*;
+
+    /// A parking lot s1..s3 -> r1 -> r2 -> r3 -> k1..k3 with RED at the shared hops,
+    /// TCP both ways and open-loop traffic: chains of single-feeder directions.
+    fn parking_lot(express: bool, queue: &str) -> String {
+        let mut t = format!("duration = \"30s\"\nwarmup = \"5s\"\nseed = 3\nexpress_hops = {express}\n");
+        for (a, b, rate, delay) in [("r1", "r2", "10Mbps", "10ms"), ("r2", "r3", "8Mbps", "5ms")] {
+            t += &format!("[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n");
+        }
+        for i in 1..=3 {
+            t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{i}ms\"\n");
+            t += &format!("[[link]]\na = \"r3\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 2 * i);
+            t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\ncount = 4\nstart = {{ uniform = [0, 1] }}\n");
+            t += &format!("[[flow]]\nsrc = \"k{i}\"\ndst = \"s{i}\"\nvariant = \"reno\"\ncount = 2\n");
+        }
+        t += "[[flow]]\ntype = \"poisson\"\nsrc = \"s1\"\ndst = \"k3\"\nrate = \"1Mbps\"\n";
+        t += "[[flow]]\ntype = \"tcp\"\nsrc = \"s2\"\ndst = \"r2\"\n";
+        t
+    }
+
+    /// Equal summaries, naming the first link or flow that differs.
+    fn same(a: &Summary, b: &Summary, what: &str) {
+        for (name, l) in &a.links {
+            assert_eq!(Some(l), b.links.get(name), "{what}: link {name}");
+        }
+        for (x, y) in a.flows.iter().zip(&b.flows) {
+            assert_eq!(x, y, "{what}: flow {}", x.id);
+        }
+        assert_eq!(a, b, "{what}");
+    }
+
+    fn summary(toml: &str) -> Summary {
+        let mut s = run(toml);
+        s.wall_seconds = 0.0;
+        s.events = 0;
+        s
+    }
+
+    /// Handing packets to a single-feeder next hop at once changes nothing in the
+    /// results, and saves events.
+    #[test]
+    fn same_summary_as_hop_by_hop() {
+        for queue in [
+            r#"{ type = "red", limit = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, gentle = true }"#,
+            r#"{ type = "droptail", limit = 30 }"#,
+            r#"{ type = "fred", limit = 60, min_th = 5, max_th = 15 }"#,
+        ] {
+            let fast = run(&parking_lot(true, queue));
+            let slow = run(&parking_lot(false, queue));
+            assert!(fast.events < slow.events, "{queue}: {} events vs {}", fast.events, slow.events);
+            same(&summary(&parking_lot(true, queue)), &summary(&parking_lot(false, queue)), queue);
+        }
+    }
+
+    /// A direction that may discard a packet it already accepted (Random Drop) keeps
+    /// one event per hop: its packets are not handed on early.
+    #[test]
+    fn evicting_queues_are_not_expressed() {
+        let q = r#"{ type = "randomdrop", limit = 20 }"#;
+        same(&summary(&parking_lot(true, q)), &summary(&parking_lot(false, q)), q);
+    }
+}
