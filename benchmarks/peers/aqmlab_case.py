@@ -4,8 +4,9 @@
     python aqmlab_case.py CASE.toml      # a file written by scenarios.Case.aqmlab_toml()
     python aqmlab_case.py --check        # exit 0 if aqmlab's simulator is importable
 
-Uses ``aqmlab.simulate`` when the Python front end has it, else the compiled
-``aqmlab._native.Simulation`` (scenario dict -> run_until(duration) -> summary()).
+Uses the compiled ``aqmlab._native.Simulation``: the scenario file's TOML text is
+handed to it as it is (parsed in Rust), then run_until(duration) -> summary(); the
+process imports nothing else of aqmlab.
 The summary's bottleneck link ("r1->r2") gives utilization, mean_queue (packets
 waiting, not the one on the wire), mean_avg (RED's average), arrivals and drops
 over [warmup, duration]; the flows give goodput_bps; bottleneck_packets counts
@@ -17,11 +18,6 @@ from __future__ import annotations
 import json
 import sys
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    tomllib = None
-
 
 def _runner():
     try:
@@ -31,22 +27,12 @@ def _runner():
     if not hasattr(_native, "Simulation"):
         raise RuntimeError("aqmlab._native has no Simulation (rebuild the extension)")
 
-    def run(scenario: dict) -> dict:
+    def run(scenario: str) -> dict:
         sim = _native.Simulation(scenario)
         sim.run_until(sim.duration)
         return sim.summary()
 
     return run
-
-
-def _seconds(v) -> float:
-    if isinstance(v, (int, float)):
-        return float(v)
-    s = str(v).strip()
-    for unit, mult in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("s", 1.0)):
-        if s.endswith(unit):
-            return float(s[: -len(unit)]) * mult
-    return float(s)
 
 
 def main(argv) -> int:
@@ -60,14 +46,11 @@ def main(argv) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    if tomllib is None:
-        print("Python >= 3.11 needed (tomllib)", file=sys.stderr)
-        return 2
-    with open(argv[1], "rb") as f:
-        scenario = tomllib.load(f)
+    with open(argv[1], encoding="utf-8") as f:
+        text = f.read()
     run = _runner()
-    s = run(scenario)
-    link = s["links"][scenario.get("bottleneck", "r1->r2")]
+    s = run(text)
+    link = s["links"][s.get("bottleneck") or "r1->r2"]
     arr = link["arrivals"]
     flows = [fl["goodput_bps"] / 1e6 for fl in s["flows"]]
     n = len(flows)
@@ -76,7 +59,7 @@ def main(argv) -> int:
     is_red = link.get("queue_type", "") not in ("droptail", "drop_tail", "DropTail")
     out = {
         "sim": "aqmlab",
-        "case": scenario.get("name", ""),
+        "case": s.get("name", ""),
         "utilization": link["utilization"],
         "mean_queue": link["mean_queue"],
         "mean_red_avg": link.get("mean_avg") if is_red else None,
@@ -88,7 +71,7 @@ def main(argv) -> int:
         "drops": link["drops"],
         "departures_total": s.get("bottleneck_packets"),
         "final_max_p": link.get("max_p"),
-        "window": [_seconds(scenario["warmup"]), _seconds(scenario["duration"])],
+        "window": [s["warmup"], s["duration"]],
         "flow_goodput_mbps": [round(x, 6) for x in flows],
     }
     print(json.dumps(out))

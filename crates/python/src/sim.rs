@@ -17,8 +17,13 @@ fn sim_error(e: ::sim::SimError) -> PyErr {
     }
 }
 
+/// A scenario from a dict with the structure of a scenario file, or from the TOML text
+/// of one (a `str`).
 fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
-    let dict = obj.cast::<PyDict>().map_err(|_| PyValueError::new_err("scenario: expected a dict with the structure of a scenario file"))?;
+    if let Ok(text) = obj.extract::<String>() {
+        return guard(|| ::sim::Scenario::from_toml_str(&text).map_err(sim_error));
+    }
+    let dict = obj.cast::<PyDict>().map_err(|_| PyValueError::new_err("scenario: expected a dict with the structure of a scenario file, or its TOML text"))?;
     guard(|| {
         let mut de = pythonize::Depythonizer::from_object(dict.as_any());
         ::sim::Scenario::from_deserializer(&mut de).map_err(sim_error)

@@ -66,6 +66,9 @@ pub struct Scenario {
     /// Hand packets to a single-feeder next hop at once (`express_hops`, default true;
     /// false forces one event per hop, for checking).
     pub express_hops: bool,
+    /// The routes with every link up, computed by validation, with the nodes and links
+    /// they were computed from (reused by the run when those are unchanged).
+    routes: Option<(Vec<String>, Vec<(usize, usize, u32)>, crate::net::Routes)>,
 }
 
 /// A full-duplex link.
@@ -752,7 +755,8 @@ impl Scenario {
             None => true,
         };
 
-        let sc = Scenario {
+        let mut sc = Scenario {
+            routes: None,
             express_hops,
             name,
             duration: Time::from_secs_f64(duration),
@@ -767,6 +771,8 @@ impl Scenario {
         };
         // Every flow needs a route both ways with all links up.
         let routes = crate::net::Routes::compute(&sc.nodes, &sc.links, &vec![true; sc.links.len()]);
+        sc.routes = Some((sc.nodes.clone(), link_keys(&sc.links), routes.clone()));
+        let routes = &sc.routes.as_ref().unwrap().2;
         for (id, f) in sc.flows.iter().enumerate() {
             let spec = f.spec;
             if routes.next(f.src, f.dst).is_none() {
@@ -782,12 +788,26 @@ impl Scenario {
         Ok(sc)
     }
 
+    /// The routes with every link up (computed at validation if the nodes and links
+    /// have not been changed since).
+    pub fn routes_all_up(&self) -> crate::net::Routes {
+        match &self.routes {
+            Some((n, l, r)) if *n == self.nodes && *l == link_keys(&self.links) => r.clone(),
+            _ => crate::net::Routes::compute(&self.nodes, &self.links, &vec![true; self.links.len()]),
+        }
+    }
+
     /// Name of link direction `d` ("a->b").
     pub fn dir_name(&self, d: usize) -> String {
         let l = &self.links[d / 2];
         let (x, y) = if d.is_multiple_of(2) { (l.a, l.b) } else { (l.b, l.a) };
         format!("{}->{}", self.nodes[x], self.nodes[y])
     }
+}
+
+/// What routing depends on: each link's ends and cost.
+fn link_keys(links: &[LinkDef]) -> Vec<(usize, usize, u32)> {
+    links.iter().map(|l| (l.a, l.b, l.cost)).collect()
 }
 
 #[allow(non_upper_case_globals)]

@@ -348,7 +348,7 @@ impl Sim {
             }
         }
         let link_up = vec![true; sc.links.len()];
-        let routes = Routes::compute(&sc.nodes, &sc.links, &link_up);
+        let routes = sc.routes_all_up();
         let nflows = sc.flows.len();
         let mut flows = Vec::with_capacity(nflows);
         for (id, f) in sc.flows.iter().enumerate() {

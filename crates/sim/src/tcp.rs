@@ -512,9 +512,11 @@ impl TcpReceiver {
             self.next += 1;
             let mut n = 1;
             let filled = !self.ooo.is_empty();
-            while self.ooo.remove(&self.next) {
-                self.next += 1;
-                n += 1;
+            if filled {
+                while self.ooo.remove(&self.next) {
+                    self.next += 1;
+                    n += 1;
+                }
             }
             if self.delayed && !filled && pkt.flags & flags::CE == 0 {
                 self.pending += 1;
