@@ -175,7 +175,10 @@ class Case:
             "a": "r1", "b": "r2",
             "rate": _rate_str(self.bottleneck_rate),
             "delay": f"{self.bottleneck_delay * 1e3:.6f}ms",
-            "queue": self.queue_dict(),
+            # the bottleneck's queue r1 -> r2; the ACKs' direction r2 -> r1 is Drop Tail,
+            # as in the ns-2 script (simplex links) and the ns-3 program
+            "queue_ab": self.queue_dict(),
+            "queue_ba": {"type": "droptail", "limit": self.limit},
         }]
         for i, d in enumerate(self.access_delays()):
             for a, b in ((f"s{i}", "r1"), ("r2", f"k{i}")):

@@ -14,7 +14,7 @@
 //! ACKs that do not cover the highest packet sent when the last one began (RFC 6582's
 //! `recover`), for all three variants.
 
-use std::collections::BTreeSet;
+use std::collections::VecDeque;
 
 use aqm::Time;
 
@@ -462,7 +462,7 @@ pub struct TcpReceiver {
     delack_interval: aqm::Duration,
     /// Next packet expected.
     pub next: u32,
-    ooo: BTreeSet<u32>,
+    ooo: VecDeque<u32>,
     pending: u32,
     /// Delayed-ACK deadline.
     pub delack_deadline: Option<Time>,
@@ -479,7 +479,7 @@ impl TcpReceiver {
             delayed: p.delayed_ack,
             delack_interval: aqm::Duration::from_secs_f64(p.delack_interval),
             next: 0,
-            ooo: BTreeSet::new(),
+            ooo: VecDeque::new(),
             pending: 0,
             delack_deadline: None,
             ece: false,
@@ -513,7 +513,12 @@ impl TcpReceiver {
             let mut n = 1;
             let filled = !self.ooo.is_empty();
             if filled {
-                while self.ooo.remove(&self.next) {
+                // drop what the advance covered, then take the run that follows
+                while self.ooo.front().is_some_and(|&x| x < self.next) {
+                    self.ooo.pop_front();
+                }
+                while self.ooo.front() == Some(&self.next) {
+                    self.ooo.pop_front();
                     self.next += 1;
                     n += 1;
                 }
@@ -531,7 +536,12 @@ impl TcpReceiver {
             n
         } else {
             if s > self.next {
-                self.ooo.insert(s);
+                // sorted, without duplicates; usually appended at the back
+                if self.ooo.back().is_none_or(|&b| b < s) {
+                    self.ooo.push_back(s);
+                } else if let Err(i) = self.ooo.binary_search(&s) {
+                    self.ooo.insert(i, s);
+                }
             }
             self.ack(out);
             0
