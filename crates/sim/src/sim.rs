@@ -544,11 +544,7 @@ impl Sim {
             return Ok(());
         }
         let t = t.0.min(self.end);
-        while let Some(et) = self.q.peek_time() {
-            if et.0 > t {
-                break;
-            }
-            let (et, target) = self.q.pop().unwrap();
+        while let Some((et, target)) = self.q.pop_until(Time(t)) {
             self.now = et.0;
             self.dispatch(target);
         }
