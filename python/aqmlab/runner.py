@@ -121,6 +121,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", help="simulated time (default: 100s for 15mbps, 10s for 1gbps)")
     parser.add_argument("--flows", type=int, default=100, help="number of flows (default 100)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--record", nargs="?", const="benchmarks/history.csv", metavar="CSV",
+                        help="append the figures, with the date, commit and load average, to a CSV "
+                             "history (default benchmarks/history.csv)")
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -159,6 +162,8 @@ def run_bench(args: argparse.Namespace) -> int:
                   f"{row['events_per_s'] / 1e6:.2f} M events/s, "
                   f"{row['bottleneck_packets_per_s'] / 1e3:.0f} k bottleneck packets/s "
                   f"(utilization {row['utilization']:.3f})")
+    if args.record:
+        _record(args.record, rows)
     if args.json:
         print(json.dumps(rows, indent=2))
     elif "15mbps" in cases:
@@ -166,6 +171,36 @@ def run_bench(args: argparse.Namespace) -> int:
         for peer, v in PEERS.items():
             print(f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}")
     return 0
+
+
+HISTORY_COLUMNS = ["date", "commit", "case", "flows", "simulated_s", "wall_s", "events", "events_per_s",
+                   "bottleneck_packets", "bottleneck_packets_per_s", "utilization", "loadavg", "host"]
+
+
+def _record(path: str, rows: List[Dict[str, Any]]) -> None:
+    """Append benchmark rows to a CSV history (header written once)."""
+    import csv
+    import datetime
+    import os
+    import platform
+    import subprocess
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else ""
+    new = not os.path.exists(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=HISTORY_COLUMNS)
+        if new:
+            w.writeheader()
+        for r in rows:
+            w.writerow({**{k: r.get(k, "") for k in HISTORY_COLUMNS}, "date": date, "commit": commit,
+                        "loadavg": load, "host": platform.node()})
 
 
 def main(argv: List[str] | None = None) -> int:  # pragma: no cover - for `python -m aqmlab.runner`
