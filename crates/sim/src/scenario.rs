@@ -29,7 +29,7 @@ use toml::Value;
 
 use crate::error::{Result, SimError};
 use crate::rng::{stream_rng, stream_seed};
-use crate::tcp::{NewRenoFlavor, TcpParams, Variant};
+use crate::tcp::{NewRenoFlavor, NewRenoTimer, TcpParams, Variant};
 
 /// The queue a link direction gets when the scenario gives none: Drop Tail with a
 /// 50-packet buffer (ns-2's default `queue-limit`).
@@ -41,7 +41,7 @@ pub const FLOW_TYPES: &[&str] = &["tcp", "cbr", "poisson", "batch_poisson", "par
 const COMMON_FLOW_KEYS: &[&str] = &["type", "name", "src", "dst", "start", "stop", "packet_size", "count", "ecn", "prep_delay"];
 const TCP_KEYS: &[&str] = &[
     "variant", "max_window", "packets", "delayed_ack", "delack_interval", "init_cwnd", "ssthresh", "min_rto", "max_rto",
-    "initial_rto", "tick", "max_backoff", "dupack_threshold", "ack_size", "newreno", "tiny_window", "drop",
+    "initial_rto", "tick", "max_backoff", "dupack_threshold", "ack_size", "newreno", "newreno_timer", "tiny_window", "drop",
 ];
 const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "express_hops", "name", "description", "notes"];
 
@@ -246,6 +246,7 @@ struct FlowSpec {
     dupack_threshold: Option<i64>,
     ack_size: Option<Quantity>,
     newreno: Option<String>,
+    newreno_timer: Option<String>,
     tiny_window: Option<bool>,
     drop: Option<Vec<i64>>,
     // web
@@ -829,6 +830,12 @@ fn tcp_params(f: &FlowSpec, p: &str, packet_size: u32) -> Result<TcpParams> {
         Some("lin_morris") => NewRenoFlavor::LinMorris,
         Some(o) => return Err(SimError::invalid(&fp("newreno"), format!("{o:?}"), "\"rfc6582\" or \"lin_morris\"")),
     };
+    let newreno_timer = match f.newreno_timer.as_deref() {
+        None => d.newreno_timer,
+        Some("impatient") => NewRenoTimer::Impatient,
+        Some("steady") => NewRenoTimer::SlowButSteady,
+        Some(o) => return Err(SimError::invalid(&fp("newreno_timer"), format!("{o:?}"), "\"impatient\" or \"steady\"")),
+    };
     let max_window = int_in(f.max_window.unwrap_or(d.max_window as i64), &fp("max_window"), 1, 1 << 30)? as u32;
     let init_cwnd = f.init_cwnd.unwrap_or(d.init_cwnd);
     if !(init_cwnd >= 1.0 && init_cwnd.is_finite()) {
@@ -847,6 +854,7 @@ fn tcp_params(f: &FlowSpec, p: &str, packet_size: u32) -> Result<TcpParams> {
     let tp = TcpParams {
         variant,
         newreno,
+        newreno_timer,
         max_window,
         init_cwnd,
         ssthresh,

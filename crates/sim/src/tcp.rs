@@ -51,11 +51,24 @@ pub enum NewRenoFlavor {
     LinMorris,
 }
 
+/// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582
+/// Section 4 describes both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewRenoTimer {
+    /// Only on the first partial ACK of a recovery, so that a window with many
+    /// losses ends in a timeout (and go-back-N) instead of one retransmission per
+    /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
+    Impatient,
+    /// On every partial ACK.
+    SlowButSteady,
+}
+
 /// TCP parameters (see the module docs for the defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
     pub variant: Variant,
     pub newreno: NewRenoFlavor,
+    pub newreno_timer: NewRenoTimer,
     /// Receiver (maximum) window, packets.
     pub max_window: u32,
     /// Initial congestion window, packets.
@@ -94,6 +107,7 @@ impl Default for TcpParams {
         TcpParams {
             variant: Variant::NewReno,
             newreno: NewRenoFlavor::Rfc6582,
+            newreno_timer: NewRenoTimer::Impatient,
             max_window: 20,
             init_cwnd: 2.0,
             ssthresh: 1e9,
@@ -144,6 +158,8 @@ pub struct TcpSender {
     pub snd_max: u32,
     dupacks: u32,
     pub in_recovery: bool,
+    /// A partial ACK has been seen in the current recovery (the Impatient timer).
+    partial_seen: bool,
     /// snd_max when the last loss recovery (or timeout) began.
     recover: u32,
     have_recover: bool,
@@ -184,6 +200,7 @@ impl TcpSender {
             snd_max: 0,
             dupacks: 0,
             in_recovery: false,
+            partial_seen: false,
             recover: 0,
             have_recover: false,
             srtt: 0.0,
@@ -333,7 +350,10 @@ impl TcpSender {
                         }
                         self.emit(now, a, true, out);
                         self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                        self.restart_timer(now);
+                        if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady {
+                            self.restart_timer(now);
+                        }
+                        self.partial_seen = true;
                         self.send_much(now, out, max);
                         return;
                     }
@@ -405,6 +425,7 @@ impl TcpSender {
                         self.emit(now, self.snd_una, true, out);
                         self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
                         self.in_recovery = true;
+                        self.partial_seen = false;
                         self.restart_timer(now);
                         self.send_much(now, out, max);
                     }
