@@ -145,12 +145,23 @@ def test_dumbbell_helper_spreads_rtts():
 
 
 def test_floyd1993_fig3_reference_run():
-    """The Fig. 3 scenario gives utilizations near the paper's 76% (0-1 s) and 82% (1-2 s)."""
+    """The Fig. 3 scenario gives utilizations near the paper's 76% (0-1 s) and 82% (1-2 s).
+
+    One 4-flow trajectory is chaotic (a single run's 1-2 s utilization ranges over
+    0.73-0.88 with RED's seed, and moves with the order of simultaneous events), so the
+    paper's numbers are compared with the mean of 12 seeds: its standard error is about
+    0.015, and the tolerance is two of them."""
+    import statistics
     from pathlib import Path
 
     sc = Scenario.from_file(Path(__file__).resolve().parents[2] / "scenarios" / "floyd1993_fig3.toml")
-    first = simulate(sc.replace(warmup="0s", duration="1s"), progress=False).summary["links"]["g5->n6"]
-    second = simulate(sc.replace(warmup="1s", duration="2s"), progress=False).summary["links"]["g5->n6"]
-    assert abs(first["utilization"] - 0.76) < 0.05, first["utilization"]
-    assert abs(second["utilization"] - 0.82) < 0.05, second["utilization"]
-    assert second["overflow_drops"] == 0 and 2 < second["mean_avg"] < 15
+    first, second = [], []
+    for seed in range(1, 13):
+        s = sc.replace(seed=seed)
+        first.append(simulate(s.replace(warmup="0s", duration="1s"), progress=False).summary["links"]["g5->n6"])
+        second.append(simulate(s.replace(warmup="1s", duration="2s"), progress=False).summary["links"]["g5->n6"])
+    u1 = statistics.mean(l["utilization"] for l in first)
+    u2 = statistics.mean(l["utilization"] for l in second)
+    assert abs(u1 - 0.76) < 0.03, u1
+    assert abs(u2 - 0.82) < 0.03, u2
+    assert all(l["overflow_drops"] == 0 and 2 < l["mean_avg"] < 15 for l in second)
