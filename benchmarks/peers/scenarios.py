@@ -291,12 +291,32 @@ def s3(flows: int = 10000, rate: float = 10e9, duration: float = 10.0, paths: in
                 max_window=200, timeout=600.0, **red)
 
 
+def sc(flows: int, rate: float, duration: float = 10.0) -> Case:
+    """The scaling family: the S1 shape (RED, base RTTs 100-160 ms, access links 10x
+    the bottleneck) with `flows` flows through a `rate` bottleneck for `duration`;
+    buffer and thresholds scale with the rate from S1's 15 Mb/s (at least S1's)."""
+    k = max(1.0, rate / 15e6)
+    red = dict(S1_RED)
+    red["min_th"] = round(red["min_th"] * k)
+    red["max_th"] = round(red["max_th"] * k)
+    red["w_q"] = red["w_q"] / k
+    return Case(name=f"SC-f{flows}-{_rate_str(rate)}", group="SC", flows=flows, paths=min(flows, 100),
+                bottleneck_rate=rate, bottleneck_delay=0.020, access_rate=10 * rate,
+                limit=round(200 * k), queue="red", duration=duration, access_limit=round(1000 * k),
+                max_window=200, timeout=900.0, **red)
+
+
+# flows at 100 Mb/s, and link rates at 100 flows (10 s each)
+SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
+
+
 def all_cases() -> List[Case]:
     cases = [s1(n, q) for n in (5, 20, 100) for q in ("droptail", "red", "ared")]
     cases.append(s1(100, "red", duration=2000.0))
     cases.append(s2("red"))
     cases.append(s2("red", duration=60.0))
     cases.extend(s3_ladder())
+    cases.extend(sc(f, r) for f, r in SCALING)
     return cases
 
 
@@ -324,7 +344,7 @@ def select(spec: Optional[str]) -> List[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:
-        return [c for c in cases if c.name not in LONG_RUNS and c.group != "S3"]
+        return [c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC")]
     out = []
     for tok in spec.split(","):
         tok = tok.strip()
