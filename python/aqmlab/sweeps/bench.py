@@ -8,6 +8,11 @@
    (b) with a ``concurrent.futures.ProcessPoolExecutor`` of one process and (c) through
    the sweep machinery with one worker (LocalCluster, Parquet row per point); the
    overhead is (c) - (a) per point, start-up of the cluster reported apart.
+3. The machine's own ceiling: the sweep's first points run by one and by two plain
+   processes (``ProcessPoolExecutor``, no Dask, nothing written). Two simulations side
+   by side may not run twice as fast as one (shared caches and memory bandwidth, other
+   load), and no sweep machinery can beat that; the sweep's speed-up is reported
+   against it.
 """
 
 from __future__ import annotations
@@ -166,6 +171,31 @@ def bench_overhead(spec_path: str, n: int, short_duration: str) -> Dict[str, Any
     return res
 
 
+def bench_ceiling(spec_path: str, jobs_list: List[int], n: int, duration: Optional[str]) -> Dict[str, Any]:
+    """The speed-up of plain processes on the sweep's first `n` points (no Dask, no rows)."""
+    spec: Any = load_spec(spec_path)
+    if duration:
+        spec.base["duration"] = duration
+        spec.base["warmup"] = "0s"
+    pts = spec.points[:n]
+    args = [(spec.base, p.overrides, p.seed, spec.runner, spec.metrics, spec.default_metrics) for p in pts]
+    res: Dict[str, Any] = {"points": len(pts), "runs": {}}
+    for j in jobs_list:
+        with ProcessPoolExecutor(max_workers=j) as pool:
+            list(pool.map(_call, args[:j]))  # start the processes and import the simulator
+            t0 = time.perf_counter()
+            list(pool.map(_call, args))
+            res["runs"][j] = time.perf_counter() - t0
+    one = res["runs"].get(1)
+    for j, t in res["runs"].items():
+        line = f"  {j} plain process(es): {len(pts)} points in {t:.1f} s"
+        if one and j != 1:
+            res[f"speedup_{j}"] = one / t
+            line += f": speed-up {one / t:.2f}"
+        print(line + f"; load average {_loadavg()}", flush=True)
+    return res
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m aqmlab.sweeps.bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--spec", default=_default_spec(), help="sweep file (default sweeps/ared_fig1.toml)")
@@ -176,6 +206,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--short-duration", default="0.5s", help="duration of the overhead measurement's points")
     p.add_argument("--skip-speedup", action="store_true")
     p.add_argument("--skip-overhead", action="store_true")
+    p.add_argument("--ceiling-points", type=int, default=48,
+                   help="points of the plain-process ceiling measurement (0 skips it)")
     p.add_argument("--json", default=None, help="also write the figures to this JSON file")
     p.add_argument("--keep", default=None, metavar="DIR",
                    help="keep the dataset of the last speed-up run in DIR (for plot-sweep)")
@@ -192,7 +224,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         out["overhead"] = bench_overhead(a.spec, a.overhead_points, a.short_duration)
     if not a.skip_speedup:
         print(f"speed-up on {a.spec}:")
-        out["speedup"] = bench_speedup(a.spec, [int(x) for x in a.jobs.split(",")], a.duration, a.keep)
+        jobs = [int(x) for x in a.jobs.split(",")]
+        out["speedup"] = bench_speedup(a.spec, jobs, a.duration, a.keep)
+        if a.ceiling_points > 0:
+            print("the machine's ceiling (plain processes, same points):")
+            out["ceiling"] = bench_ceiling(a.spec, jobs, a.ceiling_points, a.duration)
+            sp = out["speedup"]["runs"].get(2, {}).get("speedup_run")
+            ce = out["ceiling"].get("speedup_2")
+            if sp and ce:
+                print(f"  the sweep's running-phase speed-up {sp:.2f} is {sp / ce:.0%} of the plain processes' {ce:.2f}")
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1, default=str))
     return 0

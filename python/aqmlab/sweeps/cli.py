@@ -18,6 +18,9 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
                    help="dataset directory (manifest.json + points/*.parquet); re-running resumes it")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="worker processes of the embedded local cluster (default: all cores)")
+    p.add_argument("--batch", type=int, default=None, metavar="N",
+                   help="at most N points per cluster task (default 32; short points are grouped so that a "
+                        "task lasts about half a second; 1 sends every point alone)")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="run on this Dask distributed cluster instead of local processes")
     g = p.add_mutually_exclusive_group()
@@ -36,6 +39,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+    if args.batch is not None and args.batch < 1:
+        raise ValueError(f"--batch must be >= 1, got {args.batch}")
     s = _spec.load_spec(args.spec)
     if args.dry_run:
         execute.validate_points(s)
@@ -49,7 +54,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     try:
         df = execute.sweep(s, out=args.out, jobs=args.jobs, scheduler=args.scheduler,
                            progress=not args.no_progress, force_new=args.force_new, extend=args.extend,
-                           retry_failed=args.retry_failed, start_method=_start_method())
+                           retry_failed=args.retry_failed, start_method=_start_method(), batch=args.batch)
     except store.SweepMismatch as e:
         print(f"aqmlab sweep: error: {e}", file=sys.stderr)
         return 2

@@ -54,6 +54,24 @@ def run_point(base: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], see
         return {"metrics": {}, "wall_time": time.perf_counter() - t0, "error": msg}
 
 
+def run_points(base: Mapping[str, Any], batch: Sequence[Tuple[Sequence[Tuple[str, Any]], int]], runner: str,
+               metric_paths: Sequence[str], optional_metrics: bool) -> list:
+    """Run several points in one task (``batch``: ``(overrides, seed)`` pairs); one result
+    per point, as :func:`run_point` gives it."""
+    return [run_point(base, ov, seed, runner, metric_paths, optional_metrics) for ov, seed in batch]
+
+
+def batch_size(point_seconds: float, remaining: int, workers: int, target: float = 0.5, cap: int = 32) -> int:
+    """Points per task: enough that a task lasts about `target` seconds (the per-task cost
+    of the cluster, some 20 ms of CPU, then stays a few % of the work), at most `cap`, and
+    small enough that every worker still gets two tasks of what remains."""
+    if not point_seconds > 0:
+        return 1
+    want = max(1, int(target / point_seconds))
+    fair = max(1, remaining // (2 * max(1, workers)))
+    return max(1, min(want, fair, cap))
+
+
 def _identity(x: Any) -> Any:
     return x
 
@@ -169,7 +187,7 @@ class _Progress:
 def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Optional[Union[str, os.PathLike]] = None,
           jobs: Optional[int] = None, scheduler: Any = None, progress: bool = True, *,
           force_new: bool = False, extend: bool = False, retry_failed: bool = False,
-          include_failed: bool = True, start_method: Optional[str] = None):
+          include_failed: bool = True, start_method: Optional[str] = None, batch: Optional[int] = None):
     """Run a sweep and return its rows as a pandas DataFrame (one row per point, in point order).
 
     `spec`: a sweep TOML path or a dict of the same structure (docs/sweeps.md).
@@ -182,6 +200,8 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
     (default; environment variable ``AQMLAB_SWEEP_START_METHOD`` overrides it),
     ``"forkserver"`` or ``"fork"`` (starts in a fraction of a second instead of seconds,
     but only safe in a process without other busy threads; the CLI uses it on Linux).
+    `batch`: at most this many points per cluster task (default 32; 1 sends every point
+    alone). Short points are grouped so that a task lasts about half a second.
 
     Invalid axis paths, values or scenarios raise ValueError before anything runs. A point
     whose runner raises is recorded with its ``error`` and the sweep goes on.
@@ -191,6 +211,8 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
         raise ValueError(f"start_method must be spawn, forkserver or fork, got {start_method!r}")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
     s = load_spec(spec)
     _runners.resolve(s.runner)  # importable here (workers import it too)
     validate_points(s)
@@ -199,7 +221,8 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
         tmp = tempfile.mkdtemp(prefix="aqmlab-sweep-")
         out = tmp
     try:
-        stats = _execute(s, Path(out), jobs, scheduler, progress, force_new, extend, retry_failed, start_method)
+        stats = _execute(s, Path(out), jobs, scheduler, progress, force_new, extend, retry_failed, start_method,
+                         32 if batch is None else batch)
         df = store.load(out, include_failed=include_failed)
         df.attrs["sweep"] = stats
         return df
@@ -210,7 +233,7 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
 
 def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progress: bool,
              force_new: bool, extend: bool, retry_failed: bool,
-             start_method: Optional[str] = None) -> Dict[str, Any]:
+             start_method: Optional[str] = None, batch_cap: int = 32) -> Dict[str, Any]:
     store.prepare(out, s, force_new=force_new, extend=extend)
     have = store.finished(out)
     ids = {p.id for p in s.points}
@@ -243,41 +266,69 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
         bar = _Progress(len(s.points), len(s.points) - len(todo), progress)
         window = max(16, 4 * nthreads)
         queue = list(reversed(todo))
+        # Points go one per task until a few have been timed; then as many per task as
+        # make a task last about half a second (`batch_size`), so that short points do
+        # not pay the cluster's per-task cost each. A task of several points that fails as
+        # a whole (its worker died) is split: its points are sent again one by one, so
+        # only the point that kills a worker is recorded as failed.
+        times: list = []
+        solo: list = []
+        stats["max_batch"] = 1
 
-        def submit(p: Point):
-            f = client.submit(run_point, base_f, p.overrides, p.seed, s.runner, s.metrics, optional,
-                              key=f"aqmlab-point-{p.id}-{os.getpid()}-{int(t0 * 1e6)}", pure=False)
-            futures[f] = p
+        def submit():
+            if solo:
+                group = [solo.pop()]
+            else:
+                n = 1
+                if len(times) >= nthreads:
+                    n = batch_size(sorted(times)[len(times) // 2], len(queue), nthreads, cap=batch_cap)
+                group = [queue.pop() for _ in range(min(n, len(queue)))]
+            stats["max_batch"] = max(stats["max_batch"], len(group))
+            f = client.submit(run_points, base_f, [(p.overrides, p.seed) for p in group], s.runner, s.metrics,
+                              optional, key=f"aqmlab-points-{group[0].id}-{os.getpid()}-{int(t0 * 1e6)}",
+                              pure=False)
+            futures[f] = group
             return f
 
-        ac = as_completed([submit(queue.pop()) for _ in range(min(window, len(queue)))])
+        ac = as_completed([submit() for _ in range(min(window, len(queue)))])
         warned = False
         for fut in ac:
-            p = futures.pop(fut)
+            group = futures.pop(fut)
             try:
-                r = fut.result()
+                rs = fut.result()
             except Exception as e:  # noqa: BLE001 - recorded below
-                r = e
-            if isinstance(r, BaseException) and "Cancelled" in type(r).__name__:
-                # not the point's fault (scheduler gone, connection lost): stop, keep what is done
-                raise RuntimeError(f"the Dask cluster cancelled point {p.index} ({type(r).__name__}: {r}); "
+                rs = e
+            if isinstance(rs, BaseException) and "Cancelled" in type(rs).__name__:
+                # not the points' fault (scheduler gone, connection lost): stop, keep what is done
+                raise RuntimeError(f"the Dask cluster cancelled point {group[0].index} ({type(rs).__name__}: {rs}); "
                                    "finished points are kept, re-run the command to resume") from None
-            if isinstance(r, BaseException) or not isinstance(r, dict):  # worker died (KilledWorker), ...
-                e = r if isinstance(r, BaseException) else TypeError(f"unexpected result {r!r}")
-                r = {"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}
+            if isinstance(rs, BaseException) and len(group) > 1:
+                fut.release()
+                solo.extend(reversed(group))
+                for _ in range(min(len(group), window)):
+                    if solo or queue:
+                        ac.add(submit())
+                continue
+            if isinstance(rs, BaseException) or not isinstance(rs, list) or len(rs) != len(group):
+                # worker died (KilledWorker), ...
+                e = rs if isinstance(rs, BaseException) else TypeError(f"unexpected result {rs!r}")
+                rs = [{"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}] * len(group)
             fut.release()
-            row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
-            store.write_point(out, p.id, row)
-            stats["computed"] += 1
-            if r["error"] is not None:
-                stats["failed"] += 1
-                if not warned and progress:
-                    warned = True
-                    print(f"\naqmlab sweep: point {p.index} failed: {r['error']} "
-                          "(recorded; the sweep goes on)", file=sys.stderr)
-            bar.update(r["error"] is None)
-            if queue:
-                ac.add(submit(queue.pop()))
+            for p, r in zip(group, rs):
+                row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
+                store.write_point(out, p.id, row)
+                stats["computed"] += 1
+                if r["error"] is None and r["wall_time"] == r["wall_time"]:
+                    times.append(r["wall_time"])
+                if r["error"] is not None:
+                    stats["failed"] += 1
+                    if not warned and progress:
+                        warned = True
+                        print(f"\naqmlab sweep: point {p.index} failed: {r['error']} "
+                              "(recorded; the sweep goes on)", file=sys.stderr)
+                bar.update(r["error"] is None)
+            if queue or solo:
+                ac.add(submit())
         stats["run_seconds"] = time.perf_counter() - t1
         return stats
     except BaseException:
