@@ -213,3 +213,25 @@ def test_point_that_kills_its_worker_is_recorded_and_only_that_one(tmp_path):
     assert len(bad) == 1 and bad["error"].str.startswith("KilledWorker").all()
     assert (bad["link[0].queue.max_p"] == 0.05).all() and (bad["flow[0].count"] == 3).all()
     assert df["error"].isna().sum() == len(df) - 1
+
+
+def test_short_points_are_grouped_and_a_crash_in_a_group_blames_one_point(tmp_path):
+    """Short points travel several to a task once they have been timed; the rows are the
+    same as one point per task, and a point that kills its worker inside a group is the
+    only one recorded as failed (the group is split and sent again point by point)."""
+    counts = tuple(range(1, 16))
+    spec = example_spec(sleep=0.01, counts=counts, replications=1)
+    spec["base"]["testing"]["crash_if"] = {"flow[0].count": 14, "link[0].queue.max_p": 0.1}
+    grouped = sweep(spec, out=tmp_path / "g", jobs=2, progress=False, start_method=FORK)
+    single = sweep(spec, out=tmp_path / "s", jobs=2, progress=False, start_method=FORK, batch=1)
+    assert grouped.attrs["sweep"]["max_batch"] > 1
+    assert single.attrs["sweep"]["max_batch"] == 1
+    ok = grouped["error"].isna()
+    assert (~ok).sum() == 1 and grouped.loc[~ok, "flow[0].count"].eq(14).all()
+    assert grouped.loc[~ok, "error"].str.startswith("KilledWorker").all()
+    pd.testing.assert_frame_equal(_comparable(grouped[ok]), _comparable(single[single["error"].isna()]))
+
+
+def test_batch_must_be_positive():
+    with pytest.raises(ValueError, match="batch"):
+        sweep(example_spec(), batch=0, progress=False)
