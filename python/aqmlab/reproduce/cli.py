@@ -21,9 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        framework.select(["all"])
-        for id_, exp in framework.REGISTRY.items():
-            print(f"{id_}\t{exp.title}")
+        for id_ in framework.catalogue_order():
+            print(f"{id_}\t{framework.REGISTRY[id_].title}")
         return 0
     if not args.ids:
         print("aqmlab reproduce: give experiment ids, a paper prefix or 'all' (see --list)", file=sys.stderr)

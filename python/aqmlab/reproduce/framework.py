@@ -165,17 +165,36 @@ class Context:
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2))
 
 
+def catalogue_order() -> List[str]:
+    """Every registered id in catalogue order: papers as their modules register them,
+    then within a paper the figures before the tables, by number (fig5 before fig12)."""
+    import re
+
+    _load_catalogue()
+    papers: Dict[str, int] = {}
+    for k in REGISTRY:
+        papers.setdefault(k.split("-")[0], len(papers))
+
+    def key(k: str):
+        paper, _, rest = k.partition("-")
+        m = re.fullmatch(r"([a-z]+)(\d+)(.*)", rest)
+        kind, num, tail = (m.group(1), int(m.group(2)), m.group(3)) if m else (rest, 0, "")
+        return (papers[paper], kind != "fig", kind, num, tail)
+
+    return sorted(REGISTRY, key=key)
+
+
 def select(ids: Iterable[str]) -> List[str]:
     """Expand ``all`` and paper prefixes (``floyd1993``) into registered ids, in catalogue order."""
     _load_catalogue()
     out: List[str] = []
     for i in ids:
         if i == "all":
-            matched = list(REGISTRY)
+            matched = catalogue_order()
         elif i in REGISTRY:
             matched = [i]
         else:
-            matched = [k for k in REGISTRY if k.startswith(i + "-")]
+            matched = [k for k in catalogue_order() if k.startswith(i + "-")]
             if not matched:
                 known = ", ".join(sorted({k.split("-")[0] for k in REGISTRY}))
                 raise ValueError(f"unknown experiment id {i!r}: see 'aqmlab reproduce --list' "
@@ -303,7 +322,7 @@ def write_index(out: Union[str, Path]) -> Path:
             meta["status"] = "error"
             meta["error"] = (meta.get("error") or "") + f"\n{e}"
         entries.append((d.name, meta, rows))
-    order = {k: i for i, k in enumerate(REGISTRY)}
+    order = {k: i for i, k in enumerate(catalogue_order())}
     entries.sort(key=lambda e: order.get(e[0], len(order)))
     counts = {v: 0 for v in VERDICTS}
     errors = 0
