@@ -125,13 +125,16 @@ pub struct RedCore {
     /// Fig. 17's random number R.
     r: f64,
     rng: AqmRng,
+    /// `(w_q, ln(1 - w_q))` for idle aging, recomputed if `params.w_q` changes.
+    ln_keep: (f64, f64),
 }
 
 impl RedCore {
     pub fn new(params: RedParams, seed: u64) -> Result<RedCore> {
         params.validate()?;
         let max_p = params.max_p;
-        Ok(RedCore { params, avg: 0.0, count: -1, max_p, idle_since: IdleSince(None), r: 0.0, rng: common::rng_from_seed(seed) })
+        let ln_keep = (params.w_q, (1.0 - params.w_q).ln());
+        Ok(RedCore { params, avg: 0.0, count: -1, max_p, idle_since: IdleSince(None), r: 0.0, rng: common::rng_from_seed(seed), ln_keep })
     }
 
     #[inline]
@@ -150,7 +153,13 @@ impl RedCore {
             self.avg = common::ewma(self.avg, self.queue_size(backlog), self.params.w_q);
         } else if let Some(t0) = self.idle_since.0 {
             let idle = now.saturating_since(t0).as_secs_f64();
-            self.avg = common::idle_decay(self.avg, self.params.w_q, idle, self.params.idle_pkt_time);
+            if self.avg != 0.0 && idle > 0.0 {
+                // (1 - w_q)^m as exp(m ln(1 - w_q)), the logarithm kept (common::idle_decay's formula)
+                if self.ln_keep.0 != self.params.w_q {
+                    self.ln_keep = (self.params.w_q, (1.0 - self.params.w_q).ln());
+                }
+                self.avg *= (idle / self.params.idle_pkt_time * self.ln_keep.1).exp();
+            }
             self.idle_since = IdleSince(Some(now));
         }
     }
