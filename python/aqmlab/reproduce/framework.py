@@ -165,6 +165,35 @@ class Context:
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2))
 
 
+_BUILD_ID: Optional[str] = None
+
+
+def build_id() -> str:
+    """A short digest of the aqmlab package version and the compiled simulator's bytes.
+
+    Experiments that keep sweep results between runs of the catalogue (to resume an
+    interrupted run) put it into their sweep's base scenario, so that results of an
+    earlier build are never mixed with a new one: a changed digest changes the sweep's
+    hash, which the sweep store then refuses to extend."""
+    global _BUILD_ID
+    if _BUILD_ID is None:
+        import hashlib
+
+        from .. import __version__
+
+        h = hashlib.sha256(__version__.encode())
+        try:
+            from .. import _native
+
+            with open(_native.__file__, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        except (ImportError, OSError):
+            h.update(b"no native module")
+        _BUILD_ID = h.hexdigest()[:16]
+    return _BUILD_ID
+
+
 def catalogue_order() -> List[str]:
     """Every registered id in catalogue order: papers as their modules register them,
     then within a paper the figures before the tables, by number (fig5 before fig12)."""
