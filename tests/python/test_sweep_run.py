@@ -227,7 +227,7 @@ def test_short_points_are_grouped_and_a_crash_in_a_group_blames_one_point(tmp_pa
     assert grouped.attrs["sweep"]["max_batch"] > 1
     assert single.attrs["sweep"]["max_batch"] == 1
     ok = grouped["error"].isna()
-    assert (~ok).sum() == 1 and grouped.loc[~ok, "flow[0].count"].eq(14).all()
+    assert (~ok).sum() == 1 and grouped.loc[~ok, "flow[0].count"].eq(14).all(), grouped.loc[~ok, ["point", "flow[0].count", "link[0].queue.max_p", "error"]].to_string()
     assert grouped.loc[~ok, "error"].str.startswith("KilledWorker").all()
     pd.testing.assert_frame_equal(_comparable(grouped[ok]), _comparable(single[single["error"].isna()]))
 

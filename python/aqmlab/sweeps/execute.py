@@ -290,6 +290,22 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
             futures[f] = group
             return f
 
+        def top_up():
+            # Once points are grouped, at most one task per worker thread is in flight:
+            # tasks that depend on the base scenario are not held back by the scheduler,
+            # so more would sit queued on a worker, and a point that kills that worker
+            # would take them with it. The points of a group whose worker died are sent
+            # again one at a time with nothing else running, so that only the point that
+            # kills a worker is blamed (the scheduler retries a task whose worker died,
+            # and the result of a task finished just before a crash can be lost with it).
+            if solo:
+                if not futures:
+                    ac.add(submit())
+                return
+            limit = nthreads if len(times) >= nthreads else window
+            while queue and len(futures) < limit:
+                ac.add(submit())
+
         ac = as_completed([submit() for _ in range(min(window, len(queue)))])
         warned = False
         for fut in ac:
@@ -305,9 +321,7 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
             if isinstance(rs, BaseException) and len(group) > 1:
                 fut.release()
                 solo.extend(reversed(group))
-                for _ in range(min(len(group), window)):
-                    if solo or queue:
-                        ac.add(submit())
+                top_up()
                 continue
             if isinstance(rs, BaseException) or not isinstance(rs, list) or len(rs) != len(group):
                 # worker died (KilledWorker), ...
@@ -327,8 +341,7 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
                         print(f"\naqmlab sweep: point {p.index} failed: {r['error']} "
                               "(recorded; the sweep goes on)", file=sys.stderr)
                 bar.update(r["error"] is None)
-            if queue or solo:
-                ac.add(submit())
+            top_up()
         stats["run_seconds"] = time.perf_counter() - t1
         return stats
     except BaseException:
