@@ -194,6 +194,32 @@ def build_id() -> str:
     return _BUILD_ID
 
 
+def stored_sweep(ctx: "Context", spec, group: str, tag: str):
+    """Run (or resume) a sweep for an experiment group and return its rows.
+
+    The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
+    experiments' outputs: the ids of a group share it, and an interrupted catalogue
+    resumes it. The spec's base scenario should carry :func:`build_id` (e.g. in its
+    ``notes``), so a stored run of another build or definition is discarded and
+    recomputed instead of being mixed in. A failed point fails the experiment."""
+    import shutil as _shutil
+
+    from .. import sweeps
+    from ..sweeps.store import SweepMismatch
+
+    out = ctx.out.parent / f".{group}-sweeps" / f"{tag}-{'quick' if ctx.quick else 'full'}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    except SweepMismatch:  # another build or definition: start over
+        _shutil.rmtree(out, ignore_errors=True)
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    bad = df[df["error"].notna()]
+    if len(bad):
+        raise RuntimeError(f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}")
+    return df
+
+
 def catalogue_order() -> List[str]:
     """Every registered id in catalogue order: papers as their modules register them,
     then within a paper the figures before the tables, by number (fig5 before fig12)."""
