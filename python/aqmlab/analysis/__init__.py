@@ -10,7 +10,9 @@
   consecutive drops, queue-size distribution;
 - :mod:`aqmlab.analysis.zheng` -- Zheng & Atiquzzaman 2008: lower and upper bounds of
   w (eqs. 14 and 21) and their inputs estimated from a queue trace;
-- :mod:`aqmlab.analysis.fred` -- Lin & Morris 1997: FRED's parameter rules.
+- :mod:`aqmlab.analysis.fred` -- Lin & Morris 1997: FRED's parameter rules;
+- :mod:`aqmlab.analysis.misbehaving` -- Floyd & Jacobson 1993 Section X: the list of
+  the n most recently marked packets from a packet trace, and flows flagged by it.
 
 None of this touches the compiled extension. Every function validates its inputs
 and raises ValueError naming the argument. See docs/analysis.md.
@@ -18,7 +20,7 @@ and raises ValueError naming the argument. See docs/analysis.md.
 
 from __future__ import annotations
 
-from . import ared, bonald, floyd, fred, zheng
+from . import ared, bonald, floyd, fred, misbehaving, zheng
 from .ared import (
     ared_adaptation_times,
     ared_alpha,
@@ -31,6 +33,7 @@ from .ared import (
 from .floyd import (
     ewma_time_constant,
     ewma_w_q_for_time_constant,
+    binomial_tail,
     hoeffding_bound,
     hoeffding_bound_kl,
     intermark_mean_geometric,
@@ -41,6 +44,14 @@ from .floyd import (
     red_max_w_q,
 )
 from .fred import fred_parameters
+from .misbehaving import (
+    false_flag_bound,
+    flag_threshold,
+    identify_misbehaving,
+    marks_from_trace,
+    packet_shares,
+    recent_marks,
+)
 from .zheng import estimate_zheng_inputs, zheng_bounds_from_trace, zheng_w_bounds, zheng_w_bounds_exact
 
 __all__ = [
@@ -48,11 +59,13 @@ __all__ = [
     "bonald",
     "floyd",
     "fred",
+    "misbehaving",
     "zheng",
     "red_burst_average",
     "red_max_w_q",
     "ewma_time_constant",
     "ewma_w_q_for_time_constant",
+    "binomial_tail",
     "hoeffding_bound",
     "hoeffding_bound_kl",
     "intermark_pmf_geometric",
@@ -71,4 +84,10 @@ __all__ = [
     "zheng_w_bounds_exact",
     "estimate_zheng_inputs",
     "zheng_bounds_from_trace",
+    "marks_from_trace",
+    "recent_marks",
+    "flag_threshold",
+    "false_flag_bound",
+    "identify_misbehaving",
+    "packet_shares",
 ]
