@@ -99,3 +99,82 @@ def drop_probabilities(policy: str, rho: float, K: int, min_th: Optional[float] 
             sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
             out[k] = (m, t * sd / math.sqrt(len(xs)))
     return out
+
+
+# ------------------------------------------------------------------ additions
+def with_average(sc: Dict[str, Any], w_q: float) -> Dict[str, Any]:
+    """The same scenario with RED's average queue (weight `w_q`) instead of the
+    instantaneous queue (Sections II-C, III-C and IV-C); Tail Drop is left unchanged."""
+    q = sc["link"][0]["queue_ab"]
+    if q["type"] == "red":
+        q["w_q"] = float(v.in_range("w_q", w_q, 0.0, 1.0))
+    return sc
+
+
+def pareto_scenario(policy: str, rho: float, K: int, min_th: Optional[float] = None,
+                    max_th: Optional[float] = None, max_p: Optional[float] = None,
+                    bursty_fraction: float = 0.9, shape: float = 1.4, burst_time: float = 2.5e-6,
+                    spacing: float = 1e-6, duration: float = 200.0, warmup: float = 10.0,
+                    seed: int = 1) -> Dict[str, Any]:
+    """Section II-D (Fig. 7): the bursty stream replaced by bursts with Pareto times between
+    them, beside a Poisson stream. The simulator's ``pareto_onoff`` source with ON and OFF
+    periods Pareto of the same `shape`; during ON one packet every `spacing` s (nearly
+    back to back, like a batch), so a burst holds ceil(ON / spacing) packets, about
+    `burst_time`/`spacing` + 0.5 on average. The mean OFF time is set for the bursty
+    share of `rho`; the load actually offered is what the run's arrivals say."""
+    sc = scenario(policy, rho, K, min_th, max_th, max_p, 1, bursty_fraction, duration, warmup, seed)
+    bursty_pps = bursty_fraction * v.positive("rho", rho) * LINK_RATE_BPS / (8 * MEAN_PACKET_BYTES)
+    mean_burst = burst_time / spacing + 0.5
+    off = mean_burst / bursty_pps - burst_time
+    for f in sc["flow"]:
+        if f["name"] == "bursty":
+            for k in ("rate", "batch"):
+                f.pop(k, None)
+            f.update(type="pareto_onoff", interval=spacing, on_time=burst_time, off_time=max(off, 1e-9),
+                     shape=float(shape))
+    return sc
+
+
+def drop_run_lengths(packets, link: str = "s->d", since: float = 0.0):
+    """Lengths of the runs of consecutively dropped arrivals at `link` from a packets trace
+    (events ``a`` admitted arrival, ``m`` marked arrival, ``x`` drop; departures ignored),
+    counting arrivals at or after `since` s. Returns a numpy int array, one entry per run
+    (a run still open at the end of the trace is left out)."""
+    import numpy as np
+
+    pk = packets[(packets["link"] == link) & (packets["time"] >= since) & packets["event"].isin(["a", "m", "x"])]
+    drop = (pk["event"].to_numpy() == "x").astype(np.int8)
+    if drop.size == 0:
+        return np.zeros(0, dtype=int)
+    edges = np.diff(np.concatenate(([0], drop, [0])))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1)
+    runs = ends - starts
+    if drop[-1] == 1:
+        runs = runs[:-1]
+    return runs.astype(int)
+
+
+def router_queue_histogram(queue_samples, utilization: float, K: int):
+    """Distribution of the packets in the router (waiting + the one in service), n = 0..K,
+    from time samples of the waiting queue: q > 0 waiting means q + 1 in the router; the
+    samples with q = 0 are split between n = 0 and n = 1 so that P(n = 0) = 1 - utilization
+    (the trace does not say whether the line was busy)."""
+    import numpy as np
+
+    q = np.asarray(queue_samples, dtype=int)
+    h = np.bincount(np.clip(q + 1, 0, K), minlength=K + 1).astype(float)[: K + 1]
+    h /= max(h.sum(), 1.0)
+    p_empty = min(max(1.0 - float(utilization), 0.0), h[1])
+    h[0], h[1] = p_empty, h[1] - p_empty
+    return h
+
+
+def t_interval(xs) -> Tuple[float, float]:
+    """(mean, half-width of the 99% Student-t interval) of 2..10 independent samples."""
+    n = len(xs)
+    if not 2 <= n <= len(_T995) + 1:
+        raise ValueError(f"need 2 to {len(_T995) + 1} samples, got {n}")
+    m = sum(xs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return m, _T995[n - 2] * sd / math.sqrt(n)
