@@ -1,4 +1,7 @@
 """Imports every experiment module so that they register their ids, in catalogue order."""
 
 from . import floyd1993  # noqa: F401
+from . import floyd1993_multirun  # noqa: F401
+from . import floyd1993_twoway  # noqa: F401
 from . import bonald2000  # noqa: F401
+from . import bonald2000_tcp  # noqa: F401
