@@ -131,15 +131,18 @@ def _client_for(scheduler: Any, jobs: Optional[int], n_todo: int, start_method: 
         n = jobs or os.cpu_count() or 1
         n = max(1, min(n, n_todo))
         # Points are coarse tasks: no statistical profiler in the workers (it costs a few %
-        # of a point). worker-saturation = 1: a worker holds only the task it runs, so if a
-        # point kills its worker process, only that point is blamed (tasks merely queued on
-        # a dying worker would count as "running" there and could end up KilledWorker too).
+        # of a point). worker-saturation = 1 keeps queued tasks on the scheduler rather than
+        # on a worker when the scheduler treats them as root tasks; `_execute` also bounds
+        # what is in flight, so that a point that kills its worker process takes no other
+        # point with it (see top_up there).
         method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
         with dask.config.set({"distributed.worker.profile.enabled": False,
                               "distributed.scheduler.worker-saturation": 1.0,
                               "distributed.worker.multiprocessing-method": method}):
+            # the scheduler's HTTP server (health, metrics) on a free port: several sweeps
+            # may start clusters at once (the catalogue runs experiment groups in parallel)
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
         return Client(cluster), cluster, True
     if isinstance(scheduler, Client):
         return scheduler, None, False
