@@ -54,3 +54,15 @@ def test_bad_values_name_the_argument(fn, text):
     """Negative, zero or unparsable values raise ValueError naming the argument."""
     with pytest.raises(ValueError, match="--thing"):
         fn(text, "--thing")
+
+
+def test_parse_time_zero_only_when_allowed():
+    from aqmlab.analysis._units import parse_time
+
+    assert parse_time("0s", allow_zero=True) == 0.0 and parse_time(0, allow_zero=True) == 0.0
+    assert parse_time("20ms", allow_zero=True) == pytest.approx(0.02)
+    for bad in ("0s", 0, "-1ms"):
+        with pytest.raises(ValueError, match="warmup"):
+            parse_time(bad, "warmup")
+    with pytest.raises(ValueError, match="warmup"):
+        parse_time("-1ms", "warmup", allow_zero=True)

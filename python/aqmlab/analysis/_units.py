@@ -63,8 +63,15 @@ def parse_rate(text: Union[str, float], name: str = "rate") -> float:
     return _finish(name, text, sign, value)
 
 
-def parse_time(text: Union[str, float], name: str = "time") -> float:
-    """A duration in seconds from ``"50ms"``-style text (or a number of seconds)."""
+def parse_time(text: Union[str, float], name: str = "time", allow_zero: bool = False) -> float:
+    """A duration in seconds from ``"50ms"``-style text (or a number of seconds); zero
+    only with `allow_zero` (e.g. a warm-up)."""
+    if allow_zero and not isinstance(text, bool):
+        if isinstance(text, (int, float)) and text == 0:
+            return 0.0
+        m0 = _TIME.match(str(text))
+        if m0 and m0.group(1) != "-" and float(m0.group(2)) == 0:
+            return 0.0
     x = _number(name, text)
     if x is not None:
         return x

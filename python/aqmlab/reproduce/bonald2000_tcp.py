@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+from ..analysis._units import parse_time
 from .framework import Context, build_id, experiment, stored_sweep
 
 PAPER = "Bonald, May & Bolot 2000, Infocom"
@@ -106,13 +107,8 @@ def queue_for(policy: str, buffer: int) -> Dict[str, Any]:
 
 
 def _secs(v: Any) -> float:
-    if isinstance(v, (int, float)):
-        return float(v)
-    s = str(v).strip()
-    for suf, mul in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("s", 1.0)):
-        if s.endswith(suf):
-            return float(s[: -len(suf)]) * mul
-    return float(s)
+    """A duration of the scenario shape (seconds, or a string with a unit), in seconds."""
+    return parse_time(v, "duration", allow_zero=True)
 
 
 def prepare(scenario: Dict[str, Any]) -> Dict[str, Any]:
