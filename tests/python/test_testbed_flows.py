@@ -63,7 +63,9 @@ def test_fred_holds_a_udp_flood_to_its_share(tmp_path):
     flows = [{"type": "cbr", "rate": "20Mbps", "packet_size": 1000, "start": 0.5}] + tcp_flows(1)
     # Lin & Morris Sec. 4.5: minq = 4 for large buffers (100 packets is large beside the paper's 16-56)
     q = {"type": "fred", "limit": 100, "min_th": 5, "max_th": 15, "min_q": 4}
-    s = run_testbed(dumbbell(q, flows, duration=16, warmup=6), tmp_path, prediction=False)
+    # Real packets: the shares move with the host's timing from run to run (UDP 6.0-6.5
+    # Mb/s typically over 10 s, once 7.04 on a busy machine); a 20 s window steadies them.
+    s = run_testbed(dumbbell(q, flows, duration=26, warmup=6), tmp_path, prediction=False)
     udp, tcp = s["flows"][0]["goodput_bps"], s["flows"][1]["goodput_bps"]
     assert udp < 0.7 * 10e6, (udp, tcp)
     assert tcp > 0.25 * 10e6, (udp, tcp)
