@@ -321,17 +321,30 @@ def fig5_spec(quick: bool) -> Dict[str, Any]:
     return spec
 
 
+def _split_setting(frame: pd.DataFrame) -> None:
+    """Add `gateway` and `parameter` from the zipped axis label ``"<gateway>:<parameter>"``."""
+    parts = frame["setting"].str.split(":")
+    frame["gateway"] = parts.str[0]
+    frame["parameter"] = parts.str[1].astype(int)
+
+
+def _runs_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per run of a sweep: its setting, seed, gateway, parameter and the runner's
+    ``gateway.*`` statistics (without the prefix)."""
+    out = pd.DataFrame({"setting": df["setting"], "seed": df["seed"]})
+    _split_setting(out)
+    for c in df.columns:
+        if c.startswith("gateway."):
+            out[c[len("gateway."):]] = df[c].to_numpy()
+    return out
+
+
 def fig5_data(ctx: Context) -> pd.DataFrame:
     key = ("fig5", str(ctx.out.parent), ctx.quick)
     if key in _CACHE:
         return _CACHE[key]
     df = _run_sweep(ctx, fig5_spec(ctx.quick), "fig5")
-    out = pd.DataFrame({"setting": df["setting"], "seed": df["seed"]})
-    out["gateway"] = out["setting"].str.split(":").str[0]
-    out["parameter"] = out["setting"].str.split(":").str[1].astype(int)
-    for c in df.columns:
-        if c.startswith("gateway."):
-            out[c[len("gateway."):]] = df[c].to_numpy()
+    out = _runs_frame(df)
     out["throughput"] = out["utilization"]
     # power: throughput over the gateway's mean delay in service times (waiting + own transmission)
     out["power"] = out["throughput"] / (out["q_seen"] + 1.0)
@@ -367,16 +380,10 @@ def fig12_data(ctx: Context) -> pd.DataFrame:
     if key in _CACHE:
         return _CACHE[key]
     df = _run_sweep(ctx, fig12_spec(ctx.quick), "fig12")
-    runs = pd.DataFrame({"setting": df["setting"], "seed": df["seed"]})
-    runs["gateway"] = runs["setting"].str.split(":").str[0]
-    runs["parameter"] = runs["setting"].str.split(":").str[1].astype(int)
-    for c in df.columns:
-        if c.startswith("gateway."):
-            runs[c[len("gateway."):]] = df[c].to_numpy()
+    runs = _runs_frame(df)
     _CACHE[("fig12-runs",) + key[1:]] = runs
     long = periods_long(df, ["setting", "seed"])
-    long["gateway"] = long["setting"].str.split(":").str[0]
-    long["parameter"] = long["setting"].str.split(":").str[1].astype(int)
+    _split_setting(long)
     long["n5_throughput_share"] = long[f"dep{NODE5}"] / long["departures"]
     long["n5_drop_share"] = long[f"drop{NODE5}"] / long["drops"].where(long["drops"] > 0)
     long["n5_rate"] = long[f"dep{NODE5}"] / PERIOD
