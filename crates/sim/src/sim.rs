@@ -19,10 +19,22 @@
 //! its delay. The packet is then offered to D right away, stamped with that arrival
 //! time, and U schedules no delivery event for it. D still sees its arrivals in time
 //! order (U is a FIFO and the only feeder), so the AQMs, monitors and summaries are
-//! those of the hop-by-hop run; a dumbbell needs two events per data packet and two
-//! per ACK instead of three. Between two calls of `run_until`, the state of such a
-//! direction (its queue, its counters) may already include arrivals up to one
-//! upstream hop ahead of the simulated clock; the final summary is unaffected.
+//! those of the hop-by-hop run.
+//!
+//! The same holds for the host at the end of a path, when nothing else can happen to
+//! the flow's side there before the packet arrives: a TCP receiver without delayed ACKs
+//! (no timer), an open-loop sink, and a TCP sender whose retransmission timer is not
+//! due by the ACK's arrival (no preparation delay, no stop time, not telnet or web
+//! mice). The host then acts at once with the clock moved to the arrival time, provided
+//! the first link direction it sends into takes packets from it alone (so that
+//! direction still sees its arrivals in time order) and it is not already inside
+//! another host's turn. A dumbbell then needs about one event per data packet and one
+//! per ACK: the arrivals at the two shared router queues.
+//!
+//! Nothing is handed on early past the time `run_until` runs to, nor ahead of a packet
+//! of the same direction still waiting for its delivery event, so the state at every
+//! stop of `run_until` is exactly that of the hop-by-hop run (`express_hops = false`);
+//! only the order in which the engine computes it differs.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -79,6 +91,9 @@ struct Dir {
     /// The one upstream direction whose packets this direction receives at once
     /// (see "Express hops").
     express_from: Option<u32>,
+    /// Packets this direction takes to their destination host may be handed to the
+    /// host at once (see "Express hops"; the flow decides as well).
+    host_express: bool,
     up: bool,
     mon: DirMon,
     /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
@@ -121,91 +136,155 @@ impl Dir {
 }
 
 /// Find the link directions that can take packets at once from their only upstream
-/// direction (see "Express hops"): the feeders of a direction are read off every
-/// flow's path (data, and ACKs for TCP); a source node counts as a feeder of its
-/// first hop.
-fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir]) {
-    const LOCAL: u32 = u32::MAX;
-    // per direction: None = no feeder seen, Some(u) = exactly u, Some(MANY) = several
-    const MANY: u32 = u32::MAX - 1;
-    let mut feeder: Vec<Option<u32>> = vec![None; dirs.len()];
-    let mut note = |d: usize, u: u32| {
-        feeder[d] = match feeder[d] {
-            None => Some(u),
-            Some(x) if x == u => Some(x),
-            Some(_) => Some(MANY),
-        };
-    };
-    for f in &sc.flows {
-        let mut paths = vec![routes.path(f.src, f.dst, &sc.links)];
-        if f.kind.is_tcp() {
-            paths.push(routes.path(f.dst, f.src, &sc.links));
+/// direction, and the hosts that can take a flow's packets at once (see "Express
+/// hops"). The feeders of a direction are read off every flow's path (data, and ACKs
+/// for TCP); a host counts as a feeder of the first hop of each path it starts, once
+/// per flow and role.
+fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [Flow]) {
+    // Feeders per direction: upstream directions (d) and local origins (2 * flow + role,
+    // role 0 = sender, 1 = receiver), kept apart.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Feeder {
+        Dir(u32),
+        Host(u32),
+    }
+    let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); dirs.len()];
+    let mut note = |d: usize, f: Feeder| {
+        if !feeders[d].contains(&f) {
+            feeders[d].push(f);
         }
-        for p in &paths {
+    };
+    let mut paths = Vec::with_capacity(flows.len());
+    for (i, f) in sc.flows.iter().enumerate() {
+        let data = routes.path(f.src, f.dst, &sc.links);
+        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
+        for (role, p) in [&data, &acks].into_iter().enumerate() {
             if let Some(&first) = p.first() {
-                note(first, LOCAL);
+                note(first, Feeder::Host((2 * i + role) as u32));
             }
             for w in p.windows(2) {
-                note(w[1], w[0] as u32);
+                note(w[1], Feeder::Dir(w[0] as u32));
             }
         }
+        paths.push((data, acks));
     }
     let traced: Vec<usize> = sc.trace.queue.iter().chain(&sc.trace.packets).chain(&sc.trace.pcap).copied().collect();
+    let evicts = |d: usize| {
+        let l = &sc.links[d / 2];
+        if d % 2 == 0 { l.queue_ab.may_evict() } else { l.queue_ba.may_evict() }
+    };
     for d in 0..dirs.len() {
-        let Some(u) = feeder[d] else { continue };
-        if u == LOCAL || u == MANY || traced.contains(&d) {
+        if traced.contains(&d) {
             continue;
         }
-        let (link, side) = (u as usize / 2, u as usize % 2);
-        let qc = if side == 0 { &sc.links[link].queue_ab } else { &sc.links[link].queue_ba };
-        if !qc.may_evict() {
+        dirs[d].host_express = !evicts(d);
+        if let [Feeder::Dir(u)] = feeders[d][..]
+            && !evicts(u as usize)
+        {
             dirs[d].express_from = Some(u);
+        }
+    }
+    // A host runs a flow's side ahead of the clock only if nothing else happens to that
+    // side before the packet's arrival (no timer, no application event), and if the
+    // direction it sends into takes packets from it alone, so that this direction still
+    // sees its arrivals in time order.
+    let alone = |d: Option<&usize>, origin: usize| {
+        d.is_some_and(|&d| feeders[d][..] == [Feeder::Host(origin as u32)] && !traced.contains(&d))
+    };
+    for (i, (f, (data, acks))) in sc.flows.iter().zip(&paths).enumerate() {
+        let fl = &mut flows[i];
+        if fl.trace_cwnd || fl.tcp_params.is_some() {
+            continue; // traced windows stay in time order; web mice switch connections
+        }
+        match f.kind {
+            FlowKind::Tcp | FlowKind::Telnet { .. } => {
+                fl.rx_express = !f.tcp.delayed_ack && alone(acks.first(), 2 * i + 1);
+                fl.tx_express = matches!(f.kind, FlowKind::Tcp)
+                    && fl.prep_delay == 0.0
+                    && fl.stop.is_none()
+                    && alone(data.first(), 2 * i);
+            }
+            FlowKind::Web { .. } => {}
+            _ => fl.rx_express = true,
         }
     }
 }
 
-/// Pop the waiting packets whose transmission has started by `now`, telling the AQM.
+/// Whether the host at the end of `pkt`'s path can take it at `at` (see "Express
+/// hops"): a receiver without timers always; a sender only if its retransmission
+/// timer is not due by then, and if the packet does not cross the start of the
+/// window (the sender's counters are read at that instant).
+#[inline]
+fn host_takes(fl: &Flow, pkt: &Pkt, at: u64, clock: u64, w0: u64) -> bool {
+    if !pkt.is_ack() {
+        return fl.rx_express;
+    }
+    fl.tx_express
+        && !(w0 > 0 && clock <= w0 && at > w0)
+        && fl.tcp.as_ref().is_some_and(|t| t.0.rtx_deadline.is_none_or(|d| d.0 > at))
+}
+
+/// Pop the waiting packets whose transmission has started by `now`, telling the AQM;
+/// `clock` is the simulated time (`now` may be later for a direction running ahead).
 #[inline(always)]
-fn advance(dir: &mut Dir, d: usize, now: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+fn advance(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
     // Most calls find nothing to do: check that before paying for a call.
     if dir.q.get(dir.n_started).is_some_and(|s| s.start <= now) {
-        advance_slow(dir, d, now, tr, flows);
+        advance_slow(dir, d, now, clock, tr, flows);
     }
 }
 
 #[inline(never)]
-fn advance_slow(dir: &mut Dir, d: usize, now: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+fn advance_slow(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+    if dir.n_plain == 0 {
+        // (with plain slots pending, the delivery of the head forgets them instead)
+        drop_expressed(dir, clock);
+    }
     while dir.n_started < dir.q.len() {
         let s = dir.q[dir.n_started];
         if s.start > now {
             break;
         }
-        dir.n_started += 1;
+        // An expressed slot at the front is forgotten at once (see `drop_expressed`).
+        if dir.n_started == 0 && s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock {
+            dir.q.pop_front();
+        } else {
+            dir.n_started += 1;
+        }
         dir.bytes_waiting -= s.pkt.size as u64;
-        let bl = dir.backlog();
-        dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+        if dir.has_avg {
+            // (Drop Tail and Random Drop keep no state of their own to update.)
+            let bl = dir.backlog();
+            dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+        }
         dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
         if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {
             dir.flow_bytes[s.pkt.flow as usize] += s.pkt.size as u64;
         }
         if let Some(t) = tr.as_mut() {
-            if dir.trace_pkts {
-                t.packet(s.start, d, 'd', &s.pkt);
-            }
-            if dir.pcap {
-                let f = &flows[s.pkt.flow as usize];
-                t.pcap(s.start, d, &s.pkt, f.src, f.dst, f.tcp.is_some(), f.packet_size);
-            }
+            trace_departure(t, dir, d, &s.pkt, s.start, flows);
         }
     }
-    drop_expressed(dir);
 }
 
-/// Forget the slots at the front that have left the buffer and were expressed to the
-/// next hop (no delivery event waits for them).
+#[cold]
+fn trace_departure(t: &mut Traces, dir: &Dir, d: usize, pkt: &Pkt, start: u64, flows: &[Flow]) {
+    if dir.trace_pkts {
+        t.packet(start, d, 'd', pkt);
+    }
+    if dir.pcap {
+        let f = &flows[pkt.flow as usize];
+        t.pcap(start, d, pkt, f.src, f.dst, f.tcp.is_some(), f.packet_size);
+    }
+}
+
+/// Forget the slots at the front that were expressed (no delivery event waits for
+/// them) and had left the buffer by `clock`, the simulated time. A direction running
+/// ahead of the clock keeps the later ones, so that the queue it has at the clock can
+/// still be counted (`waiting_at`).
 #[inline]
-fn drop_expressed(dir: &mut Dir) {
-    while dir.n_started > 0 && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0) {
+fn drop_expressed(dir: &mut Dir, clock: u64) {
+    while dir.n_started > 0 && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock) {
         dir.q.pop_front();
         dir.n_started -= 1;
     }
@@ -245,6 +324,10 @@ struct Flow {
     rto_at: Option<u64>,
     delack_at: Option<u64>,
     trace_cwnd: bool,
+    /// The destination host may take this flow's data at once (see "Express hops").
+    rx_express: bool,
+    /// The source host may take this flow's ACKs at once, timers allowing.
+    tx_express: bool,
     timeout_times: Vec<u64>,
     /// Web mice: connection epoch, transfer in progress, its start, completed
     /// transfers and the sum of their completion times in the window, rejected arrivals.
@@ -279,6 +362,10 @@ pub struct Sim {
     has_web: bool,
     wall: std::time::Instant,
     busiest: usize,
+    /// The time the current `run_until` runs to: no host acts beyond it.
+    horizon: u64,
+    /// A host is acting ahead of the clock (see "Express hops").
+    in_host: bool,
 }
 
 fn pareto(rng: &mut SimRng, mean: f64, shape: f64) -> f64 {
@@ -344,6 +431,7 @@ impl Sim {
                     scheduled: None,
                     n_plain: 0,
                     express_from: None,
+                    host_express: false,
                     up: true,
                     mon: DirMon::new(w0, w1),
                     flow_bytes: Vec::new(),
@@ -425,6 +513,8 @@ impl Sim {
                 rto_at: None,
                 delack_at: None,
                 trace_cwnd: false,
+                rx_express: false,
+                tx_express: false,
                 timeout_times: Vec::new(),
                 epoch: 0,
                 busy: false,
@@ -475,7 +565,7 @@ impl Sim {
             None
         };
         if sc.express_hops && sc.events.is_empty() {
-            mark_express(&sc, &routes, &mut dirs);
+            mark_express(&sc, &routes, &mut dirs, &mut flows);
         }
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
         let mut q = EventQueue::new();
@@ -515,6 +605,8 @@ impl Sim {
             has_web: sc_has_web,
             wall: std::time::Instant::now(),
             busiest: 0,
+            horizon: 0,
+            in_host: false,
         })
     }
 
@@ -544,6 +636,7 @@ impl Sim {
             return Ok(());
         }
         let t = t.0.min(self.end);
+        self.horizon = t;
         while let Some((et, target)) = self.q.pop_until(Time(t)) {
             self.now = et.0;
             self.dispatch(target);
@@ -590,14 +683,13 @@ impl Sim {
             return; // stale (the link went down, or the schedule moved)
         }
         dir.scheduled = None;
-        if dir.n_started == 0 {
-            advance(dir, d, now, &mut self.traces, &self.flows);
-        }
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
+        drop_expressed(dir, now);
         let Some(s) = dir.q.pop_front() else { return };
         debug_assert!(dir.n_started > 0 && s.end + dir.delay == now && s.pkt.flags & flags::EXPRESS == 0);
         dir.n_started -= 1;
         dir.n_plain -= 1;
-        drop_expressed(dir);
+        drop_expressed(dir, now);
         if dir.n_plain > 0 {
             let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
             let at = h.end + dir.delay;
@@ -635,7 +727,7 @@ impl Sim {
             self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             return;
         }
-        advance(dir, d, now, &mut self.traces, &self.flows);
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         dir.mon.arrival(now);
         if !dir.flow_arrivals.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
             dir.flow_arrivals[pkt.flow as usize] += 1;
@@ -688,14 +780,14 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn accept(&mut self, d: usize, pkt: Pkt, now: u64) {
         // The next direction, if it takes this packet at once (an express hop).
         // A direction that itself receives express packets runs ahead of the clock, so it
-        // hands on nothing early: its slots stay until delivered, and the queue it had at
-        // any past instant can still be counted (`waiting_at`).
+        // hands on nothing early to another direction.
         let next = self.dirs[d].to as usize;
-        let express = if pkt.dst as usize != next && self.dirs[d].express_from.is_none() {
+        let to_host = pkt.dst as usize == next;
+        let express = if !to_host && self.dirs[d].express_from.is_none() {
             self.routes.next(next, pkt.dst as usize).filter(|&e| self.dirs[e].express_from == Some(d as u32))
         } else {
             None
@@ -705,18 +797,29 @@ impl Sim {
         let start = now.max(dir.busy_until);
         let end = start + dir.tx_ns(pkt.size);
         dir.busy_until = end;
+        let at = end + dir.delay;
+        // Never past the time `run_until` runs to, so that the state there is that of the
+        // hop-by-hop run, and never ahead of a packet still waiting for its delivery event.
+        let early = at <= self.horizon && dir.n_plain == 0;
+        let express = express.filter(|_| early);
+        // The destination host takes it at once, but never from within another host's
+        // turn, so that a host's packets enter its first link in time order.
+        let host = to_host
+            && early
+            && dir.host_express
+            && !self.in_host
+            && host_takes(&self.flows[pkt.flow as usize], &pkt, at, self.now, self.w0);
         let mut slot = Slot { enq: now, start, end, pkt };
-        if express.is_some() {
+        if express.is_some() || host {
             slot.pkt.flags |= flags::EXPRESS;
         }
         dir.q.push_back(slot);
         dir.bytes_waiting += pkt.size as u64;
         let w = dir.waiting();
         dir.mon.queue_seen(now, w);
-        if express.is_none() {
+        if express.is_none() && !host {
             dir.n_plain += 1;
             if dir.n_plain == 1 {
-                let at = end + dir.delay;
                 dir.scheduled = Some(at);
                 self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
             }
@@ -726,11 +829,18 @@ impl Sim {
                 t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
             }
         if start == now {
-            advance(dir, d, now, &mut self.traces, &self.flows);
+            advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         }
         if let Some(e) = express {
-            let at = end + self.dirs[d].delay;
             self.enqueue(e, pkt, at);
+        } else if host {
+            // The host acts at the packet's arrival time: the clock is moved there for it.
+            let clock = self.now;
+            self.now = at;
+            self.in_host = true;
+            self.receive(pkt);
+            self.in_host = false;
+            self.now = clock;
         }
     }
 
@@ -759,7 +869,7 @@ impl Sim {
             && dir.trace_pkts {
                 t.packet(now, d, 'x', &s.pkt);
             }
-        advance(dir, d, now, &mut self.traces, &self.flows);
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
     }
 
@@ -1074,7 +1184,7 @@ impl Sim {
                 continue;
             }
             // Down: everything queued, in transmission or propagating is lost.
-            advance(dir, d, now, &mut self.traces, &self.flows);
+            advance(dir, d, now, self.now, &mut self.traces, &self.flows);
             dir.up = false;
             dir.scheduled = None;
             dir.n_plain = 0;
@@ -1102,7 +1212,7 @@ impl Sim {
         let now = self.now;
         let d = self.sc.trace.queue[i];
         let dir = &mut self.dirs[d];
-        advance(dir, d, now, &mut self.traces, &self.flows);
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         let (w, avg) = (dir.waiting(), dir.aqm.avg());
         if let Some(t) = self.traces.as_mut() {
             t.queue(now, d, w, avg);
@@ -1120,7 +1230,7 @@ impl Sim {
         let end = self.end;
         for d in 0..self.dirs.len() {
             let dir = &mut self.dirs[d];
-            advance(dir, d, end, &mut self.traces, &self.flows);
+            advance(dir, d, end, end, &mut self.traces, &self.flows);
             for k in dir.n_started..dir.q.len() {
                 let enq = dir.q[k].enq;
                 dir.mon.waited(enq, end);

@@ -524,6 +524,74 @@ mod express {
         }
     }
 
+    /// A dumbbell where every flow has hosts of its own, so that senders and receivers
+    /// take their packets at once: TCP variants with retransmission timers that race
+    /// the ACKs (a small minimum RTO, a short buffer), ECN, finite transfers, delayed
+    /// ACKs, a preparation delay, a stop time, telnet, and open-loop flows; the window
+    /// starts while ACKs are in flight.
+    fn dumbbell(express: bool, queue: &str) -> String {
+        let mut t = format!("duration = \"20s\"\nwarmup = \"3.3s\"\nseed = 5\nexpress_hops = {express}\n");
+        t += &format!("[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"6Mbps\"\ndelay = \"15ms\"\nqueue_ab = {queue}\nqueue_ba = {{ type = \"droptail\", limit = 25 }}\n");
+        let flows = [
+            "variant = \"newreno\"\nmin_rto = 0.05\ntick = 0.001",
+            "variant = \"reno\"\nmin_rto = 0.05\ntick = 0.001\necn = true",
+            "variant = \"tahoe\"\nmin_rto = 0.05\ntick = 0.001",
+            "variant = \"newreno\"\npackets = 300",
+            "variant = \"newreno\"\ndelayed_ack = true",
+            "variant = \"reno\"\nprep_delay = 0.002",
+            "variant = \"newreno\"\nstop = \"12s\"\necn = true",
+            "type = \"telnet\"\ninterval = 0.05",
+            "type = \"cbr\"\nrate = \"0.5Mbps\"",
+            "type = \"pareto_onoff\"\nrate = \"1Mbps\"\non_time = 0.5\noff_time = 0.5\nshape = 1.5",
+        ];
+        for (i, f) in flows.iter().enumerate() {
+            t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 1 + 3 * i);
+            t += &format!("[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 2 + i);
+            t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nstart = {{ uniform = [0, 2] }}\n{f}\n");
+        }
+        t
+    }
+
+    /// Hosts that take their packets at once (the clock moved to the arrival) give the
+    /// summary of the hop-by-hop run, with far fewer events.
+    #[test]
+    fn hosts_taking_packets_at_once_change_nothing() {
+        for queue in [
+            r#"{ type = "red", limit = 40, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, gentle = true, ecn = true }"#,
+            r#"{ type = "droptail", limit = 12 }"#,
+        ] {
+            let (fast, slow) = (run(&dumbbell(true, queue)), run(&dumbbell(false, queue)));
+            assert!(slow.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0, "{queue}: the timers must race the ACKs");
+            assert!(fast.events * 10 < slow.events * 6, "{queue}: {} events vs {}", fast.events, slow.events);
+            same(&summary(&dumbbell(true, queue)), &summary(&dumbbell(false, queue)), queue);
+        }
+        // One flow whose every hop has a single feeder: a host's turn must not run into
+        // the other host's (its packets would enter its first link out of order).
+        let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100\nmin_rto = 0.05";
+        let one = |express: bool| {
+            let t = path(r#"{ type = "droptail", limit = 20 }"#, flows, "20s", "5s");
+            summary(&format!("express_hops = {express}\n{t}"))
+        };
+        same(&one(true), &one(false), "single path");
+    }
+
+    /// Between two calls of `run_until`, hosts never act past the time run to: the
+    /// windows seen along the way are those of the hop-by-hop run.
+    #[test]
+    fn state_between_steps_is_that_of_the_hop_by_hop_run() {
+        let q = r#"{ type = "droptail", limit = 12 }"#;
+        let mut a = Sim::new(scenario(&dumbbell(true, q)), None).unwrap();
+        let mut b = Sim::new(scenario(&dumbbell(false, q)), None).unwrap();
+        for k in 1..=400u64 {
+            let t = aqm::Time(k * 25_000_000);
+            a.run_until(t).unwrap();
+            b.run_until(t).unwrap();
+            for f in 0..8 {
+                assert_eq!(a.cwnd(f), b.cwnd(f), "flow {f} at {t:?}");
+            }
+        }
+    }
+
     /// A direction that may discard a packet it already accepted (Random Drop) keeps
     /// one event per hop: its packets are not handed on early.
     #[test]
