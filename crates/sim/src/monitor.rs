@@ -205,6 +205,22 @@ impl DirMon {
     #[inline]
     pub fn depart(&mut self, enq: u64, start: u64, end: u64, size: u32) {
         self.total_departures += 1;
+        if enq >= self.w0 && end <= self.w1 {
+            // All of it inside the window (the common case): no clipping.
+            let d = start - enq;
+            self.q_area += d as u128;
+            self.departures += 1;
+            self.departed_bytes += size as u64;
+            self.busy_ns += end - start;
+            self.delay_n += 1;
+            self.delay_hist.add(d);
+            if d > 0 {
+                self.delay_sum += d as u128;
+                let x = d as f64 * 1e-9;
+                self.delay_sq += x * x;
+            }
+            return;
+        }
         self.waited(enq, start);
         if self.in_window(start) {
             self.departures += 1;

@@ -809,15 +809,12 @@ impl Sim {
             && dir.host_express
             && !self.in_host
             && host_takes(&self.flows[pkt.flow as usize], &pkt, at, self.now, self.w0);
-        let mut slot = Slot { enq: now, start, end, pkt };
-        if express.is_some() || host {
-            slot.pkt.flags |= flags::EXPRESS;
-        }
-        dir.q.push_back(slot);
-        dir.bytes_waiting += pkt.size as u64;
-        let w = dir.waiting();
+        let early = express.is_some() || host;
+        // Counted as waiting for the instant of its arrival, as the queue seen by a
+        // monitor after an enqueue.
+        let w = dir.waiting() + 1;
         dir.mon.queue_seen(now, w);
-        if express.is_none() && !host {
+        if !early {
             dir.n_plain += 1;
             if dir.n_plain == 1 {
                 dir.scheduled = Some(at);
@@ -829,7 +826,32 @@ impl Sim {
                 t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
             }
         if start == now {
-            advance(dir, d, now, self.now, &mut self.traces, &self.flows);
+            // An idle line: the packet leaves the buffer at once (everything before it
+            // has started). This is `advance` for one slot, without the FIFO round
+            // trip; a packet handed on early needs no slot at all (it never waits, so
+            // `waiting_at` never counts it).
+            if dir.has_avg {
+                let bl = dir.backlog();
+                dir.aqm.on_removed(Time(now), &pkt.info(), bl, true);
+            }
+            dir.mon.depart(now, now, end, pkt.size);
+            if !dir.flow_bytes.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
+                dir.flow_bytes[pkt.flow as usize] += pkt.size as u64;
+            }
+            if let Some(t) = self.traces.as_mut() {
+                trace_departure(t, dir, d, &pkt, now, &self.flows);
+            }
+            if !early {
+                dir.q.push_back(Slot { enq: now, start, end, pkt });
+                dir.n_started += 1;
+            }
+        } else {
+            let mut slot = Slot { enq: now, start, end, pkt };
+            if early {
+                slot.pkt.flags |= flags::EXPRESS;
+            }
+            dir.q.push_back(slot);
+            dir.bytes_waiting += pkt.size as u64;
         }
         if let Some(e) = express {
             self.enqueue(e, pkt, at);
