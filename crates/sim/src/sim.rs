@@ -71,39 +71,41 @@ struct Slot {
     pkt: Pkt,
 }
 
+/// Laid out by hand, the fields every packet touches first (two cache lines).
+#[repr(C)]
 struct Dir {
-    to: u16,
-    rate_bps: u64,
+    q: VecDeque<Slot>,
+    busy_until: u64,
     delay: u64,
     /// Transmission time of the last packet size seen (see `tx_ns`).
-    last_size: u32,
     last_tx: u64,
-    aqm: AnyAqm,
-    q: VecDeque<Slot>,
+    rate_bps: u64,
+    bytes_waiting: u64,
     /// Slots at the front that have left the buffer (in transmission or propagating).
     n_started: usize,
-    bytes_waiting: u64,
-    busy_until: u64,
-    /// Time of this direction's pending delivery event.
-    scheduled: Option<u64>,
     /// Slots in `q` that need a delivery event (not expressed to the next hop).
     n_plain: usize,
+    /// Time of this direction's pending delivery event.
+    scheduled: Option<u64>,
     /// The one upstream direction whose packets this direction receives at once
     /// (see "Express hops").
     express_from: Option<u32>,
+    last_size: u32,
+    to: u16,
+    up: bool,
     /// Packets this direction takes to their destination host may be handed to the
     /// host at once (see "Express hops"; the flow decides as well).
     host_express: bool,
-    up: bool,
-    mon: DirMon,
-    /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
-    flow_bytes: Vec<u64>,
-    flow_arrivals: Vec<u64>,
     /// The discipline keeps an average (RED family, FRED).
     has_avg: bool,
     trace_pkts: bool,
     trace_q_every_arrival: bool,
     pcap: bool,
+    /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
+    flow_bytes: Vec<u64>,
+    flow_arrivals: Vec<u64>,
+    mon: DirMon,
+    aqm: AnyAqm,
 }
 
 impl Dir {
