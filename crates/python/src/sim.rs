@@ -61,15 +61,18 @@ impl PySimulation {
         Ok(PySimulation { sim: Some(sim), duration })
     }
 
-    /// Run up to `t` seconds (clamped to the duration), without the GIL.
-    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
+    /// Run up to `t` seconds (clamped to the duration), without the GIL. With
+    /// `exact=False` (for a progress bar), packets may be handed on early past `t`, so
+    /// the state at `t` may already hold later arrivals; the final summary is the same.
+    #[pyo3(signature = (t, exact=true))]
+    fn run_until(&mut self, py: Python<'_>, t: f64, exact: bool) -> PyResult<()> {
         if !(t.is_finite() && t >= 0.0) {
             return Err(PyValueError::new_err(format!("t = {t} is invalid: allowed a time >= 0 (seconds)")));
         }
         let Some(sim) = self.sim.as_mut() else {
             return Err(PyRuntimeError::new_err("this simulation failed earlier and cannot go on"));
         };
-        let r = py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.run_until(::aqm::Time::from_secs_f64(t)))));
+        let r = py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| if exact { sim.run_until(::aqm::Time::from_secs_f64(t)) } else { sim.run_until_ahead(::aqm::Time::from_secs_f64(t)) })));
         match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {

@@ -592,6 +592,32 @@ mod express {
         }
     }
 
+    /// Stepping for a progress bar (`run_until_ahead`) neither changes the results nor
+    /// costs the early hand-overs: the events are those of a run in one go. Exact
+    /// steps hand nothing on across a stop, which costs events.
+    #[test]
+    fn progress_steps_keep_the_savings() {
+        let q = r#"{ type = "red", limit = 40, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, gentle = true, ecn = true }"#;
+        let one_go = run(&dumbbell(true, q));
+        let stepped = |ahead: bool| {
+            let mut s = Sim::new(scenario(&dumbbell(true, q)), None).unwrap();
+            for k in 1..=200u64 {
+                let t = aqm::Time(k * 100_000_000);
+                if ahead { s.run_until_ahead(t).unwrap() } else { s.run_until(t).unwrap() }
+            }
+            s.summary()
+        };
+        let (ahead, exact) = (stepped(true), stepped(false));
+        assert_eq!(ahead.events, one_go.events);
+        assert!(exact.events > one_go.events, "{} vs {}", exact.events, one_go.events);
+        for s in [ahead, exact] {
+            let mut s = s;
+            s.wall_seconds = 0.0;
+            s.events = 0;
+            same(&s, &summary(&dumbbell(true, q)), "stepped");
+        }
+    }
+
     /// A direction that may discard a packet it already accepted (Random Drop) keeps
     /// one event per hop: its packets are not handed on early.
     #[test]
