@@ -96,35 +96,36 @@ impl Hist {
 
 /// Per link direction.
 #[derive(Clone, Debug, Default)]
+#[repr(C)] // what every packet touches first, together (cache lines)
 pub struct DirMon {
+    /// Sum of waiting times inside the window, ns.
+    q_area: u128,
+    delay_sum: u128,
     pub w0: u64,
     pub w1: u64,
     pub arrivals: u64,
     pub departures: u64,
     pub departed_bytes: u64,
+    pub busy_ns: u64,
+    /// Whole-run departures (for the benchmark).
+    pub total_departures: u64,
+    delay_n: u64,
+    delay_sq: f64,
+    pub max_queue: u32,
+    run: u32,
+    pub delay_hist: Hist,
+    avg_area: f64,
+    avg_last: u64,
+    avg_val: f64,
     pub early_drops: u64,
     pub forced_drops: u64,
     pub overflow_drops: u64,
     pub marks: u64,
     pub link_down_drops: u64,
-    pub busy_ns: u64,
-    /// Sum of waiting times inside the window, ns.
-    q_area: u128,
-    pub max_queue: u32,
-    avg_area: f64,
-    avg_last: u64,
-    avg_val: f64,
-    delay_n: u64,
-    delay_sum: u128,
-    delay_sq: f64,
-    pub delay_hist: Hist,
-    run: u32,
     pub runs: u64,
     run_sum: u64,
     pub max_run: u32,
     pub run_hist: [u64; 16],
-    /// Whole-run departures (for the benchmark).
-    pub total_departures: u64,
 }
 
 impl DirMon {

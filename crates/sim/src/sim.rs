@@ -98,6 +98,8 @@ struct Dir {
     host_express: bool,
     /// The discipline keeps an average (RED family, FRED).
     has_avg: bool,
+    /// A plain Drop Tail's buffer: its decision needs nothing else.
+    tail_limit: Option<aqm::Limit>,
     trace_pkts: bool,
     trace_q_every_arrival: bool,
     pcap: bool,
@@ -419,6 +421,10 @@ impl Sim {
                     .build(&BuildContext { link_rate_bps: Some(l.rate_bps), seed: Some(seed) })
                     .map_err(|e| SimError::Scenario(e.at(&path).to_string()))?;
                 let has_avg = !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
+                let tail_limit = match &aqm {
+                    AnyAqm::DropTail(t) if !t.drop_front => Some(t.limit),
+                    _ => None,
+                };
                 dirs.push(Dir {
                     to: to as u16,
                     rate_bps: l.rate_bps.round().clamp(1.0, 1e15) as u64,
@@ -439,6 +445,7 @@ impl Sim {
                     flow_bytes: Vec::new(),
                     flow_arrivals: Vec::new(),
                     has_avg,
+                    tail_limit,
                     trace_pkts: false,
                     trace_q_every_arrival: false,
                     pcap: false,
@@ -750,7 +757,13 @@ impl Sim {
             dir.flow_arrivals[pkt.flow as usize] += 1;
         }
         let info = pkt.info();
-        let verdict = dir.aqm.on_arrival(Time(now), &info, dir.backlog());
+        let verdict = match dir.tail_limit {
+            // Drop Tail's decision, without reaching for the discipline
+            Some(l) => {
+                if l.overflows(dir.backlog(), &info) { Verdict::Drop(DropReason::Overflow) } else { Verdict::Enqueue }
+            }
+            None => dir.aqm.on_arrival(Time(now), &info, dir.backlog()),
+        };
         if dir.has_avg {
             dir.mon.avg_change(now, dir.aqm.avg());
         }
