@@ -152,11 +152,20 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
         Dir(u32),
         Host(u32),
     }
-    let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); dirs.len()];
+    // Per direction: no feeder seen, exactly one, or several.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Seen {
+        None,
+        One(Feeder),
+        Many,
+    }
+    let mut feeders: Vec<Seen> = vec![Seen::None; dirs.len()];
     let mut note = |d: usize, f: Feeder| {
-        if !feeders[d].contains(&f) {
-            feeders[d].push(f);
-        }
+        feeders[d] = match feeders[d] {
+            Seen::None => Seen::One(f),
+            Seen::One(g) if g == f => Seen::One(g),
+            _ => Seen::Many,
+        };
     };
     let mut paths = Vec::with_capacity(flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
@@ -182,7 +191,7 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
             continue;
         }
         dirs[d].host_express = !evicts(d);
-        if let [Feeder::Dir(u)] = feeders[d][..]
+        if let Seen::One(Feeder::Dir(u)) = feeders[d]
             && !evicts(u as usize)
         {
             dirs[d].express_from = Some(u);
@@ -193,7 +202,7 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
     // direction it sends into takes packets from it alone, so that this direction still
     // sees its arrivals in time order.
     let alone = |d: Option<&usize>, origin: usize| {
-        d.is_some_and(|&d| feeders[d][..] == [Feeder::Host(origin as u32)] && !traced.contains(&d))
+        d.is_some_and(|&d| feeders[d] == Seen::One(Feeder::Host(origin as u32)) && !traced.contains(&d))
     };
     for (i, (f, (data, acks))) in sc.flows.iter().zip(&paths).enumerate() {
         let fl = &mut flows[i];
