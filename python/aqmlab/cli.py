@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Callable, List, Optional
 
@@ -87,6 +88,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`aqmlab ... | head`): stop quietly, as Unix tools do.
+        # Point stdout at /dev/null so that the interpreter's final flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except ValueError as e:  # configuration errors name the field
         print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)
         return 2

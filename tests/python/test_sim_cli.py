@@ -66,3 +66,22 @@ def test_bench_prints_rates(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["case"] == "15mbps" and rows[0]["events_per_s"] > 0
     assert rows[0]["bottleneck_packets_per_s"] > 0
+
+
+def test_a_reader_that_went_away_ends_the_command_quietly():
+    """`aqmlab ... | head`: a closed output pipe gives exit status 141, no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first line is written
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "aqmlab", "reproduce", "--list"],
+            stdout=w, stderr=subprocess.PIPE, text=True, timeout=120,
+        )
+    finally:
+        os.close(w)
+    assert p.returncode == 141, p.stderr
+    assert "Traceback" not in p.stderr and "Exception" not in p.stderr, p.stderr
