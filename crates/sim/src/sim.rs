@@ -669,7 +669,17 @@ impl Sim {
             return Ok(());
         }
         let t = t.0.min(self.end);
-        self.horizon = horizon.0.clamp(t, self.end);
+        let horizon = horizon.0.clamp(t, self.end);
+        let moved = horizon > self.horizon;
+        // (after a `run_until_ahead`, the state may already be past an exact stop)
+        self.horizon = horizon;
+        if moved {
+            for d in 0..self.dirs.len() {
+                if self.dirs[d].n_plain > 0 {
+                    self.catch_up(d);
+                }
+            }
+        }
         while let Some((et, target)) = self.q.pop_until(Time(t)) {
             self.now = et.0;
             self.dispatch(target);
@@ -838,7 +848,9 @@ impl Sim {
         dir.busy_until = end;
         let at = end + dir.delay;
         // Never past the time `run_until` runs to, so that the state there is that of the
-        // hop-by-hop run, and never ahead of a packet still waiting for its delivery event.
+        // hop-by-hop run, and never ahead of a packet still waiting for its delivery event
+        // (those held back by an earlier horizon are handed on when the next `run_until`
+        // moves it: `catch_up`).
         let early = at <= self.horizon && dir.n_plain == 0;
         let express = express.filter(|_| early);
         // The destination host takes it at once, but never from within another host's
@@ -902,6 +914,65 @@ impl Sim {
             self.receive(pkt);
             self.in_host = false;
             self.now = clock;
+        }
+    }
+
+    /// Hand on early the packets of direction `d` still waiting for their delivery event
+    /// (in order, while the next one can go: it arrives by the horizon and its next hop
+    /// or host takes it at once). Called when `run_until` moves the horizon: packets
+    /// that arrive past the previous one wait for their event, and without this every
+    /// later packet of a busy direction would wait behind them.
+    #[inline(never)]
+    fn catch_up(&mut self, d: usize) {
+        let mut handed = false;
+        loop {
+            let dir = &self.dirs[d];
+            if dir.n_plain == 0 {
+                break;
+            }
+            let idx = dir.q.iter().position(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
+            let s = dir.q[idx];
+            let at = s.end + dir.delay;
+            if at > self.horizon {
+                break;
+            }
+            let node = dir.to as usize;
+            let dst = s.pkt.dst as usize;
+            let next = if dst == node {
+                if !(dir.host_express && !self.in_host && host_takes(&self.flows[s.pkt.flow as usize], &s.pkt, at, self.now, self.w0)) {
+                    break;
+                }
+                None
+            } else {
+                match self.routes.next(node, dst) {
+                    Some(e) if dir.express_from.is_none() && self.dirs[e].express_from == Some(d as u32) => Some(e),
+                    _ => break,
+                }
+            };
+            let dir = &mut self.dirs[d];
+            dir.q[idx].pkt.flags |= flags::EXPRESS;
+            dir.n_plain -= 1;
+            // its delivery event, if it was the first plain slot, goes stale
+            dir.scheduled = None;
+            handed = true;
+            match next {
+                Some(e) => self.enqueue(e, s.pkt, at),
+                None => {
+                    let clock = self.now;
+                    self.now = at;
+                    self.in_host = true;
+                    self.receive(s.pkt);
+                    self.in_host = false;
+                    self.now = clock;
+                }
+            }
+        }
+        let dir = &mut self.dirs[d];
+        if handed && dir.n_plain > 0 && dir.scheduled.is_none() {
+            let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
+            let at = h.end + dir.delay;
+            dir.scheduled = Some(at);
+            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
         }
     }
 
