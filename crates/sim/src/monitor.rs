@@ -203,7 +203,7 @@ impl DirMon {
         }
     }
     /// A packet left the queue: it waited from `enq` and is transmitted over [start, end).
-    #[inline]
+    #[inline(always)]
     pub fn depart(&mut self, enq: u64, start: u64, end: u64, size: u32) {
         self.total_departures += 1;
         if enq >= self.w0 && end <= self.w1 {

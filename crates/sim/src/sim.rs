@@ -1006,7 +1006,7 @@ impl Sim {
     }
 
     /// Send every packet in `self.out` from `node`.
-    #[inline]
+    #[inline(always)]
     fn flush(&mut self, node: usize) {
         if self.out.is_empty() {
             return;
