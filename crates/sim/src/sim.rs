@@ -63,6 +63,15 @@ const K_APP: u8 = 6;
 const K_STOP: u8 = 7;
 const K_WARMUP: u8 = 8;
 
+/// Where a packet is handed on at once (see "Express hops").
+#[derive(Clone, Copy)]
+enum Early {
+    /// The next link direction, fed by this one alone.
+    Dir(usize),
+    /// The destination host.
+    Host,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     enq: u64,
@@ -265,18 +274,25 @@ fn advance_slow(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<B
             dir.n_started += 1;
         }
         dir.bytes_waiting -= s.pkt.size as u64;
-        if dir.has_avg {
-            // (Drop Tail and Random Drop keep no state of their own to update.)
-            let bl = dir.backlog();
-            dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
-        }
-        dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
-        if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {
-            dir.flow_bytes[s.pkt.flow as usize] += s.pkt.size as u64;
-        }
-        if let Some(t) = tr.as_mut() {
-            trace_departure(t, dir, d, &s.pkt, s.start, flows);
-        }
+        departed(dir, d, &s, tr, flows);
+    }
+}
+
+/// The packet of slot `s` left the buffer of direction `d` (already taken out of the
+/// waiting count): tell the AQM, the monitors and the traces.
+#[inline(always)]
+fn departed(dir: &mut Dir, d: usize, s: &Slot, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+    if dir.has_avg {
+        // (Drop Tail and Random Drop keep no state of their own to update.)
+        let bl = dir.backlog();
+        dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+    }
+    dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
+    if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {
+        dir.flow_bytes[s.pkt.flow as usize] += s.pkt.size as u64;
+    }
+    if let Some(t) = tr.as_mut() {
+        trace_departure(t, dir, d, &s.pkt, s.start, flows);
     }
 }
 
@@ -733,13 +749,10 @@ impl Sim {
         dir.n_started -= 1;
         dir.n_plain -= 1;
         drop_expressed(dir, now);
-        if dir.n_plain > 0 {
-            let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
-            let at = h.end + dir.delay;
-            dir.scheduled = Some(at);
-            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        let (node, more) = (dir.to as usize, dir.n_plain > 0);
+        if more {
+            self.schedule_head(d);
         }
-        let node = dir.to as usize;
         self.arrive(node, s.pkt);
     }
 
@@ -831,16 +844,6 @@ impl Sim {
 
     #[inline(always)]
     fn accept(&mut self, d: usize, pkt: Pkt, now: u64) {
-        // The next direction, if it takes this packet at once (an express hop).
-        // A direction that itself receives express packets runs ahead of the clock, so it
-        // hands on nothing early to another direction.
-        let next = self.dirs[d].to as usize;
-        let to_host = pkt.dst as usize == next;
-        let express = if !to_host && self.dirs[d].express_from.is_none() {
-            self.routes.next(next, pkt.dst as usize).filter(|&e| self.dirs[e].express_from == Some(d as u32))
-        } else {
-            None
-        };
         let dir = &mut self.dirs[d];
         dir.mon.accepted(now);
         let start = now.max(dir.busy_until);
@@ -851,21 +854,13 @@ impl Sim {
         // hop-by-hop run, and never ahead of a packet still waiting for its delivery event
         // (those held back by an earlier horizon are handed on when the next `run_until`
         // moves it: `catch_up`).
-        let early = at <= self.horizon && dir.n_plain == 0;
-        let express = express.filter(|_| early);
-        // The destination host takes it at once, but never from within another host's
-        // turn, so that a host's packets enter its first link in time order.
-        let host = to_host
-            && early
-            && dir.host_express
-            && !self.in_host
-            && host_takes(&self.flows[pkt.flow as usize], &pkt, at, self.now, self.w0);
-        let early = express.is_some() || host;
+        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { None };
+        let dir = &mut self.dirs[d];
         // Counted as waiting for the instant of its arrival, as the queue seen by a
         // monitor after an enqueue.
         let w = dir.waiting() + 1;
         dir.mon.queue_seen(now, w);
-        if !early {
+        if early.is_none() {
             dir.n_plain += 1;
             if dir.n_plain == 1 {
                 dir.scheduled = Some(at);
@@ -876,45 +871,71 @@ impl Sim {
             && dir.trace_pkts {
                 t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
             }
+        let mut slot = Slot { enq: now, start, end, pkt };
         if start == now {
             // An idle line: the packet leaves the buffer at once (everything before it
-            // has started). This is `advance` for one slot, without the FIFO round
-            // trip; a packet handed on early needs no slot at all (it never waits, so
-            // `waiting_at` never counts it).
-            if dir.has_avg {
-                let bl = dir.backlog();
-                dir.aqm.on_removed(Time(now), &pkt.info(), bl, true);
-            }
-            dir.mon.depart(now, now, end, pkt.size);
-            if !dir.flow_bytes.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
-                dir.flow_bytes[pkt.flow as usize] += pkt.size as u64;
-            }
-            if let Some(t) = self.traces.as_mut() {
-                trace_departure(t, dir, d, &pkt, now, &self.flows);
-            }
-            if !early {
-                dir.q.push_back(Slot { enq: now, start, end, pkt });
+            // has started), without the FIFO round trip of `advance`; a packet handed
+            // on early needs no slot at all (it never waits, so `waiting_at` never
+            // counts it).
+            departed(dir, d, &slot, &mut self.traces, &self.flows);
+            if early.is_none() {
+                dir.q.push_back(slot);
                 dir.n_started += 1;
             }
         } else {
-            let mut slot = Slot { enq: now, start, end, pkt };
-            if early {
+            if early.is_some() {
                 slot.pkt.flags |= flags::EXPRESS;
             }
             dir.q.push_back(slot);
             dir.bytes_waiting += pkt.size as u64;
         }
-        if let Some(e) = express {
-            self.enqueue(e, pkt, at);
-        } else if host {
-            // The host acts at the packet's arrival time: the clock is moved there for it.
-            let clock = self.now;
-            self.now = at;
-            self.in_host = true;
-            self.receive(pkt);
-            self.in_host = false;
-            self.now = clock;
+        match early {
+            Some(Early::Dir(e)) => self.enqueue(e, pkt, at),
+            Some(Early::Host) => self.host_turn(pkt, at),
+            None => {}
         }
+    }
+
+    /// Where a packet that direction `d` accepted, arriving at the far end at `at`, can
+    /// be handed on at once (see "Express hops"), the horizon and the packets waiting
+    /// for their delivery events aside: the next direction if it is fed by `d` alone
+    /// (and `d` is not itself running ahead), or the destination host if it can take
+    /// the packet then, except from within another host's turn (a host's packets must
+    /// enter its first link in time order).
+    #[inline(always)]
+    fn early_target(&self, d: usize, pkt: &Pkt, at: u64) -> Option<Early> {
+        let dir = &self.dirs[d];
+        let node = dir.to as usize;
+        if pkt.dst as usize == node {
+            let ok = dir.host_express && !self.in_host && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
+            return ok.then_some(Early::Host);
+        }
+        if dir.express_from.is_some() {
+            return None;
+        }
+        self.routes.next(node, pkt.dst as usize).filter(|&e| self.dirs[e].express_from == Some(d as u32)).map(Early::Dir)
+    }
+
+    /// The destination host takes `pkt` at its arrival time `at`: the clock is moved
+    /// there for it.
+    #[inline(always)]
+    fn host_turn(&mut self, pkt: Pkt, at: u64) {
+        let clock = self.now;
+        self.now = at;
+        self.in_host = true;
+        self.receive(pkt);
+        self.in_host = false;
+        self.now = clock;
+    }
+
+    /// Schedule the delivery of the first slot of direction `d` still waiting for one.
+    #[inline]
+    fn schedule_head(&mut self, d: usize) {
+        let dir = &mut self.dirs[d];
+        let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
+        let at = h.end + dir.delay;
+        dir.scheduled = Some(at);
+        self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
     }
 
     /// Hand on early the packets of direction `d` still waiting for their delivery event
@@ -925,54 +946,28 @@ impl Sim {
     #[inline(never)]
     fn catch_up(&mut self, d: usize) {
         let mut handed = false;
-        loop {
+        while self.dirs[d].n_plain > 0 {
             let dir = &self.dirs[d];
-            if dir.n_plain == 0 {
-                break;
-            }
             let idx = dir.q.iter().position(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
             let s = dir.q[idx];
             let at = s.end + dir.delay;
             if at > self.horizon {
                 break;
             }
-            let node = dir.to as usize;
-            let dst = s.pkt.dst as usize;
-            let next = if dst == node {
-                if !(dir.host_express && !self.in_host && host_takes(&self.flows[s.pkt.flow as usize], &s.pkt, at, self.now, self.w0)) {
-                    break;
-                }
-                None
-            } else {
-                match self.routes.next(node, dst) {
-                    Some(e) if dir.express_from.is_none() && self.dirs[e].express_from == Some(d as u32) => Some(e),
-                    _ => break,
-                }
-            };
+            let Some(target) = self.early_target(d, &s.pkt, at) else { break };
             let dir = &mut self.dirs[d];
             dir.q[idx].pkt.flags |= flags::EXPRESS;
             dir.n_plain -= 1;
-            // its delivery event, if it was the first plain slot, goes stale
+            // its delivery event (it was the first plain slot) goes stale
             dir.scheduled = None;
             handed = true;
-            match next {
-                Some(e) => self.enqueue(e, s.pkt, at),
-                None => {
-                    let clock = self.now;
-                    self.now = at;
-                    self.in_host = true;
-                    self.receive(s.pkt);
-                    self.in_host = false;
-                    self.now = clock;
-                }
+            match target {
+                Early::Dir(e) => self.enqueue(e, s.pkt, at),
+                Early::Host => self.host_turn(s.pkt, at),
             }
         }
-        let dir = &mut self.dirs[d];
-        if handed && dir.n_plain > 0 && dir.scheduled.is_none() {
-            let h = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
-            let at = h.end + dir.delay;
-            dir.scheduled = Some(at);
-            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        if handed && self.dirs[d].n_plain > 0 && self.dirs[d].scheduled.is_none() {
+            self.schedule_head(d);
         }
     }
 
