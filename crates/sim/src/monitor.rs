@@ -61,6 +61,12 @@ impl Hist {
             lo + ((1u64 << (e - MBITS as u64)) as f64) / 2.0
         }
     }
+    /// `add(0)`.
+    #[inline(always)]
+    pub fn add_zero(&mut self) {
+        self.n += 1;
+        self.zeros += 1;
+    }
     #[inline]
     pub fn add(&mut self, v: u64) {
         self.n += 1;
@@ -202,6 +208,31 @@ impl DirMon {
             self.run += 1;
         }
     }
+    /// A packet arrived at `t` to an empty buffer and an idle line, was accepted and is
+    /// transmitted over [t, end): `arrival`, `accepted`, `queue_seen` (one waiting) and
+    /// `depart` together.
+    #[inline(always)]
+    pub fn pass(&mut self, t: u64, end: u64, size: u32) {
+        if self.run > 0 {
+            self.end_run();
+        }
+        if t >= self.w0 && end <= self.w1 {
+            self.total_departures += 1;
+            self.arrivals += 1;
+            self.departures += 1;
+            self.departed_bytes += size as u64;
+            self.busy_ns += end - t;
+            self.delay_n += 1;
+            self.delay_hist.add_zero();
+            if self.max_queue == 0 {
+                self.max_queue = 1;
+            }
+            return;
+        }
+        self.arrival(t);
+        self.queue_seen(t, 1);
+        self.depart(t, t, end, size);
+    }
     /// A packet left the queue: it waited from `enq` and is transmitted over [start, end).
     #[inline(always)]
     pub fn depart(&mut self, enq: u64, start: u64, end: u64, size: u32) {
@@ -301,6 +332,12 @@ impl FlowMon {
         if t > self.cwnd_last {
             self.cwnd_last = t;
         }
+        self.cwnd_val = v;
+    }
+    /// The window changes to `v` at the instant of the last `cwnd_change` (whose time
+    /// integral is then already up to date).
+    #[inline]
+    pub fn cwnd_set(&mut self, v: f64) {
         self.cwnd_val = v;
     }
     /// A packet of this flow was lost at `t`; counted if `t` is in [w0, w1].

@@ -170,6 +170,9 @@ pub struct TcpSender {
     /// Base RTO (before backoff), seconds.
     pub rto: f64,
     pub backoff: u32,
+    /// The timer's length, `min(rto * backoff, max_rto)` as a duration, kept up to date
+    /// with `rto` and `backoff` (every ACK restarts the timer).
+    rto_span: aqm::Duration,
     rtt_seq: Option<u32>,
     rtt_ts: Time,
     /// Retransmission timer deadline.
@@ -188,7 +191,7 @@ pub struct TcpSender {
 impl TcpSender {
     pub fn new(p: TcpParams, flow: u32, dst: u16) -> TcpSender {
         let app_limit = if p.packets == 0 { u64::MAX } else { p.packets };
-        TcpSender {
+        let mut s = TcpSender {
             cwnd: p.init_cwnd,
             ssthresh: p.ssthresh,
             rto: p.initial_rto,
@@ -207,6 +210,7 @@ impl TcpSender {
             rttvar: 0.0,
             have_rtt: false,
             backoff: 1,
+            rto_span: aqm::Duration::ZERO,
             rtt_seq: None,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
@@ -217,7 +221,9 @@ impl TcpSender {
             stats: TcpStats::default(),
             done_at: None,
             started: false,
-        }
+        };
+        s.set_rto_span();
+        s
     }
 
     /// The usable window: min(cwnd, receiver window), at least one packet.
@@ -234,8 +240,13 @@ impl TcpSender {
 
     #[inline]
     fn restart_timer(&mut self, now: Time) {
+        self.rtx_deadline = Some(now + self.rto_span);
+    }
+
+    /// Recompute `rto_span` after a change of `rto` or `backoff`.
+    fn set_rto_span(&mut self) {
         let rto = (self.rto * self.backoff as f64).min(self.p.max_rto);
-        self.rtx_deadline = Some(now + aqm::Duration::from_secs_f64(rto));
+        self.rto_span = aqm::Duration::from_secs_f64(rto);
     }
 
     /// Emit packet `seq` (new or retransmitted).
@@ -312,6 +323,7 @@ impl TcpSender {
         let rto = self.srtt + (4.0 * self.rttvar).max(tick);
         let rto = (rto / tick).ceil() * tick;
         self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
+        self.set_rto_span();
     }
 
     fn halve(&mut self) {
@@ -337,6 +349,7 @@ impl TcpSender {
                     self.rtt_sample((now - self.rtt_ts).as_secs_f64());
                     self.rtt_seq = None;
                     self.backoff = 1;
+                    self.set_rto_span();
                 }
             if self.in_recovery {
                 let partial = a < self.recover;
@@ -454,6 +467,7 @@ impl TcpSender {
         self.halve();
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(self.p.max_backoff);
+        self.set_rto_span();
         self.snd_nxt = self.snd_una;
         self.in_recovery = false;
         self.dupacks = 0;
