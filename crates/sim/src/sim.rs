@@ -109,6 +109,9 @@ struct Dir {
     /// Packets this direction takes to their destination host may be handed to the
     /// host at once (see "Express hops"; the flow decides as well).
     host_express: bool,
+    /// Some packet of this direction may be handed on early (to a host at its far end
+    /// or to a direction fed by it alone): its FIFO may hold expressed slots.
+    expresses: bool,
     /// The discipline keeps an average (RED family, FRED).
     has_avg: bool,
     /// A plain Drop Tail's buffer: its decision needs nothing else.
@@ -212,6 +215,19 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
             dirs[d].express_from = Some(u);
         }
     }
+    let mut ends = vec![false; sc.nodes.len()];
+    for f in &sc.flows {
+        ends[f.dst] = true;
+        ends[f.src] = true;
+    }
+    for d in 0..dirs.len() {
+        if dirs[d].host_express && ends[dirs[d].to as usize] {
+            dirs[d].expresses = true;
+        }
+        if let Some(u) = dirs[d].express_from {
+            dirs[u as usize].expresses = true;
+        }
+    }
     // A host runs a flow's side ahead of the clock only if nothing else happens to that
     // side before the packet's arrival (no timer, no application event), and if the
     // direction it sends into takes packets from it alone, so that this direction still
@@ -264,7 +280,7 @@ fn advance(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Tr
 
 #[inline(never)]
 fn advance_slow(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
-    if dir.n_plain == 0 {
+    if dir.n_plain == 0 && dir.expresses {
         // (with plain slots pending, the delivery of the head forgets them instead)
         drop_expressed(dir, clock);
     }
@@ -471,6 +487,7 @@ impl Sim {
                     n_plain: 0,
                     express_from: None,
                     host_express: false,
+                    expresses: false,
                     up: true,
                     mon: DirMon::new(w0, w1),
                     flow_bytes: Vec::new(),
@@ -767,12 +784,16 @@ impl Sim {
         }
         dir.scheduled = None;
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
-        drop_expressed(dir, now);
+        if dir.expresses {
+            drop_expressed(dir, now);
+        }
         let Some(s) = dir.q.pop_front() else { return };
         debug_assert!(dir.n_started > 0 && s.end + dir.delay == now && s.pkt.flags & flags::EXPRESS == 0);
         dir.n_started -= 1;
         dir.n_plain -= 1;
-        drop_expressed(dir, now);
+        if dir.expresses {
+            drop_expressed(dir, now);
+        }
         let (node, more) = (dir.to as usize, dir.n_plain > 0);
         if more {
             self.schedule_head(d);

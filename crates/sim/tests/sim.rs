@@ -621,6 +621,37 @@ mod express {
         }
     }
 
+    /// The lean path (a packet that finds a plain Drop Tail idle and empty) gives the
+    /// accounting of the general one: with TCP and open-loop flows both ways, small
+    /// buffers in packets and in bytes (a packet larger than the byte limit is
+    /// dropped even by an empty buffer), and a link that goes down and comes back
+    /// (express hops are off with link events; the lean path is not).
+    #[test]
+    fn lean_path_changes_nothing() {
+        let t = |express: bool| {
+            let mut t = format!("duration = \"12s\"\nwarmup = \"2s\"\nseed = 9\nexpress_hops = {express}\n");
+            for (a, b, rate, cost, queue) in [
+                ("s", "r1", "20Mbps", 1, r#"{ type = "droptail", limit = 3 }"#),
+                ("r1", "r2", "4Mbps", 1, r#"{ type = "droptail", limit_bytes = 6000 }"#),
+                ("r1", "r3", "4Mbps", 2, r#"{ type = "droptail", limit = 8 }"#),
+                ("r3", "r2", "4Mbps", 2, r#"{ type = "red", limit = 30, min_th = 3, max_th = 9, w_q = 0.01, max_p = 0.1 }"#),
+                ("r2", "k", "20Mbps", 1, r#"{ type = "droptail", limit = 4 }"#),
+            ] {
+                t += &format!("[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\ncost = {cost}\nqueue = {queue}\n");
+            }
+            t += "[[flow]]\nsrc = \"s\"\ndst = \"k\"\ncount = 5\nstart = { uniform = [0, 1] }\n";
+            t += "[[flow]]\nsrc = \"k\"\ndst = \"s\"\nvariant = \"reno\"\ncount = 2\n";
+            t += "[[flow]]\ntype = \"poisson\"\nsrc = \"s\"\ndst = \"k\"\nrate = \"0.5Mbps\"\npacket_size = 1500\nsize_distribution = \"exponential\"\n";
+            t += "[[event]]\nat = \"4s\"\na = \"r1\"\nb = \"r2\"\naction = \"down\"\n";
+            t += "[[event]]\nat = \"8s\"\na = \"r1\"\nb = \"r2\"\naction = \"up\"\n";
+            t
+        };
+        let (lean, general) = (summary(&t(true)), summary(&t(false)));
+        assert!(general.links["r1->r2"].drops > 0 && general.links["r1->r2"].link_down_drops > 0, "{:?}", general.links["r1->r2"]);
+        assert!(general.links["s->r1"].drops > 0, "the access buffer must overflow too");
+        same(&lean, &general, "lean path");
+    }
+
     /// A direction that may discard a packet it already accepted (Random Drop) keeps
     /// one event per hop: its packets are not handed on early.
     #[test]
