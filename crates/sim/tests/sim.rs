@@ -632,10 +632,10 @@ mod express {
             let mut t = format!("duration = \"12s\"\nwarmup = \"2s\"\nseed = 9\nexpress_hops = {express}\n");
             for (a, b, rate, cost, queue) in [
                 ("s", "r1", "20Mbps", 1, r#"{ type = "droptail", limit = 3 }"#),
-                ("r1", "r2", "4Mbps", 1, r#"{ type = "droptail", limit_bytes = 6000 }"#),
+                ("r1", "r2", "4Mbps", 1, r#"{ type = "droptail", limit = 6 }"#),
                 ("r1", "r3", "4Mbps", 2, r#"{ type = "droptail", limit = 8 }"#),
                 ("r3", "r2", "4Mbps", 2, r#"{ type = "red", limit = 30, min_th = 3, max_th = 9, w_q = 0.01, max_p = 0.1 }"#),
-                ("r2", "k", "20Mbps", 1, r#"{ type = "droptail", limit = 4 }"#),
+                ("r2", "k", "20Mbps", 1, r#"{ type = "droptail", limit_bytes = 4000 }"#),
             ] {
                 t += &format!("[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\ncost = {cost}\nqueue = {queue}\n");
             }
@@ -649,6 +649,7 @@ mod express {
         let (lean, general) = (summary(&t(true)), summary(&t(false)));
         assert!(general.links["r1->r2"].drops > 0 && general.links["r1->r2"].link_down_drops > 0, "{:?}", general.links["r1->r2"]);
         assert!(general.links["s->r1"].drops > 0, "the access buffer must overflow too");
+        assert!(general.links["r2->k"].drops > 0, "packets larger than the byte limit are dropped");
         same(&lean, &general, "lean path");
     }
 
