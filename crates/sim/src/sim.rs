@@ -407,6 +407,9 @@ pub struct Sim {
     link_up: Vec<bool>,
     flows: Vec<Flow>,
     out: Vec<Pkt>,
+    /// `out[..out_from]` belongs to flushes in progress (a host acting within another
+    /// flush appends behind them and sends only its own packets).
+    out_from: usize,
     traces: Option<Box<Traces>>,
     finished: bool,
     /// Some flow is web mice (packets carry a connection epoch).
@@ -675,6 +678,7 @@ impl Sim {
             link_up,
             flows,
             out: Vec::with_capacity(64),
+            out_from: 0,
             traces,
             finished: false,
             has_web: sc_has_web,
@@ -1091,17 +1095,20 @@ impl Sim {
     /// Send every packet in `self.out` from `node`.
     #[inline(always)]
     fn flush(&mut self, node: usize) {
-        if self.out.is_empty() {
+        let (from, to) = (self.out_from, self.out.len());
+        if from == to {
             return;
         }
-        let mut out = std::mem::take(&mut self.out);
-        for mut p in out.drain(..) {
+        self.out_from = to;
+        for i in from..to {
+            let mut p = self.out[i];
             if self.has_web {
                 p.epoch = self.flows[p.flow as usize].epoch;
             }
             self.forward(node, p);
         }
-        self.out = out;
+        self.out.truncate(from);
+        self.out_from = from;
     }
 
     /// A packet reached its destination node.
@@ -1136,7 +1143,7 @@ impl Sim {
                 }
                 let node = fl.src as usize;
                 self.flush(node);
-                self.sync_timers(f);
+                self.sync::<true, false>(f);
             } else {
                 let n = tcp.1.on_data(Time(now), &pkt, &mut self.out);
                 if in_win && n > 0 {
@@ -1145,7 +1152,7 @@ impl Sim {
                 }
                 let node = fl.dst as usize;
                 self.flush(node);
-                self.sync_timers(f);
+                self.sync::<false, true>(f);
             }
         } else if in_win {
             fl.mon.delivered += 1;
@@ -1156,14 +1163,24 @@ impl Sim {
     /// Make sure a timer event is pending at or before each of the flow's deadlines.
     #[inline]
     fn sync_timers(&mut self, f: usize) {
+        self.sync::<true, true>(f);
+    }
+
+    /// `sync_timers` for the deadlines a side can have moved: the sender's timer
+    /// (`SENDER`), the receiver's delayed ACK (`RECEIVER`); the preparation delay's
+    /// send event always.
+    #[inline]
+    fn sync<const SENDER: bool, const RECEIVER: bool>(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         let Some(tcp) = fl.tcp.as_ref() else { return };
-        if let Some(d) = tcp.0.rtx_deadline
+        if SENDER
+            && let Some(d) = tcp.0.rtx_deadline
             && fl.rto_at.is_none_or(|a| a > d.0) {
                 fl.rto_at = Some(d.0);
                 self.q.push(d, Target { kind: K_RTO, index: f as u32 });
             }
-        if let Some(d) = tcp.1.delack_deadline
+        if RECEIVER
+            && let Some(d) = tcp.1.delack_deadline
             && fl.delack_at.is_none_or(|a| a > d.0) {
                 fl.delack_at = Some(d.0);
                 self.q.push(d, Target { kind: K_DELACK, index: f as u32 });

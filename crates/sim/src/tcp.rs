@@ -284,7 +284,9 @@ impl TcpSender {
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         let mut n = 0;
-        while n < max && self.snd_nxt < self.snd_una.saturating_add(self.window()) && self.app_has(self.snd_nxt) {
+        // (sending moves neither the window nor its left edge)
+        let limit = self.snd_una.saturating_add(self.window());
+        while n < max && self.snd_nxt < limit && self.app_has(self.snd_nxt) {
             let seq = self.snd_nxt;
             let retx = seq < self.snd_max;
             self.emit(now, seq, retx, out);
