@@ -167,7 +167,8 @@ pub struct TcpSender {
     pub srtt: f64,
     pub rttvar: f64,
     have_rtt: bool,
-    /// Base RTO (before backoff), seconds.
+    /// Base RTO (before backoff), seconds. Read-only outside the sender: `rto_span`
+    /// follows it and `backoff`.
     pub rto: f64,
     pub backoff: u32,
     /// The timer's length, `min(rto * backoff, max_rto)` as a duration, kept up to date
