@@ -64,7 +64,8 @@ pub struct Scenario {
     /// Link direction (`2 * link + (0 for a->b, 1 for b->a)`) named by `bottleneck`.
     pub bottleneck: Option<usize>,
     /// Hand packets to a single-feeder next hop at once (`express_hops`, default true;
-    /// false forces one event per hop and turns off the lean path, for checking).
+    /// false forces one event per hop and turns off the lean path and the merging
+    /// directions, for checking).
     pub express_hops: bool,
     /// The routes with every link up, computed by validation, with the nodes and links
     /// they were computed from (reused by the run when those are unchanged).

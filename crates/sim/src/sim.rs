@@ -36,7 +36,8 @@
 //! stop of `run_until` is exactly that of the hop-by-hop run (`express_hops = false`);
 //! only the order in which the engine computes it differs.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::path::Path;
 
 use aqm::config::BuildContext;
@@ -62,6 +63,7 @@ const K_SAMPLE: u8 = 5;
 const K_APP: u8 = 6;
 const K_STOP: u8 = 7;
 const K_WARMUP: u8 = 8;
+const K_MERGE: u8 = 9;
 
 /// Where a packet is handed on at once (see "Express hops").
 #[derive(Clone, Copy)]
@@ -70,6 +72,38 @@ enum Early {
     Dir(usize),
     /// The destination host.
     Host,
+    /// The inbox of the next direction, a merging one (see "Merging directions").
+    Inbox(usize),
+}
+
+/// A direction fed by several directions whose packets it takes in batches ahead of
+/// the clock (see "Merging directions").
+struct Merge {
+    /// The shortest propagation delay of the feeding directions: nothing can arrive
+    /// sooner than this after the clock.
+    look: u64,
+    /// Packets handed over and not yet offered, as keys `(arrival time, feeding
+    /// direction, place in pkts)` in a min-heap (ties go in direction order, as
+    /// simultaneous deliveries do; a direction delivers one packet at a time); the
+    /// packets themselves wait in `pkts` (free places in `free`).
+    inbox: BinaryHeap<Reverse<u128>>,
+    pkts: Vec<Pkt>,
+    free: Vec<u32>,
+    /// Arrivals before this time have been offered.
+    frontier: u64,
+    /// Time of the pending batch event.
+    at: Option<u64>,
+}
+
+impl Merge {
+    /// The batch event that takes an arrival at `t`: on a grid of half the lookahead,
+    /// later than `t - look` (so the batch reaches `t`), and never earlier than the
+    /// clock (`t >= clock + look`).
+    #[inline]
+    fn batch_time(&self, t: u64) -> u64 {
+        let g = (self.look / 2).max(1);
+        t.saturating_sub(self.look / 2) / g * g
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -114,6 +148,8 @@ struct Dir {
     expresses: bool,
     /// The discipline keeps an average (RED family, FRED).
     has_avg: bool,
+    /// Takes its arrivals through an inbox (see "Merging directions").
+    merged: bool,
     /// A plain Drop Tail's buffer: its decision needs nothing else.
     tail_limit: Option<aqm::Limit>,
     /// `lean` while the link is up.
@@ -124,6 +160,7 @@ struct Dir {
     /// Per-flow data bytes departing / packets arriving (only for flows whose bottleneck this is).
     flow_bytes: Vec<u64>,
     flow_arrivals: Vec<u64>,
+    merge: Option<Box<Merge>>,
     mon: DirMon,
     aqm: AnyAqm,
 }
@@ -178,7 +215,15 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
         Many,
     }
     let mut feeders: Vec<Seen> = vec![Seen::None; dirs.len()];
+    // Every upstream direction of each direction, and whether a host feeds it.
+    let mut upstream: Vec<Vec<u32>> = vec![Vec::new(); dirs.len()];
+    let mut host_fed = vec![false; dirs.len()];
     let mut note = |d: usize, f: Feeder| {
+        match f {
+            Feeder::Dir(u) if !upstream[d].contains(&u) => upstream[d].push(u),
+            Feeder::Host(_) => host_fed[d] = true,
+            _ => {}
+        }
         feeders[d] = match feeders[d] {
             Seen::None => Seen::One(f),
             Seen::One(g) if g == f => Seen::One(g),
@@ -213,6 +258,32 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
             && !evicts(u as usize)
         {
             dirs[d].express_from = Some(u);
+        }
+    }
+    // Merging directions: fed by several directions only, none of which may re-time a
+    // packet it accepted, with a positive lookahead; nothing traced.
+    for d in 0..dirs.len() {
+        if feeders[d] != Seen::Many || host_fed[d] || traced.contains(&d) || evicts(d) {
+            continue;
+        }
+        if upstream[d].iter().any(|&u| evicts(u as usize)) {
+            continue;
+        }
+        let look = upstream[d].iter().map(|&u| dirs[u as usize].delay).min().unwrap_or(0);
+        if look < 2 {
+            continue;
+        }
+        dirs[d].merged = true;
+        dirs[d].merge = Some(Box::new(Merge {
+            look,
+            inbox: BinaryHeap::new(),
+            pkts: Vec::new(),
+            free: Vec::new(),
+            frontier: 0,
+            at: None,
+        }));
+        for &u in &upstream[d] {
+            dirs[u as usize].expresses = true;
         }
     }
     let mut ends = vec![false; sc.nodes.len()];
@@ -491,6 +562,8 @@ impl Sim {
                     express_from: None,
                     host_express: false,
                     expresses: false,
+                    merged: false,
+                    merge: None,
                     up: true,
                     mon: DirMon::new(w0, w1),
                     flow_bytes: Vec::new(),
@@ -767,6 +840,7 @@ impl Sim {
             K_SAMPLE => self.on_sample(i),
             K_APP => self.on_app(i),
             K_STOP => self.on_stop(i),
+            K_MERGE => self.on_merge(i),
             K_WARMUP => {
                 for fl in self.flows.iter_mut() {
                     fl.mon.at_warmup = fl.tcp.as_ref().map(|_| fl.tcp_stats());
@@ -818,6 +892,7 @@ impl Sim {
     fn forward(&mut self, node: usize, pkt: Pkt) {
         let now = self.now;
         match self.routes.next(node, pkt.dst as usize) {
+            Some(d) if self.dirs[d].merged => self.inbox_push(d, now, u32::MAX, pkt),
             Some(d) => self.enqueue(d, pkt, now),
             None => self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1),
         }
@@ -846,10 +921,11 @@ impl Sim {
         dir.busy_until = end;
         let at = end + dir.delay;
         dir.mon.pass(now, end, pkt.size);
-        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { None };
+        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { self.inbox_target(d, &pkt) };
         match early {
             Some(Early::Dir(e)) => self.enqueue(e, pkt, at),
             Some(Early::Host) => self.host_turn(pkt, at),
+            Some(Early::Inbox(e)) => self.inbox_push(e, at, d as u32, pkt),
             None => {
                 let dir = &mut self.dirs[d];
                 dir.q.push_back(Slot { enq: now, start: now, end, pkt });
@@ -943,7 +1019,7 @@ impl Sim {
         // hop-by-hop run, and never ahead of a packet still waiting for its delivery event
         // (those held back by an earlier horizon are handed on when the next `run_until`
         // moves it: `catch_up`).
-        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { None };
+        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { self.inbox_target(d, &pkt) };
         let dir = &mut self.dirs[d];
         // Counted as waiting for the instant of its arrival, as the queue seen by a
         // monitor after an enqueue.
@@ -981,6 +1057,7 @@ impl Sim {
         match early {
             Some(Early::Dir(e)) => self.enqueue(e, pkt, at),
             Some(Early::Host) => self.host_turn(pkt, at),
+            Some(Early::Inbox(e)) => self.inbox_push(e, at, d as u32, pkt),
             None => {}
         }
     }
@@ -999,10 +1076,26 @@ impl Sim {
             let ok = dir.host_express && !self.in_host && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
             return ok.then_some(Early::Host);
         }
-        if dir.express_from.is_some() {
+        let e = self.routes.next(node, pkt.dst as usize)?;
+        if self.dirs[e].merged {
+            return Some(Early::Inbox(e));
+        }
+        if dir.express_from.is_some() || self.dirs[e].express_from != Some(d as u32) {
             return None;
         }
-        self.routes.next(node, pkt.dst as usize).filter(|&e| self.dirs[e].express_from == Some(d as u32)).map(Early::Dir)
+        Some(Early::Dir(e))
+    }
+
+    /// The inbox `pkt` goes to if its next hop out of direction `d` is a merging
+    /// direction: an inbox sorts what it is given and offers nothing past the horizon,
+    /// so neither the horizon nor packets waiting for their delivery events hold it back.
+    #[cold]
+    fn inbox_target(&self, d: usize, pkt: &Pkt) -> Option<Early> {
+        let node = self.dirs[d].to as usize;
+        if pkt.dst as usize == node {
+            return None;
+        }
+        self.routes.next(node, pkt.dst as usize).filter(|&e| self.dirs[e].merged).map(Early::Inbox)
     }
 
     /// The destination host takes `pkt` at its arrival time `at`: the clock is moved
@@ -1015,6 +1108,65 @@ impl Sim {
         self.receive(pkt);
         self.in_host = false;
         self.now = clock;
+    }
+
+    /// Hand `pkt`, arriving at the merging direction `b` at `t` from direction `from`,
+    /// to its inbox, and make sure a batch event will take it.
+    #[inline(never)]
+    fn inbox_push(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
+        let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+        debug_assert!(t >= m.frontier, "an arrival behind the merging direction's frontier");
+        let slot = match m.free.pop() {
+            Some(i) => {
+                m.pkts[i as usize] = pkt;
+                i
+            }
+            None => {
+                m.pkts.push(pkt);
+                (m.pkts.len() - 1) as u32
+            }
+        };
+        m.inbox.push(Reverse(((t as u128) << 64) | ((from as u128) << 32) | slot as u128));
+        let at = m.batch_time(t).max(self.now);
+        if m.at.is_none_or(|a| a > at) {
+            m.at = Some(at);
+            self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
+        }
+    }
+
+    /// The batch event of the merging direction `b`: offer, in order, the arrivals that
+    /// nothing can precede any more (before the clock plus the lookahead) and that do
+    /// not pass the time `run_until` runs to.
+    fn on_merge(&mut self, b: usize) {
+        let now = self.now;
+        let horizon = self.horizon;
+        let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+        if m.at != Some(now) {
+            return; // stale
+        }
+        m.at = None;
+        let limit = (now + m.look).min(horizon.saturating_add(1));
+        m.frontier = m.frontier.max(limit);
+        loop {
+            let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+            let Some(&Reverse(k)) = m.inbox.peek() else { break };
+            let (t, slot) = ((k >> 64) as u64, k as u32);
+            if t >= limit {
+                // The next batch: at the grid time that reaches `t`, or, for an arrival
+                // past the horizon, not before the next `run_until` moves it.
+                let at = if t > horizon { m.batch_time(t).max(horizon + 1) } else { m.batch_time(t) };
+                let at = at.max(now + 1);
+                if m.at.is_none_or(|a| a > at) {
+                    m.at = Some(at);
+                    self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
+                }
+                break;
+            }
+            m.inbox.pop();
+            m.free.push(slot);
+            let pkt = m.pkts[slot as usize];
+            self.enqueue(b, pkt, t);
+        }
     }
 
     /// Schedule the delivery of the first slot of direction `d` still waiting for one.
@@ -1056,6 +1208,7 @@ impl Sim {
             match target {
                 Early::Dir(e) => self.enqueue(e, s.pkt, at),
                 Early::Host => self.host_turn(s.pkt, at),
+                Early::Inbox(e) => self.inbox_push(e, at, d as u32, s.pkt),
             }
         }
         if handed && self.dirs[d].n_plain > 0 && self.dirs[d].scheduled.is_none() {

@@ -575,19 +575,51 @@ mod express {
         same(&one(true), &one(false), "single path");
     }
 
-    /// Between two calls of `run_until`, hosts never act past the time run to: the
-    /// windows seen along the way are those of the hop-by-hop run.
+    /// A direction fed by several directions (the bottleneck, fed by the access links;
+    /// the reverse bottleneck, fed by the ACKs' access links) takes its arrivals from an
+    /// inbox in batches, a lookahead ahead of the clock: long-lived TCP flows then cost
+    /// less than one event per bottleneck packet (the two deliveries into the merging
+    /// directions cost one each without it), with the summary of the hop-by-hop run.
+    #[test]
+    fn merging_directions_take_their_arrivals_in_batches() {
+        let t = |express: bool| {
+            let mut t = format!("duration = \"30s\"\nwarmup = \"10s\"\nseed = 4\nexpress_hops = {express}\n");
+            t += "[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\n";
+            t += "queue_ab = { type = \"red\", limit = 100, min_th = 10, max_th = 30, w_q = 0.002, max_p = 0.1, gentle = true }\n";
+            for i in 0..20 {
+                t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 5 + i);
+                t += &format!("[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 5 + 2 * i);
+                t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nmax_window = 100\nstart = {{ uniform = [0, 1] }}\n");
+            }
+            t
+        };
+        let (merged, hop) = (run(&t(true)), run(&t(false)));
+        let packets = hop.links["r1->r2"].departures;
+        assert!(packets > 10_000, "{packets}");
+        // (events count the whole run, departures the last two thirds)
+        assert!(merged.events * 2 < packets * 3, "{} events for {packets} packets", merged.events);
+        same(&summary(&t(true)), &summary(&t(false)), "merging");
+    }
+
+    /// Between two calls of `run_until`, hosts never act past the time run to and no
+    /// queue takes an arrival past it: the windows and the queues seen along the way
+    /// are those of the hop-by-hop run.
     #[test]
     fn state_between_steps_is_that_of_the_hop_by_hop_run() {
         let q = r#"{ type = "droptail", limit = 12 }"#;
         let mut a = Sim::new(scenario(&dumbbell(true, q)), None).unwrap();
         let mut b = Sim::new(scenario(&dumbbell(false, q)), None).unwrap();
-        for k in 1..=400u64 {
-            let t = aqm::Time(k * 25_000_000);
+        for k in 1..=4000u64 {
+            let t = aqm::Time(k * 2_500_000 + k % 7 * 130_000);
             a.run_until(t).unwrap();
             b.run_until(t).unwrap();
             for f in 0..8 {
                 assert_eq!(a.cwnd(f), b.cwnd(f), "flow {f} at {t:?}");
+            }
+            for d in 0..2 * 21 {
+                let (x, y) = (a.dir_monitor(d), b.dir_monitor(d));
+                assert_eq!(a.queue_len(d), b.queue_len(d), "direction {d} at {t:?}");
+                assert_eq!((x.arrivals, x.early_drops, x.forced_drops), (y.arrivals, y.early_drops, y.forced_drops), "direction {d} at {t:?}");
             }
         }
     }
