@@ -36,8 +36,7 @@
 //! stop of `run_until` is exactly that of the hop-by-hop run (`express_hops = false`);
 //! only the order in which the engine computes it differs.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::path::Path;
 
 use aqm::config::BuildContext;
@@ -82,11 +81,15 @@ struct Merge {
     /// The shortest propagation delay of the feeding directions: nothing can arrive
     /// sooner than this after the clock.
     look: u64,
-    /// Packets handed over and not yet offered, as keys `(arrival time, feeding
-    /// direction, place in pkts)` in a min-heap (ties go in direction order, as
-    /// simultaneous deliveries do; a direction delivers one packet at a time); the
-    /// packets themselves wait in `pkts` (free places in `free`).
-    inbox: BinaryHeap<Reverse<u128>>,
+    /// Packets handed over and not yet offered, in buckets of arrival time
+    /// `[k look, (k + 1) look)` from `k = base` on, each unsorted until its batch: a
+    /// key `(arrival time - k look) << 24 | feeding direction` (ties go in direction
+    /// order, as simultaneous deliveries do; a direction delivers one packet at a
+    /// time) and the packet's place in `pkts` (free places in `free`).
+    buckets: VecDeque<Vec<(u64, u32)>>,
+    base: u64,
+    /// Emptied buckets, kept for their allocations.
+    spare: Vec<Vec<(u64, u32)>>,
     pkts: Vec<Pkt>,
     free: Vec<u32>,
     /// Arrivals before this time have been offered.
@@ -95,14 +98,12 @@ struct Merge {
     at: Option<u64>,
 }
 
+/// The feeder field of a key for a packet delivered by an event (not expected).
+const FROM_HOST: u64 = (1 << 24) - 1;
+
 impl Merge {
-    /// The batch event that takes an arrival at `t`: on a grid of half the lookahead,
-    /// later than `t - look` (so the batch reaches `t`), and never earlier than the
-    /// clock (`t >= clock + look`).
-    #[inline]
-    fn batch_time(&self, t: u64) -> u64 {
-        let g = (self.look / 2).max(1);
-        t.saturating_sub(self.look / 2) / g * g
+    fn new(look: u64) -> Merge {
+        Merge { look, buckets: VecDeque::new(), base: 0, spare: Vec::new(), pkts: Vec::new(), free: Vec::new(), frontier: 0, at: None }
     }
 }
 
@@ -270,18 +271,11 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
             continue;
         }
         let look = upstream[d].iter().map(|&u| dirs[u as usize].delay).min().unwrap_or(0);
-        if look < 2 {
-            continue;
+        if !(2..1 << 40).contains(&look) {
+            continue; // (an offset in the span must fit 40 bits of a key)
         }
         dirs[d].merged = true;
-        dirs[d].merge = Some(Box::new(Merge {
-            look,
-            inbox: BinaryHeap::new(),
-            pkts: Vec::new(),
-            free: Vec::new(),
-            frontier: 0,
-            at: None,
-        }));
+        dirs[d].merge = Some(Box::new(Merge::new(look)));
         for &u in &upstream[d] {
             dirs[u as usize].expresses = true;
         }
@@ -1126,8 +1120,24 @@ impl Sim {
                 (m.pkts.len() - 1) as u32
             }
         };
-        m.inbox.push(Reverse(((t as u128) << 64) | ((from as u128) << 32) | slot as u128));
-        let at = m.batch_time(t).max(self.now);
+        let k = t / m.look;
+        if m.buckets.is_empty() {
+            m.base = k;
+        }
+        while k < m.base {
+            // (a batch dropped the empty buckets after the one it took)
+            let v = m.spare.pop().unwrap_or_default();
+            m.buckets.push_front(v);
+            m.base -= 1;
+        }
+        while m.base + m.buckets.len() as u64 <= k {
+            let v = m.spare.pop().unwrap_or_default();
+            m.buckets.push_back(v);
+        }
+        m.buckets[(k - m.base) as usize].push((((t - k * m.look) << 24) | (from as u64).min(FROM_HOST), slot));
+        // The bucket's batch runs at the start of its span: nothing can arrive in the
+        // span after that (`t >= clock + look`).
+        let at = (k * m.look).max(self.now);
         if m.at.is_none_or(|a| a > at) {
             m.at = Some(at);
             self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
@@ -1149,23 +1159,55 @@ impl Sim {
         m.frontier = m.frontier.max(limit);
         loop {
             let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
-            let Some(&Reverse(k)) = m.inbox.peek() else { break };
-            let (t, slot) = ((k >> 64) as u64, k as u32);
-            if t >= limit {
-                // The next batch: at the grid time that reaches `t`, or, for an arrival
-                // past the horizon, not before the next `run_until` moves it.
-                let at = if t > horizon { m.batch_time(t).max(horizon + 1) } else { m.batch_time(t) };
-                let at = at.max(now + 1);
-                if m.at.is_none_or(|a| a > at) {
-                    m.at = Some(at);
-                    self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
-                }
-                break;
+            let Some(front) = m.buckets.front_mut() else { break };
+            if front.is_empty() {
+                let v = m.buckets.pop_front().expect("a front bucket");
+                m.spare.push(v);
+                m.base += 1;
+                continue;
             }
-            m.inbox.pop();
-            m.free.push(slot);
-            let pkt = m.pkts[slot as usize];
-            self.enqueue(b, pkt, t);
+            // Later arrivals land in later buckets (`t >= clock + look`), so the front
+            // bucket can be taken out while its packets are offered.
+            let mut batch = std::mem::take(front);
+            batch.sort_unstable_by_key(|e| e.0);
+            let start = m.base * m.look;
+            let mut i = 0;
+            while i < batch.len() {
+                let (key, slot) = batch[i];
+                let t = start + (key >> 24);
+                if t >= limit {
+                    break;
+                }
+                i += 1;
+                let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+                m.free.push(slot);
+                let pkt = m.pkts[slot as usize];
+                self.enqueue(b, pkt, t);
+            }
+            if i == batch.len() {
+                batch.clear();
+            } else {
+                batch.drain(..i);
+            }
+            let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+            let done = batch.is_empty();
+            *m.buckets.front_mut().expect("the front bucket is still there") = batch;
+            if !done {
+                break; // the rest is at or past the limit
+            }
+        }
+        // The next batch: at the start of the next bucket's span, or, for arrivals past
+        // the horizon, not before the next `run_until` moves it.
+        let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+        let next = m.buckets.iter().position(|v| !v.is_empty()).map(|i| m.base + i as u64);
+        if let Some(k) = next {
+            let min_t = k * m.look + (m.buckets[(k - m.base) as usize].iter().map(|e| e.0).min().expect("a non-empty bucket") >> 24);
+            let at = if min_t > horizon { (k * m.look).max(horizon + 1) } else { k * m.look };
+            let at = at.max(now + 1);
+            if m.at.is_none_or(|a| a > at) {
+                m.at = Some(at);
+                self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
+            }
         }
     }
 
