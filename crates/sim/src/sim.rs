@@ -1166,8 +1166,8 @@ impl Sim {
                 m.base += 1;
                 continue;
             }
-            // Later arrivals land in later buckets (`t >= clock + look`), so the front
-            // bucket can be taken out while its packets are offered.
+            // The packets are offered from the bucket taken out; arrivals handed over
+            // meanwhile are at or past the limit (`t >= clock + look`).
             let mut batch = std::mem::take(front);
             batch.sort_unstable_by_key(|e| e.0);
             let start = m.base * m.look;
@@ -1190,9 +1190,15 @@ impl Sim {
                 batch.drain(..i);
             }
             let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
-            let done = batch.is_empty();
-            *m.buckets.front_mut().expect("the front bucket is still there") = batch;
-            if !done {
+            // (a batch run late, past its span's start, may have put packets of the
+            // next span into this bucket meanwhile)
+            let front = m.buckets.front_mut().expect("the front bucket is still there");
+            if front.is_empty() {
+                *front = batch;
+            } else {
+                front.extend_from_slice(&batch);
+            }
+            if !front.is_empty() {
                 break; // the rest is at or past the limit
             }
         }
