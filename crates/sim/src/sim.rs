@@ -221,9 +221,8 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
     let mut host_fed = vec![false; dirs.len()];
     let mut note = |d: usize, f: Feeder| {
         match f {
-            Feeder::Dir(u) if !upstream[d].contains(&u) => upstream[d].push(u),
+            Feeder::Dir(u) => upstream[d].push(u),
             Feeder::Host(_) => host_fed[d] = true,
-            _ => {}
         }
         feeders[d] = match feeders[d] {
             Seen::None => Seen::One(f),
@@ -263,6 +262,10 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
     }
     // Merging directions: fed by several directions only, none of which may re-time a
     // packet it accepted, with a positive lookahead; nothing traced.
+    for u in upstream.iter_mut() {
+        u.sort_unstable();
+        u.dedup();
+    }
     for d in 0..dirs.len() {
         if feeders[d] != Seen::Many || host_fed[d] || traced.contains(&d) || evicts(d) {
             continue;
