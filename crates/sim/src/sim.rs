@@ -98,9 +98,6 @@ struct Merge {
     at: Option<u64>,
 }
 
-/// The feeder field of a key for a packet delivered by an event (not expected).
-const FROM_HOST: u64 = (1 << 24) - 1;
-
 impl Merge {
     fn new(look: u64) -> Merge {
         Merge { look, buckets: VecDeque::new(), base: 0, spare: Vec::new(), pkts: Vec::new(), free: Vec::new(), frontier: 0, at: None }
@@ -153,8 +150,6 @@ struct Dir {
     merged: bool,
     /// A plain Drop Tail's buffer: its decision needs nothing else.
     tail_limit: Option<aqm::Limit>,
-    /// `lean` while the link is up.
-    lean_up: u64,
     trace_pkts: bool,
     trace_q_every_arrival: bool,
     pcap: bool,
@@ -167,6 +162,20 @@ struct Dir {
 }
 
 impl Dir {
+    /// The value of `lean` for this direction with its link up.
+    fn lean_limit(&self) -> u64 {
+        match self.tail_limit {
+            Some(l)
+                if l.packets != Some(0)
+                    && self.flow_bytes.is_empty()
+                    && self.flow_arrivals.is_empty()
+                    && !(self.trace_pkts || self.trace_q_every_arrival || self.pcap) =>
+            {
+                l.bytes.unwrap_or(u64::MAX)
+            }
+            _ => 0,
+        }
+    }
     /// Transmission time of `size` bytes, ns (rounded; at least 1). `size` < 2^16 and
     /// the rate is clamped to [1, 2^63 / 2] b/s, so the product fits in 64 bits.
     #[inline]
@@ -568,7 +577,6 @@ impl Sim {
                     has_avg,
                     tail_limit,
                     lean: 0,
-                    lean_up: 0,
                     trace_pkts: false,
                     trace_q_every_arrival: false,
                     pcap: false,
@@ -701,18 +709,7 @@ impl Sim {
         }
         if sc.express_hops {
             for dir in dirs.iter_mut() {
-                dir.lean_up = match dir.tail_limit {
-                    Some(l)
-                        if l.packets != Some(0)
-                            && dir.flow_bytes.is_empty()
-                            && dir.flow_arrivals.is_empty()
-                            && !(dir.trace_pkts || dir.trace_q_every_arrival || dir.pcap) =>
-                    {
-                        l.bytes.unwrap_or(u64::MAX)
-                    }
-                    _ => 0,
-                };
-                dir.lean = dir.lean_up;
+                dir.lean = dir.lean_limit();
             }
         }
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
@@ -889,8 +886,11 @@ impl Sim {
     fn forward(&mut self, node: usize, pkt: Pkt) {
         let now = self.now;
         match self.routes.next(node, pkt.dst as usize) {
-            Some(d) if self.dirs[d].merged => self.inbox_push(d, now, u32::MAX, pkt),
-            Some(d) => self.enqueue(d, pkt, now),
+            Some(d) => {
+                // (a merging direction's feeders hand it everything at acceptance)
+                debug_assert!(!self.dirs[d].merged, "a delivery into a merging direction");
+                self.enqueue(d, pkt, now)
+            }
             None => self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1),
         }
     }
@@ -918,20 +918,15 @@ impl Sim {
         dir.busy_until = end;
         let at = end + dir.delay;
         dir.mon.pass(now, end, pkt.size);
-        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { self.inbox_target(d, &pkt) };
+        let open = at <= self.horizon && dir.n_plain == 0;
+        let early = self.early_target(d, &pkt, at, open);
         match early {
-            Some(Early::Dir(e)) => self.enqueue(e, pkt, at),
-            Some(Early::Host) => self.host_turn(pkt, at),
-            Some(Early::Inbox(e)) => self.inbox_push(e, at, d as u32, pkt),
+            Some(target) => self.hand_on(target, d, pkt, at),
             None => {
                 let dir = &mut self.dirs[d];
                 dir.q.push_back(Slot { enq: now, start: now, end, pkt });
                 dir.n_started += 1;
-                dir.n_plain += 1;
-                if dir.n_plain == 1 {
-                    dir.scheduled = Some(at);
-                    self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
-                }
+                self.add_plain(d, at);
             }
         }
     }
@@ -1016,19 +1011,17 @@ impl Sim {
         // hop-by-hop run, and never ahead of a packet still waiting for its delivery event
         // (those held back by an earlier horizon are handed on when the next `run_until`
         // moves it: `catch_up`).
-        let early = if at <= self.horizon && dir.n_plain == 0 { self.early_target(d, &pkt, at) } else { self.inbox_target(d, &pkt) };
+        let open = at <= self.horizon && dir.n_plain == 0;
+        let early = self.early_target(d, &pkt, at, open);
         let dir = &mut self.dirs[d];
         // Counted as waiting for the instant of its arrival, as the queue seen by a
         // monitor after an enqueue.
         let w = dir.waiting() + 1;
         dir.mon.queue_seen(now, w);
         if early.is_none() {
-            dir.n_plain += 1;
-            if dir.n_plain == 1 {
-                dir.scheduled = Some(at);
-                self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
-            }
+            self.add_plain(d, at);
         }
+        let dir = &mut self.dirs[d];
         if let Some(t) = self.traces.as_mut()
             && dir.trace_pkts {
                 t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
@@ -1051,48 +1044,55 @@ impl Sim {
             dir.q.push_back(slot);
             dir.bytes_waiting += pkt.size as u64;
         }
-        match early {
-            Some(Early::Dir(e)) => self.enqueue(e, pkt, at),
-            Some(Early::Host) => self.host_turn(pkt, at),
-            Some(Early::Inbox(e)) => self.inbox_push(e, at, d as u32, pkt),
-            None => {}
+        if let Some(target) = early {
+            self.hand_on(target, d, pkt, at);
         }
     }
 
     /// Where a packet that direction `d` accepted, arriving at the far end at `at`, can
-    /// be handed on at once (see "Express hops"), the horizon and the packets waiting
-    /// for their delivery events aside: the next direction if it is fed by `d` alone
-    /// (and `d` is not itself running ahead), or the destination host if it can take
-    /// the packet then, except from within another host's turn (a host's packets must
-    /// enter its first link in time order).
+    /// be handed on at once: the inbox of the next direction if that one merges (see
+    /// "Merging directions": an inbox sorts what it is given and offers nothing past
+    /// the horizon, so it is always open); else, only if `open` (the packet arrives by
+    /// the horizon and no packet of `d` waits for its delivery event), the next
+    /// direction if it is fed by `d` alone and `d` is not itself running ahead (see
+    /// "Express hops"), or the destination host if it can take the packet then, except
+    /// from within another host's turn (a host's packets must enter its first link in
+    /// time order).
     #[inline(always)]
-    fn early_target(&self, d: usize, pkt: &Pkt, at: u64) -> Option<Early> {
+    fn early_target(&self, d: usize, pkt: &Pkt, at: u64, open: bool) -> Option<Early> {
         let dir = &self.dirs[d];
         let node = dir.to as usize;
         if pkt.dst as usize == node {
-            let ok = dir.host_express && !self.in_host && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
+            let ok = open && dir.host_express && !self.in_host && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
             return ok.then_some(Early::Host);
         }
         let e = self.routes.next(node, pkt.dst as usize)?;
         if self.dirs[e].merged {
             return Some(Early::Inbox(e));
         }
-        if dir.express_from.is_some() || self.dirs[e].express_from != Some(d as u32) {
-            return None;
-        }
-        Some(Early::Dir(e))
+        (open && dir.express_from.is_none() && self.dirs[e].express_from == Some(d as u32)).then_some(Early::Dir(e))
     }
 
-    /// The inbox `pkt` goes to if its next hop out of direction `d` is a merging
-    /// direction: an inbox sorts what it is given and offers nothing past the horizon,
-    /// so neither the horizon nor packets waiting for their delivery events hold it back.
-    #[cold]
-    fn inbox_target(&self, d: usize, pkt: &Pkt) -> Option<Early> {
-        let node = self.dirs[d].to as usize;
-        if pkt.dst as usize == node {
-            return None;
+    /// Hand `pkt`, accepted by direction `d` and arriving at the far end at `at`, on to
+    /// `target` at once.
+    #[inline(always)]
+    fn hand_on(&mut self, target: Early, d: usize, pkt: Pkt, at: u64) {
+        match target {
+            Early::Dir(e) => self.enqueue(e, pkt, at),
+            Early::Host => self.host_turn(pkt, at),
+            Early::Inbox(e) => self.inbox_push(e, at, d as u32, pkt),
         }
-        self.routes.next(node, pkt.dst as usize).filter(|&e| self.dirs[e].merged).map(Early::Inbox)
+    }
+
+    /// Direction `d` holds one more slot waiting for its delivery event at `at`.
+    #[inline(always)]
+    fn add_plain(&mut self, d: usize, at: u64) {
+        let dir = &mut self.dirs[d];
+        dir.n_plain += 1;
+        if dir.n_plain == 1 {
+            dir.scheduled = Some(at);
+            self.q.push(Time(at), Target { kind: K_DELIVER, index: d as u32 });
+        }
     }
 
     /// The destination host takes `pkt` at its arrival time `at`: the clock is moved
@@ -1137,7 +1137,7 @@ impl Sim {
             let v = m.spare.pop().unwrap_or_default();
             m.buckets.push_back(v);
         }
-        m.buckets[(k - m.base) as usize].push((((t - k * m.look) << 24) | (from as u64).min(FROM_HOST), slot));
+        m.buckets[(k - m.base) as usize].push((((t - k * m.look) << 24) | from as u64, slot));
         // The bucket's batch runs at the start of its span: nothing can arrive in the
         // span after that (`t >= clock + look`).
         let at = (k * m.look).max(self.now);
@@ -1249,18 +1249,14 @@ impl Sim {
             if at > self.horizon {
                 break;
             }
-            let Some(target) = self.early_target(d, &s.pkt, at) else { break };
+            let Some(target) = self.early_target(d, &s.pkt, at, true) else { break };
             let dir = &mut self.dirs[d];
             dir.q[idx].pkt.flags |= flags::EXPRESS;
             dir.n_plain -= 1;
             // its delivery event (it was the first plain slot) goes stale
             dir.scheduled = None;
             handed = true;
-            match target {
-                Early::Dir(e) => self.enqueue(e, s.pkt, at),
-                Early::Host => self.host_turn(s.pkt, at),
-                Early::Inbox(e) => self.inbox_push(e, at, d as u32, s.pkt),
-            }
+            self.hand_on(target, d, s.pkt, at);
         }
         if handed && self.dirs[d].n_plain > 0 && self.dirs[d].scheduled.is_none() {
             self.schedule_head(d);
@@ -1617,7 +1613,9 @@ impl Sim {
             let dir = &mut self.dirs[d];
             if ev.up {
                 dir.up = true;
-                dir.lean = dir.lean_up;
+                if self.sc.express_hops {
+                    dir.lean = dir.lean_limit();
+                }
                 continue;
             }
             // Down: everything queued, in transmission or propagating is lost.
