@@ -81,17 +81,21 @@ struct Merge {
     /// The shortest propagation delay of the feeding directions: nothing can arrive
     /// sooner than this after the clock.
     look: u64,
+    /// Batch events fall on multiples of `2^span` ns, the largest power of two not
+    /// above `look`: a batch at such a time takes all of its span, and more.
+    span: u32,
+    /// Buckets are `2^fine` ns wide, half a span, so that each holds a few packets
+    /// (sorted by insertion) and a batch visits few empty ones.
+    fine: u32,
     /// Packets handed over and not yet offered, in buckets of arrival time
-    /// `[k look, (k + 1) look)` from `k = base` on, each unsorted until its batch: a
-    /// key `(arrival time - k look) << 24 | feeding direction` (ties go in direction
-    /// order, as simultaneous deliveries do; a direction delivers one packet at a
-    /// time) and the packet's place in `pkts` (free places in `free`).
-    buckets: VecDeque<Vec<(u64, u32)>>,
+    /// `[k 2^fine, (k + 1) 2^fine)` from `k = base` on, each unsorted until its batch:
+    /// a key `(arrival time - k 2^fine) << 24 | feeding direction` (ties go in
+    /// direction order, as simultaneous deliveries do; a direction delivers one packet
+    /// at a time) and the packet.
+    buckets: VecDeque<Vec<(u64, Pkt)>>,
     base: u64,
     /// Emptied buckets, kept for their allocations.
-    spare: Vec<Vec<(u64, u32)>>,
-    pkts: Vec<Pkt>,
-    free: Vec<u32>,
+    spare: Vec<Vec<(u64, Pkt)>>,
     /// Arrivals before this time have been offered.
     frontier: u64,
     /// Time of the pending batch event.
@@ -100,7 +104,31 @@ struct Merge {
 
 impl Merge {
     fn new(look: u64) -> Merge {
-        Merge { look, buckets: VecDeque::new(), base: 0, spare: Vec::new(), pkts: Vec::new(), free: Vec::new(), frontier: 0, at: None }
+        let span = 63 - look.leading_zeros();
+        Merge { look, span, fine: span.saturating_sub(1), buckets: VecDeque::new(), base: 0, spare: Vec::new(), frontier: 0, at: None }
+    }
+    /// The batch time for an arrival at `t`: the start of its span, which is less than
+    /// a lookahead before it.
+    #[inline(always)]
+    fn batch_time(&self, t: u64) -> u64 {
+        t >> self.span << self.span
+    }
+}
+
+/// Sort a bucket of an inbox by key: insertion for the few packets a bucket holds.
+fn sort_bucket(v: &mut [(u64, Pkt)]) {
+    if v.len() > 24 {
+        v.sort_unstable_by_key(|e| e.0);
+        return;
+    }
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].0 > x.0 {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
     }
 }
 
@@ -1113,17 +1141,7 @@ impl Sim {
     fn inbox_push(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         debug_assert!(t >= m.frontier, "an arrival behind the merging direction's frontier");
-        let slot = match m.free.pop() {
-            Some(i) => {
-                m.pkts[i as usize] = pkt;
-                i
-            }
-            None => {
-                m.pkts.push(pkt);
-                (m.pkts.len() - 1) as u32
-            }
-        };
-        let k = t / m.look;
+        let k = t >> m.fine;
         if m.buckets.is_empty() {
             m.base = k;
         }
@@ -1137,10 +1155,10 @@ impl Sim {
             let v = m.spare.pop().unwrap_or_default();
             m.buckets.push_back(v);
         }
-        m.buckets[(k - m.base) as usize].push((((t - k * m.look) << 24) | from as u64, slot));
-        // The bucket's batch runs at the start of its span: nothing can arrive in the
-        // span after that (`t >= clock + look`).
-        let at = (k * m.look).max(self.now);
+        m.buckets[(k - m.base) as usize].push((((t - (k << m.fine)) << 24) | from as u64, pkt));
+        // The batch runs at the start of the arrival's span: nothing can arrive before
+        // `t` after that (`t >= clock + look`).
+        let at = m.batch_time(t).max(self.now);
         if m.at.is_none_or(|a| a > at) {
             m.at = Some(at);
             self.q.push(Time(at), Target { kind: K_MERGE, index: b as u32 });
@@ -1162,6 +1180,10 @@ impl Sim {
         m.frontier = m.frontier.max(limit);
         loop {
             let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+            let start = m.base << m.fine;
+            if start >= limit {
+                break;
+            }
             let Some(front) = m.buckets.front_mut() else { break };
             if front.is_empty() {
                 let v = m.buckets.pop_front().expect("a front bucket");
@@ -1172,46 +1194,50 @@ impl Sim {
             // The packets are offered from the bucket taken out; arrivals handed over
             // meanwhile are at or past the limit (`t >= clock + look`).
             let mut batch = std::mem::take(front);
-            batch.sort_unstable_by_key(|e| e.0);
-            let start = m.base * m.look;
+            sort_bucket(&mut batch);
             let mut i = 0;
             while i < batch.len() {
-                let (key, slot) = batch[i];
+                let (key, pkt) = batch[i];
                 let t = start + (key >> 24);
                 if t >= limit {
                     break;
                 }
                 i += 1;
-                let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
-                m.free.push(slot);
-                let pkt = m.pkts[slot as usize];
                 self.enqueue(b, pkt, t);
             }
+            let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
+            let front = m.buckets.front_mut().expect("the front bucket is still there");
             if i == batch.len() {
                 batch.clear();
+                if front.is_empty() {
+                    *front = batch;
+                } else {
+                    m.spare.push(batch);
+                }
             } else {
                 batch.drain(..i);
-            }
-            let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
-            // (a batch run late, past its span's start, may have put packets of the
-            // next span into this bucket meanwhile)
-            let front = m.buckets.front_mut().expect("the front bucket is still there");
-            if front.is_empty() {
-                *front = batch;
-            } else {
-                front.extend_from_slice(&batch);
+                if front.is_empty() {
+                    *front = batch;
+                } else {
+                    // (a batch run late, past its span's start, may have put packets
+                    // into this bucket meanwhile)
+                    front.extend_from_slice(&batch);
+                    batch.clear();
+                    m.spare.push(batch);
+                }
             }
             if !front.is_empty() {
                 break; // the rest is at or past the limit
             }
         }
-        // The next batch: at the start of the next bucket's span, or, for arrivals past
-        // the horizon, not before the next `run_until` moves it.
+        // The next batch: at the start of the span of the earliest arrival left, or,
+        // for one past the horizon, not before the next `run_until` moves it.
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         let next = m.buckets.iter().position(|v| !v.is_empty()).map(|i| m.base + i as u64);
         if let Some(k) = next {
-            let min_t = k * m.look + (m.buckets[(k - m.base) as usize].iter().map(|e| e.0).min().expect("a non-empty bucket") >> 24);
-            let at = if min_t > horizon { (k * m.look).max(horizon + 1) } else { k * m.look };
+            let min_t = (k << m.fine) + (m.buckets[(k - m.base) as usize].iter().map(|e| e.0).min().expect("a non-empty bucket") >> 24);
+            let at = m.batch_time(min_t);
+            let at = if min_t > horizon { at.max(horizon + 1) } else { at };
             let at = at.max(now + 1);
             if m.at.is_none_or(|a| a > at) {
                 m.at = Some(at);
