@@ -61,12 +61,6 @@ impl Hist {
             lo + ((1u64 << (e - MBITS as u64)) as f64) / 2.0
         }
     }
-    /// `add(0)`.
-    #[inline(always)]
-    pub fn add_zero(&mut self) {
-        self.n += 1;
-        self.zeros += 1;
-    }
     #[inline]
     pub fn add(&mut self, v: u64) {
         self.n += 1;
@@ -82,11 +76,16 @@ impl Hist {
     }
     /// The q-quantile (0..1), or 0 when empty.
     pub fn quantile(&self, q: f64) -> f64 {
-        if self.n == 0 {
+        self.quantile_with_zeros(q, 0)
+    }
+    /// The q-quantile with `extra` more zeros counted.
+    fn quantile_with_zeros(&self, q: f64, extra: u64) -> f64 {
+        let n = self.n + extra;
+        if n == 0 {
             return 0.0;
         }
-        let target = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
-        let mut c = self.zeros;
+        let target = ((q * n as f64).ceil() as u64).clamp(1, n);
+        let mut c = self.zeros + extra;
         if c >= target {
             return 0.0;
         }
@@ -109,17 +108,21 @@ pub struct DirMon {
     delay_sum: u128,
     pub w0: u64,
     pub w1: u64,
-    pub arrivals: u64,
-    pub departures: u64,
+    /// Packets inside the window that took the lean path (`pass`): each one counts
+    /// as an arrival, a departure and a delay of zero besides the fields below, added
+    /// when read (`arrivals()`, `departures()`, ...).
+    lean: u64,
+    arrivals: u64,
+    departures: u64,
     pub departed_bytes: u64,
     pub busy_ns: u64,
     /// Whole-run departures (for the benchmark).
-    pub total_departures: u64,
+    total_departures: u64,
     delay_n: u64,
     delay_sq: f64,
-    pub max_queue: u32,
+    max_queue: u32,
     run: u32,
-    pub delay_hist: Hist,
+    delay_hist: Hist,
     avg_area: f64,
     avg_last: u64,
     avg_val: f64,
@@ -217,16 +220,9 @@ impl DirMon {
             self.end_run();
         }
         if t >= self.w0 && end <= self.w1 {
-            self.total_departures += 1;
-            self.arrivals += 1;
-            self.departures += 1;
+            self.lean += 1;
             self.departed_bytes += size as u64;
             self.busy_ns += end - t;
-            self.delay_n += 1;
-            self.delay_hist.add_zero();
-            if self.max_queue == 0 {
-                self.max_queue = 1;
-            }
             return;
         }
         self.arrival(t);
@@ -281,13 +277,34 @@ impl DirMon {
     pub fn mean_avg(&self) -> f64 {
         self.avg_area / (self.w1 - self.w0).max(1) as f64
     }
+    /// Arrivals inside the window.
+    pub fn arrivals(&self) -> u64 {
+        self.arrivals + self.lean
+    }
+    /// Departures inside the window.
+    pub fn departures(&self) -> u64 {
+        self.departures + self.lean
+    }
+    /// Departures of the whole run.
+    pub fn total_departures(&self) -> u64 {
+        self.total_departures + self.lean
+    }
+    /// The longest queue seen inside the window (packets waiting after an arrival).
+    pub fn max_queue(&self) -> u32 {
+        if self.lean > 0 { self.max_queue.max(1) } else { self.max_queue }
+    }
+    /// The q-quantile of the queueing delay inside the window, ns.
+    pub fn delay_quantile(&self, q: f64) -> f64 {
+        self.delay_hist.quantile_with_zeros(q, self.lean)
+    }
     pub fn delay_stats(&self) -> (f64, f64) {
-        if self.delay_n == 0 {
+        let delay_n = self.delay_n + self.lean;
+        if delay_n == 0 {
             return (0.0, 0.0);
         }
-        let n = self.delay_n as f64;
+        let n = delay_n as f64;
         let mean = self.delay_sum as f64 * 1e-9 / n;
-        let var = if self.delay_n > 1 { ((self.delay_sq - n * mean * mean) / (n - 1.0)).max(0.0) } else { 0.0 };
+        let var = if delay_n > 1 { ((self.delay_sq - n * mean * mean) / (n - 1.0)).max(0.0) } else { 0.0 };
         (mean, var)
     }
     /// Close the window at `t` (the end of the run); the caller has reported the

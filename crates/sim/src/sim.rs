@@ -1705,7 +1705,7 @@ impl Sim {
                 fl.mon.cwnd_change(self.w0, self.w1, end, c);
             }
         }
-        self.busiest = (0..self.dirs.len()).max_by_key(|&d| (self.dirs[d].mon.total_departures, std::cmp::Reverse(d))).unwrap_or(0);
+        self.busiest = (0..self.dirs.len()).max_by_key(|&d| (self.dirs[d].mon.total_departures(), std::cmp::Reverse(d))).unwrap_or(0);
         self.finished = true;
         if let Some(t) = self.traces.as_mut() {
             t.finish()?;
@@ -1762,8 +1762,8 @@ impl Sim {
                     delay: l.delay.as_secs_f64(),
                     utilization: m.busy_ns as f64 * 1e-9 / win,
                     throughput_bps: m.departed_bytes as f64 * 8.0 / win,
-                    arrivals: m.arrivals,
-                    departures: m.departures,
+                    arrivals: m.arrivals(),
+                    departures: m.departures(),
                     drops: m.early_drops + m.forced_drops,
                     early_drops: m.early_drops,
                     forced_drops: m.forced_drops,
@@ -1771,13 +1771,13 @@ impl Sim {
                     marks: m.marks,
                     link_down_drops: m.link_down_drops,
                     mean_queue: m.mean_queue(),
-                    max_queue: m.max_queue,
+                    max_queue: m.max_queue(),
                     mean_avg: m.mean_avg(),
                     mean_delay,
                     delay_var,
-                    delay_p50: m.delay_hist.quantile(0.5) * 1e-9,
-                    delay_p90: m.delay_hist.quantile(0.9) * 1e-9,
-                    delay_p99: m.delay_hist.quantile(0.99) * 1e-9,
+                    delay_p50: m.delay_quantile(0.5) * 1e-9,
+                    delay_p90: m.delay_quantile(0.9) * 1e-9,
+                    delay_p99: m.delay_quantile(0.99) * 1e-9,
                     drop_runs: m.runs,
                     mean_drop_run: m.mean_run(),
                     max_drop_run: m.max_run,
@@ -1843,7 +1843,7 @@ impl Sim {
             flows,
             events: self.q.popped(),
             wall_seconds: self.wall.elapsed().as_secs_f64(),
-            bottleneck_packets: self.dirs.get(busiest).map_or(0, |d| d.mon.total_departures),
+            bottleneck_packets: self.dirs.get(busiest).map_or(0, |d| d.mon.total_departures()),
             bottleneck: if self.dirs.is_empty() { String::new() } else { sc.dir_name(busiest) },
         }
     }

@@ -619,7 +619,7 @@ mod express {
             for d in 0..2 * 21 {
                 let (x, y) = (a.dir_monitor(d), b.dir_monitor(d));
                 assert_eq!(a.queue_len(d), b.queue_len(d), "direction {d} at {t:?}");
-                assert_eq!((x.arrivals, x.early_drops, x.forced_drops), (y.arrivals, y.early_drops, y.forced_drops), "direction {d} at {t:?}");
+                assert_eq!((x.arrivals(), x.early_drops, x.forced_drops), (y.arrivals(), y.early_drops, y.forced_drops), "direction {d} at {t:?}");
             }
         }
     }
