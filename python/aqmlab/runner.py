@@ -19,6 +19,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="override the scenario's seed")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 10s)")
     parser.add_argument("--warmup", help="override the scenario's warm-up (e.g. 5s)")
+    parser.add_argument("--threads", type=int, choices=[1, 2],
+                        help="override the scenario's threads (2: a network that splits at its merging "
+                             "directions runs on two threads, with the results of one)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--plot", action="store_true",
                         help="also plot the queue/avg trace (queue.png) and the cwnd trace (cwnd.png) if traced")
@@ -43,6 +46,8 @@ def run_run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
+    if args.threads is not None:
+        changes["threads"] = args.threads
     if changes:
         sc = sc.replace(**changes)
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
@@ -120,6 +125,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         help="which dumbbell (default: both)")
     parser.add_argument("--duration", help="simulated time (default: 100s for 15mbps, 10s for 1gbps)")
     parser.add_argument("--flows", type=int, default=100, help="number of flows (default 100)")
+    parser.add_argument("--threads", type=int, choices=[1, 2], default=1,
+                        help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
+                             "thread, with the same results; recorded as case NAME-2threads)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--record", nargs="?", const="benchmarks/history.csv", metavar="CSV",
                         help="append the figures, with the date, commit and load average, to a CSV "
@@ -139,14 +147,17 @@ def run_bench(args: argparse.Namespace) -> int:
         kw = dict(BENCH_CASES[name])
         if args.duration:
             kw["duration"] = args.duration
-        sc = Scenario(dumbbell(args.flows, name=f"bench-{name}", **kw))
+        spec = dumbbell(args.flows, name=f"bench-{name}", **kw)
+        if args.threads != 1:
+            spec["threads"] = args.threads
+        sc = Scenario(spec)
         t0 = time.perf_counter()
         res = simulate(sc, progress=False)
         wall = time.perf_counter() - t0
         s = res.summary
         b = s["links"]["r1->r2"]
         row = {
-            "case": name,
+            "case": name if args.threads == 1 else f"{name}-{args.threads}threads",
             "flows": args.flows,
             "simulated_s": s["duration"],
             "wall_s": wall,
@@ -167,7 +178,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     elif "15mbps" in cases:
-        r = next(r for r in rows if r["case"] == "15mbps")
+        r = rows[cases.index("15mbps")]
         for peer, v in PEERS.items():
             print(f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}")
     return 0

@@ -88,6 +88,7 @@ def test_same_seed_same_summary_different_seed_differs():
         (lambda d: d["flow"][1].update(max_window=3), "flow[1].max_window"),
         (lambda d: d["flow"][0].update(variant="vegas"), "flow[0].variant"),
         (lambda d: d.update(warmup="20s"), "warmup"),
+        (lambda d: d.update(threads=3), "threads"),
     ],
 )
 def test_invalid_scenarios_name_the_field(change, path):
@@ -124,6 +125,23 @@ def test_traces_and_to_dir_are_atomic(tmp_path):
     pcap = (out / "r1_to_k1.pcap").read_bytes()
     assert pcap[:4] == bytes.fromhex("4d3cb2a1")  # nanosecond pcap, little endian
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_two_threads_give_the_results_of_one():
+    """`threads = 2` runs each side of a dumbbell on its own thread: the summary is that
+    of one thread (but for the count of events and the wall time)."""
+    from aqmlab import _native
+
+    d = dumbbell(8, duration="6s", warmup="1s", queue={"type": "red", "limit": 60, "min_th": 5, "max_th": 15,
+                                                        "w_q": 0.002, "max_p": 0.1, "gentle": True})
+    one = simulate(d, progress=False).summary
+    two = simulate({**d, "threads": 2}, progress=False).summary
+    assert _native.Simulation({**d, "threads": 2}).threads == 2
+    assert _native.Simulation(d).threads == 1
+    for s in (one, two):
+        s.pop("wall_seconds")
+        s.pop("events")
+    assert one == two
 
 
 def test_progress_callback_sees_time_advance():

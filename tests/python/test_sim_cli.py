@@ -66,6 +66,13 @@ def test_bench_prints_rates(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["case"] == "15mbps" and rows[0]["events_per_s"] > 0
     assert rows[0]["bottleneck_packets_per_s"] > 0
+    args = ["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10", "--threads", "2"]
+    assert cli.main(args + ["--json"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert two[0]["case"] == "15mbps-2threads"
+    assert two[0]["bottleneck_packets"] == rows[0]["bottleneck_packets"]
+    assert cli.main(args) == 0
+    assert "ns-2" in capsys.readouterr().out
 
 
 def test_a_reader_that_went_away_ends_the_command_quietly():

@@ -103,17 +103,27 @@ impl PySimulation {
         self.sim.as_ref().map_or(0, |s| s.events())
     }
 
+    /// Threads the run uses: 2 if the scenario asks for two (`threads = 2`) and the
+    /// network splits at its merging directions, else 1.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.sim.as_ref().map_or(1, |s| s.threads())
+    }
+
     #[getter]
     fn finished(&self) -> bool {
         self.sim.as_ref().is_some_and(|s| s.is_finished())
     }
 
     /// The summary as a dict (complete once the run reached its duration).
-    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let Some(sim) = self.sim.as_ref() else {
+    fn summary<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(sim) = self.sim.as_mut() else {
             return Err(PyRuntimeError::new_err("this simulation failed earlier"));
         };
-        let s = guard(|| Ok(sim.summary()))?;
+        let s = guard(|| {
+            sim.settle();
+            Ok(sim.summary())
+        })?;
         pythonize::pythonize(py, &s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 }

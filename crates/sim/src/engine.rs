@@ -51,7 +51,7 @@ impl Target {
 ///   overwrites the top and sifts it down once, instead of a full pop followed by a
 ///   push. Nearly every event schedules another, so most pops cost half a heap
 ///   operation.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct EventQueue {
     front: Option<u128>,
     heap: BinaryHeap<Reverse<u128>>,
@@ -153,6 +153,40 @@ impl EventQueue {
     }
 
     /// Events processed so far.
+    /// Keep only the pending events whose target `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(Target) -> bool) {
+        self.settle();
+        let mut keys: Vec<u128> = self.heap.drain().map(|Reverse(k)| k).collect();
+        keys.extend(self.front.take());
+        keys.retain(|&k| keep(decode_key(k).1));
+        self.heap = keys.into_iter().map(Reverse).collect();
+    }
+
+    /// Take over the pending events of `other` whose target `keep` accepts, and its
+    /// count of events run. Each target's events must come from one of the two queues
+    /// (their insertion order is kept within it).
+    pub fn absorb(&mut self, mut other: EventQueue, mut keep: impl FnMut(Target) -> bool) {
+        other.settle();
+        self.settle();
+        if let Some(f) = self.front.take() {
+            self.heap.push(Reverse(f));
+        }
+        let mut keys: Vec<u128> = other.heap.drain().map(|Reverse(k)| k).collect();
+        keys.extend(other.front.take());
+        for k in keys {
+            if keep(decode_key(k).1) {
+                self.heap.push(Reverse(k));
+            }
+        }
+        self.seq = self.seq.max(other.seq);
+        self.popped += other.popped;
+    }
+
+    /// Count the events run from zero again.
+    pub fn reset_popped(&mut self) {
+        self.popped = 0;
+    }
+
     pub fn popped(&self) -> u64 {
         self.popped
     }

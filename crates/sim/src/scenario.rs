@@ -43,7 +43,7 @@ const TCP_KEYS: &[&str] = &[
     "variant", "max_window", "packets", "delayed_ack", "delack_interval", "init_cwnd", "ssthresh", "min_rto", "max_rto",
     "initial_rto", "tick", "max_backoff", "dupack_threshold", "ack_size", "newreno", "newreno_timer", "tiny_window", "drop",
 ];
-const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "express_hops", "name", "description", "notes"];
+const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "express_hops", "threads", "name", "description", "notes"];
 
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
@@ -67,6 +67,10 @@ pub struct Scenario {
     /// false forces one event per hop and turns off the lean path and the merging
     /// directions, for checking).
     pub express_hops: bool,
+    /// Threads the run may use (`threads`, 1 or 2, default 1). With 2, a network that
+    /// splits into two parts joined only by merging directions runs each part on its
+    /// own thread; the results are those of one thread, bit for bit.
+    pub threads: usize,
     /// The routes with every link up, computed by validation, with the nodes and links
     /// they were computed from (reused by the run when those are unchanged).
     routes: Option<(Vec<String>, Vec<(usize, usize, u32)>, crate::net::Routes)>,
@@ -757,9 +761,21 @@ impl Scenario {
             None => true,
         };
 
+        let threads = match top.get("threads") {
+            Some(v) => {
+                let n = de::<i64>(v, "threads")?;
+                if !(1..=2).contains(&n) {
+                    return Err(SimError::at("threads", format!("must be 1 or 2, got {n}")));
+                }
+                n as usize
+            }
+            None => 1,
+        };
+
         let mut sc = Scenario {
             routes: None,
             express_hops,
+            threads,
             name,
             duration: Time::from_secs_f64(duration),
             warmup: Time::from_secs_f64(warmup),

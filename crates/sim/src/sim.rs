@@ -53,6 +53,9 @@ use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::trace::Traces;
 
+mod parts;
+use parts::{Handover, Plan, plan_parts};
+
 const K_DELIVER: u8 = 0;
 const K_SEND: u8 = 1;
 const K_RTO: u8 = 2;
@@ -77,6 +80,7 @@ enum Early {
 
 /// A direction fed by several directions whose packets it takes in batches ahead of
 /// the clock (see "Merging directions").
+#[derive(Clone)]
 struct Merge {
     /// The shortest propagation delay of the feeding directions: nothing can arrive
     /// sooner than this after the clock.
@@ -141,6 +145,7 @@ struct Slot {
 }
 
 /// Laid out by hand, the fields every packet touches first (two cache lines).
+#[derive(Clone)]
 #[repr(C)]
 struct Dir {
     q: VecDeque<Slot>,
@@ -176,6 +181,9 @@ struct Dir {
     has_avg: bool,
     /// Takes its arrivals through an inbox (see "Merging directions").
     merged: bool,
+    /// A merging direction run by the other thread (see "Two threads"): packets for
+    /// it go to the outbox.
+    remote: bool,
     /// A plain Drop Tail's buffer: its decision needs nothing else.
     tail_limit: Option<aqm::Limit>,
     trace_pkts: bool,
@@ -446,6 +454,7 @@ fn drop_expressed(dir: &mut Dir, clock: u64) {
     }
 }
 
+#[derive(Clone)]
 enum Source {
     None,
     Cbr { interval: f64 },
@@ -457,6 +466,7 @@ enum Source {
     Web { generator: bool, first: usize, slots: u32, rate: f64, mean: f64, shape: f64 },
 }
 
+#[derive(Clone)]
 struct Flow {
     src: u16,
     dst: u16,
@@ -525,6 +535,17 @@ pub struct Sim {
     horizon: u64,
     /// A host is acting ahead of the clock (see "Express hops").
     in_host: bool,
+    /// How the network splits for two threads (`threads = 2`), if it does.
+    plan: Option<Box<Plan>>,
+    /// Packets for merging directions of the other thread, handed over at the end of
+    /// the window (see "Two threads").
+    outbox: Vec<Handover>,
+    /// The part run by the other thread, kept between progress steps
+    /// (`run_until_ahead`); `settle` takes it back.
+    other: Option<Box<Sim>>,
+    /// Inboxes offer nothing at or past this time: the end of the window while two
+    /// threads run, else none.
+    cap: u64,
 }
 
 fn pareto(rng: &mut SimRng, mean: f64, shape: f64) -> f64 {
@@ -597,6 +618,7 @@ impl Sim {
                     host_express: false,
                     expresses: false,
                     merged: false,
+                    remote: false,
                     merge: None,
                     up: true,
                     mon: DirMon::new(w0, w1),
@@ -741,6 +763,11 @@ impl Sim {
             }
         }
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
+        let plan = if sc.threads > 1 && traces.is_none() && sc.events.is_empty() && !sc_has_web {
+            plan_parts(&sc, &routes, &dirs).map(Box::new)
+        } else {
+            None
+        };
         let mut q = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -781,6 +808,10 @@ impl Sim {
             busiest: 0,
             horizon: 0,
             in_host: false,
+            plan,
+            outbox: Vec::new(),
+            other: None,
+            cap: u64::MAX,
         })
     }
 
@@ -791,10 +822,15 @@ impl Sim {
         Time(self.now)
     }
     pub fn events(&self) -> u64 {
-        self.q.popped()
+        self.q.popped() + self.other.as_ref().map_or(0, |o| o.q.popped())
     }
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+    /// The threads a run uses: 2 if the scenario asks for two (`threads = 2`) and the
+    /// network splits into two parts (see "Two threads"), else 1.
+    pub fn threads(&self) -> usize {
+        if self.plan.is_some() { 2 } else { 1 }
     }
 
     /// Run to the end of the scenario.
@@ -815,7 +851,8 @@ impl Sim {
     /// and reads results at the end: packets may be handed on early up to the end of
     /// the run, so the state at `t` may already hold later arrivals, but every stop
     /// costs nothing and the final summary is the same. With `run_until`, the packets
-    /// in flight across each stop take one event per hop.
+    /// in flight across each stop take one event per hop. On two threads the parts
+    /// stay apart until `settle`, an exact stop or the end of the run.
     pub fn run_until_ahead(&mut self, t: Time) -> Result<()> {
         self.run_to(t, Time(self.end))
     }
@@ -827,6 +864,10 @@ impl Sim {
         let t = t.0.min(self.end);
         let horizon = horizon.0.clamp(t, self.end);
         let moved = horizon > self.horizon;
+        if moved {
+            // (the catching up below is for the whole network)
+            self.settle();
+        }
         // (after a `run_until_ahead`, the state may already be past an exact stop)
         self.horizon = horizon;
         if moved {
@@ -836,9 +877,18 @@ impl Sim {
                 }
             }
         }
-        while let Some((et, target)) = self.q.pop_until(Time(t)) {
-            self.now = et.0;
-            self.dispatch(target);
+        if self.plan.is_some() && t > self.now {
+            self.run_parallel(t);
+            // Exact stops and the end see the whole network; progress steps keep the
+            // parts apart (only the clock is read between them).
+            if horizon == t || t >= self.end {
+                self.settle();
+            }
+        } else {
+            while let Some((et, target)) = self.q.pop_until(Time(t)) {
+                self.now = et.0;
+                self.dispatch(target);
+            }
         }
         self.now = t;
         if t >= self.end {
@@ -1139,6 +1189,10 @@ impl Sim {
     /// to its inbox, and make sure a batch event will take it.
     #[inline(never)]
     fn inbox_push(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
+        if self.dirs[b].remote {
+            self.outbox.push(Handover { dir: b as u32, from, t, pkt });
+            return;
+        }
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         debug_assert!(t >= m.frontier, "an arrival behind the merging direction's frontier");
         let k = t >> m.fine;
@@ -1171,12 +1225,14 @@ impl Sim {
     fn on_merge(&mut self, b: usize) {
         let now = self.now;
         let horizon = self.horizon;
+        // (no batch takes arrivals at or past the horizon, nor past the window's end)
+        let bound = horizon.saturating_add(1).min(self.cap);
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         if m.at != Some(now) {
             return; // stale
         }
         m.at = None;
-        let limit = (now + m.look).min(horizon.saturating_add(1));
+        let limit = (now + m.look).min(bound);
         m.frontier = m.frontier.max(limit);
         loop {
             let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
@@ -1231,13 +1287,14 @@ impl Sim {
             }
         }
         // The next batch: at the start of the span of the earliest arrival left, or,
-        // for one past the horizon, not before the next `run_until` moves it.
+        // for one past the horizon (or the window), not before the next `run_until`
+        // moves it (or the next window begins).
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         let next = m.buckets.iter().position(|v| !v.is_empty()).map(|i| m.base + i as u64);
         if let Some(k) = next {
             let min_t = (k << m.fine) + (m.buckets[(k - m.base) as usize].iter().map(|e| e.0).min().expect("a non-empty bucket") >> 24);
             let at = m.batch_time(min_t);
-            let at = if min_t > horizon { at.max(horizon + 1) } else { at };
+            let at = if min_t >= bound { at.max(bound) } else { at };
             let at = at.max(now + 1);
             if m.at.is_none_or(|a| a > at) {
                 m.at = Some(at);
@@ -1411,7 +1468,7 @@ impl Sim {
                 fl.delack_at = Some(d.0);
                 self.q.push(d, Target { kind: K_DELACK, index: f as u32 });
             }
-        if fl.prep_delay > 0.0 && fl.send_at.is_none() && tcp.0.started && tcp.0.can_send() {
+        if SENDER && fl.prep_delay > 0.0 && fl.send_at.is_none() && tcp.0.started && tcp.0.can_send() {
             let at = self.now + ns(fl.rng.random::<f64>() * fl.prep_delay);
             fl.send_at = Some(at);
             self.q.push(Time(at), Target { kind: K_SEND, index: f as u32 });
@@ -1453,7 +1510,7 @@ impl Sim {
             }
             let node = fl.src as usize;
             self.flush(node);
-            self.sync_timers(f);
+            self.sync::<true, false>(f);
             return;
         }
         // Open-loop sources: emit, then schedule the next emission.
@@ -1534,7 +1591,7 @@ impl Sim {
         self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
         let node = fl.src as usize;
         self.flush(node);
-        self.sync_timers(f);
+        self.sync::<true, false>(f);
     }
 
     /// A web transfer of `size` packets arrives: start it on a free connection of the
@@ -1607,7 +1664,7 @@ impl Sim {
             }
             _ => {}
         }
-        self.sync_timers(f);
+        self.sync::<true, false>(f);
     }
 
     fn on_delack(&mut self, f: usize) {
@@ -1623,7 +1680,7 @@ impl Sim {
             let node = fl.dst as usize;
             self.flush(node);
         }
-        self.sync_timers(f);
+        self.sync::<false, true>(f);
     }
 
     // ---------------------------------------------------------------- control
@@ -1740,7 +1797,8 @@ impl Sim {
         &self.dirs[d].mon
     }
 
-    /// The summary (complete once the run has reached its duration).
+    /// The summary (complete once the run has reached its duration; after progress
+    /// steps on two threads, `settle` first).
     pub fn summary(&self) -> Summary {
         let win = (self.w1 - self.w0) as f64 * 1e-9;
         let sc = &self.sc;

@@ -354,6 +354,8 @@ mod errors {
         assert!(e.starts_with("warmup"), "{e}");
         let e = err(&format!("{LINK}[[flow]]\ntype = \"tcp\"\nvariant = \"vegas\"\nsrc = \"a\"\ndst = \"b\""));
         assert!(e.starts_with("flow[0].variant") && e.contains("newreno"), "{e}");
+        let e = err(&format!("threads = 3\n{LINK}"));
+        assert!(e.starts_with("threads") && e.contains("1 or 2"), "{e}");
     }
 }
 
@@ -683,6 +685,72 @@ mod express {
         assert!(general.links["s->r1"].drops > 0, "the access buffer must overflow too");
         assert!(general.links["r2->k"].drops > 0, "packets larger than the byte limit are dropped");
         same(&lean, &general, "lean path");
+    }
+
+    /// Two threads (each part of a network that splits at its merging directions on
+    /// its own thread) give the results of one, bit for bit: on the dumbbell of every
+    /// kind of flow, with RED and ECN and with Drop Tail, with flows both ways, and
+    /// under exact steps, where the state at each stop is that of one thread.
+    #[test]
+    fn two_threads_give_the_results_of_one() {
+        let two = |t: &str| format!("threads = 2\n{t}");
+        for queue in [
+            r#"{ type = "red", limit = 40, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, gentle = true, ecn = true }"#,
+            r#"{ type = "droptail", limit = 12 }"#,
+        ] {
+            let t = dumbbell(true, queue);
+            assert_eq!(Sim::new(scenario(&two(&t)), None).unwrap().threads(), 2);
+            same(&summary(&two(&t)), &summary(&t), queue);
+            // Flows both ways: senders and receivers on each side.
+            let both = format!("{t}[[flow]]\nsrc = \"k1\"\ndst = \"s2\"\n[[flow]]\nsrc = \"k3\"\ndst = \"s0\"\nvariant = \"reno\"\ndelayed_ack = true\n[[flow]]\ntype = \"poisson\"\nsrc = \"k4\"\ndst = \"s5\"\nrate = \"0.5Mbps\"\n");
+            same(&summary(&two(&both)), &summary(&both), "both ways");
+        }
+        let q = r#"{ type = "droptail", limit = 12 }"#;
+        let mut a = Sim::new(scenario(&two(&dumbbell(true, q))), None).unwrap();
+        let mut b = Sim::new(scenario(&dumbbell(true, q)), None).unwrap();
+        // (300 stops, up to 18 s of the 20)
+        for k in 1..=300u64 {
+            let t = aqm::Time(k * 60_000_000 + k % 7 * 1_300_000);
+            a.run_until(t).unwrap();
+            b.run_until(t).unwrap();
+            for f in 0..10 {
+                assert_eq!(a.cwnd(f), b.cwnd(f), "flow {f} at {t:?}");
+            }
+            for d in 0..2 * 21 {
+                let (x, y) = (a.dir_monitor(d), b.dir_monitor(d));
+                assert_eq!(a.queue_len(d), b.queue_len(d), "direction {d} at {t:?}");
+                assert_eq!((x.arrivals(), x.early_drops, x.forced_drops), (y.arrivals(), y.early_drops, y.forced_drops), "direction {d} at {t:?}");
+            }
+        }
+        let (mut x, mut y) = (a.summary(), b.summary());
+        (x.wall_seconds, x.events, y.wall_seconds, y.events) = (0.0, 0, 0.0, 0);
+        same(&x, &y, "stepped");
+        // Progress steps keep the parts apart in between; an exact stop in the middle
+        // takes them together.
+        let mut c = Sim::new(scenario(&two(&dumbbell(true, q))), None).unwrap();
+        for k in 1..=200u64 {
+            c.run_until_ahead(aqm::Time(k * 100_000_000)).unwrap();
+            if k == 77 {
+                c.run_until(aqm::Time(k * 100_000_000 + 3_000_000)).unwrap();
+            }
+        }
+        assert!(c.is_finished());
+        let mut z = c.summary();
+        (z.wall_seconds, z.events) = (0.0, 0);
+        same(&z, &summary(&dumbbell(true, q)), "progress steps");
+    }
+
+    /// No split where the parts would meet elsewhere than at an inbox, or where one
+    /// thread cannot hold the run: a single path, link events.
+    #[test]
+    fn two_threads_only_where_the_network_splits() {
+        let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100";
+        let t = path(r#"{ type = "droptail", limit = 20 }"#, flows, "5s", "1s");
+        assert_eq!(Sim::new(scenario(&format!("threads = 2\n{t}")), None).unwrap().threads(), 1);
+        let q = r#"{ type = "droptail", limit = 12 }"#;
+        let ev = "[[event]]\nat = \"4s\"\na = \"r1\"\nb = \"r2\"\naction = \"down\"\n";
+        assert_eq!(Sim::new(scenario(&format!("threads = 2\n{}{ev}", dumbbell(true, q))), None).unwrap().threads(), 1);
+        assert_eq!(Sim::new(scenario(&format!("threads = 1\n{}", dumbbell(true, q))), None).unwrap().threads(), 1);
     }
 
     /// A direction that may discard a packet it already accepted (Random Drop) keeps

@@ -1,0 +1,335 @@
+//! Two threads (see "Two threads" in the simulator's documentation).
+//!
+//! A network whose flows' paths split into two parts that meet only at merging
+//! directions runs each part on its own thread. A merging direction takes the packets
+//! of its feeders through its inbox, sorted, no sooner than its lookahead after they
+//! were accepted; so in windows no longer than the shortest lookahead across the cut,
+//! each part can run a window on its own, given the packets the other part handed
+//! over in the windows before. At the end of a window each thread publishes what it
+//! handed over, waits for the other, and puts the other's packets into its inboxes.
+//! No inbox offers a packet at or past the end of the window (`cap`), so nothing is
+//! ever missing. Within a part, events run as on one thread; across parts, only the
+//! inboxes meet, and they sort. The results are those of one thread, bit for bit
+//! (the tests compare them); the count of events differs a little (batches stop at
+//! window ends).
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::*;
+
+/// A packet for a merging direction of the other part.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Handover {
+    pub dir: u32,
+    pub from: u32,
+    pub t: u64,
+    pub pkt: Pkt,
+}
+
+/// How the network splits: the part (0 or 1) of every link direction and of every
+/// flow's sender and receiver.
+pub(super) struct Plan {
+    dir_part: Vec<u8>,
+    tx_part: Vec<u8>,
+    rx_part: Vec<u8>,
+    /// The length of a window: the shortest lookahead of a merging direction fed from
+    /// the other part.
+    window: u64,
+}
+
+impl Plan {
+    /// Does part `me` run the events of `t`?
+    fn owns(&self, me: u8, t: Target) -> bool {
+        let i = t.index as usize;
+        match t.kind {
+            K_DELIVER | K_MERGE => self.dir_part[i] == me,
+            K_SEND | K_RTO | K_APP | K_STOP => self.tx_part[i] == me,
+            K_DELACK => self.rx_part[i] == me,
+            // (each part snapshots its own senders)
+            K_WARMUP => true,
+            // (no plan is made for link events and traces)
+            _ => me == 0,
+        }
+    }
+}
+
+fn find(p: &mut [usize], mut x: usize) -> usize {
+    while p[x] != x {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    x
+}
+
+/// Split the network for two threads, if it splits: directions, senders and
+/// receivers that a packet can go between without an inbox belong together.
+pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option<Plan> {
+    let (nd, nf) = (dirs.len(), sc.flows.len());
+    // Elements: directions, then senders (nd + f), then receivers (nd + nf + f).
+    let mut parent: Vec<usize> = (0..nd + 2 * nf).collect();
+    let mut weight = vec![0u64; nd + 2 * nf];
+    let union = |p: &mut Vec<usize>, a: usize, b: usize| {
+        let (ra, rb) = (find(p, a), find(p, b));
+        if ra != rb {
+            p[ra.max(rb)] = ra.min(rb);
+        }
+    };
+    // (merging direction, feeder) pairs: where the cut may go
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        let (tx, rx) = (nd + i, nd + nf + i);
+        let data = routes.path(f.src, f.dst, &sc.links);
+        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
+        weight[tx] += 2;
+        weight[rx] += 1;
+        let ways: &[(usize, &Vec<usize>, usize)] = if f.kind.is_tcp() { &[(tx, &data, rx), (rx, &acks, tx)] } else { &[(tx, &data, rx)] };
+        for &(from, p, to) in ways {
+            let mut prev = from;
+            for &d in p.iter() {
+                weight[d] += 1;
+                if dirs[d].merged && prev < nd {
+                    cut.push((d, prev));
+                } else {
+                    union(&mut parent, prev, d);
+                }
+                prev = d;
+            }
+            union(&mut parent, prev, to);
+        }
+    }
+    // The heaviest groups first, each to the lighter part.
+    let mut group_weight = vec![0u64; nd + 2 * nf];
+    for x in 0..nd + 2 * nf {
+        let r = find(&mut parent, x);
+        group_weight[r] += weight[x];
+    }
+    let mut groups: Vec<usize> = (0..nd + 2 * nf).filter(|&x| parent[x] == x && group_weight[x] > 0).collect();
+    groups.sort_by_key(|&g| (std::cmp::Reverse(group_weight[g]), g));
+    let mut part_of = vec![0u8; nd + 2 * nf];
+    let mut load = [0u64; 2];
+    for g in groups {
+        let p = if load[1] < load[0] { 1 } else { 0 };
+        load[p] += group_weight[g];
+        part_of[g] = p as u8;
+    }
+    if load[1] == 0 {
+        return None; // one part only
+    }
+    let part = |x: usize, parent: &mut Vec<usize>| part_of[find(parent, x)];
+    let dir_part: Vec<u8> = (0..nd).map(|d| part(d, &mut parent)).collect();
+    let tx_part: Vec<u8> = (0..nf).map(|f| part(nd + f, &mut parent)).collect();
+    let rx_part: Vec<u8> = (0..nf).map(|f| part(nd + nf + f, &mut parent)).collect();
+    let window = cut
+        .iter()
+        .filter(|&&(d, u)| dir_part[d] != dir_part[u])
+        .map(|&(d, _)| dirs[d].merge.as_ref().expect("a merging direction has an inbox").look)
+        .min()
+        .unwrap_or(u64::MAX);
+    Some(Plan { dir_part, tx_part, rx_part, window })
+}
+
+/// What the two threads share: a count of arrivals at the end of windows, a flag for
+/// a thread that failed, and per part two outboxes, for odd and even windows.
+struct Shared {
+    arrived: AtomicUsize,
+    failed: AtomicBool,
+    boxes: [[Mutex<Vec<Handover>>; 2]; 2],
+}
+
+impl Shared {
+    /// Wait for the other thread to end window `j`; false if it failed.
+    fn wait(&self, j: usize) -> bool {
+        self.arrived.fetch_add(1, Ordering::AcqRel);
+        let target = 2 * (j + 1);
+        let mut spins = 0u32;
+        while self.arrived.load(Ordering::Acquire) < target {
+            if self.failed.load(Ordering::Relaxed) {
+                return false;
+            }
+            spins += 1;
+            if spins < 1 << 14 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        true
+    }
+}
+
+fn lock(m: &Mutex<Vec<Handover>>) -> std::sync::MutexGuard<'_, Vec<Handover>> {
+    // (a thread that panicked holding it has its panic resumed by the caller)
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Sim {
+    /// Take the other thread's part back, if the network is split (after progress
+    /// steps: `run_until_ahead`). Every result but the clock and the count of events
+    /// needs it; exact stops and the end of the run do it themselves.
+    pub fn settle(&mut self) {
+        if let Some(o) = self.other.take() {
+            let plan = self.plan.take().expect("a plan");
+            self.join(*o, &plan);
+            self.plan = Some(plan);
+        }
+    }
+
+    /// Run to `t` on two threads; the parts stay apart (`settle` joins them).
+    pub(super) fn run_parallel(&mut self, t: u64) {
+        let plan = self.plan.take().expect("a plan");
+        let mut other = match self.other.take() {
+            Some(o) => o,
+            None => Box::new(self.fork(&plan)),
+        };
+        other.horizon = self.horizon;
+        let start = self.now;
+        let w = plan.window.max(1);
+        let sh = Shared { arrived: AtomicUsize::new(0), failed: AtomicBool::new(false), boxes: Default::default() };
+        let (ra, rb) = std::thread::scope(|s| {
+            let (sh, o) = (&sh, &mut *other);
+            let hb = s.spawn(move || {
+                let r = catch_unwind(AssertUnwindSafe(|| o.run_part(1, sh, start, t, w)));
+                if r.is_err() {
+                    sh.failed.store(true, Ordering::Relaxed);
+                }
+                r
+            });
+            let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, &sh, start, t, w)));
+            if ra.is_err() {
+                sh.failed.store(true, Ordering::Relaxed);
+            }
+            let rb = hb.join().unwrap_or_else(Err);
+            (ra, rb)
+        });
+        if let Err(p) = ra {
+            resume_unwind(p);
+        }
+        if let Err(p) = rb {
+            resume_unwind(p);
+        }
+        // What each part handed over in the last window, into the other's inboxes.
+        for b in &sh.boxes[0] {
+            for h in lock(b).drain(..) {
+                other.inbox_push(h.dir as usize, h.t, h.from, h.pkt);
+            }
+        }
+        for b in &sh.boxes[1] {
+            for h in lock(b).drain(..) {
+                self.inbox_push(h.dir as usize, h.t, h.from, h.pkt);
+            }
+        }
+        self.other = Some(other);
+        self.plan = Some(plan);
+    }
+
+    /// Split: `self` keeps part 0, the copy returned runs part 1. Each keeps the
+    /// events of its part; the copy counts drops and marks from zero (they add up
+    /// when the parts are joined).
+    fn fork(&mut self, plan: &Plan) -> Sim {
+        let mut b = Sim {
+            sc: self.sc.clone(),
+            now: self.now,
+            end: self.end,
+            w0: self.w0,
+            w1: self.w1,
+            q: self.q.clone(),
+            dirs: self.dirs.clone(),
+            routes: self.routes.clone(),
+            link_up: self.link_up.clone(),
+            flows: self.flows.clone(),
+            out: Vec::with_capacity(64),
+            out_from: 0,
+            traces: None,
+            finished: self.finished,
+            has_web: self.has_web,
+            wall: self.wall,
+            busiest: self.busiest,
+            horizon: self.horizon,
+            in_host: false,
+            plan: None,
+            outbox: Vec::new(),
+            other: None,
+            cap: u64::MAX,
+        };
+        for (me, sim) in [(0u8, &mut *self), (1u8, &mut b)] {
+            for (d, dir) in sim.dirs.iter_mut().enumerate() {
+                dir.remote = dir.merged && plan.dir_part[d] != me;
+            }
+            sim.q.retain(|t| plan.owns(me, t));
+        }
+        b.q.reset_popped();
+        for fl in b.flows.iter_mut() {
+            fl.mon.drops = 0;
+            fl.mon.ack_drops = 0;
+            fl.mon.marks = 0;
+        }
+        b
+    }
+
+    /// Run part `me` from `start` to `t`, window by window.
+    fn run_part(&mut self, me: usize, sh: &Shared, start: u64, t: u64, w: u64) {
+        let mut cur = start;
+        let mut j = 0usize;
+        loop {
+            // The window [cur, end): ends on a multiple of the window length, or at t.
+            let end = (cur / w + 1).saturating_mul(w).min(t.saturating_add(1));
+            if j > 0 {
+                // What the other part handed over in the window before.
+                let mut theirs = lock(&sh.boxes[1 - me][(j - 1) % 2]);
+                for h in theirs.drain(..) {
+                    self.inbox_push(h.dir as usize, h.t, h.from, h.pkt);
+                }
+            }
+            self.cap = end;
+            while let Some((et, target)) = self.q.pop_until(Time(end - 1)) {
+                self.now = et.0;
+                self.dispatch(target);
+            }
+            self.now = end - 1;
+            std::mem::swap(&mut *lock(&sh.boxes[me][j % 2]), &mut self.outbox);
+            if !sh.wait(j) {
+                break;
+            }
+            j += 1;
+            if end > t {
+                break;
+            }
+            cur = end;
+        }
+        self.cap = u64::MAX;
+    }
+
+    /// Take the parts together again: each direction, sender and receiver from its part,
+    /// drops and marks added, and the events of both.
+    fn join(&mut self, mut b: Sim, plan: &Plan) {
+        for d in 0..self.dirs.len() {
+            if plan.dir_part[d] == 1 {
+                std::mem::swap(&mut self.dirs[d], &mut b.dirs[d]);
+            }
+            self.dirs[d].remote = false;
+        }
+        for f in 0..self.flows.len() {
+            let (x, y) = (&mut self.flows[f], &mut b.flows[f]);
+            let (drops, ack_drops, marks) = (x.mon.drops + y.mon.drops, x.mon.ack_drops + y.mon.ack_drops, x.mon.marks + y.mon.marks);
+            if plan.tx_part[f] == 1 {
+                std::mem::swap(x, y);
+            }
+            // `x` has the sender's part; the receiver's side comes from the other.
+            if plan.rx_part[f] != plan.tx_part[f] {
+                if let (Some(a), Some(o)) = (x.tcp.as_mut(), y.tcp.as_mut()) {
+                    std::mem::swap(&mut a.1, &mut o.1);
+                }
+                x.delack_at = y.delack_at;
+                x.mon.delivered = y.mon.delivered;
+                x.mon.delivered_bytes = y.mon.delivered_bytes;
+            }
+            x.mon.drops = drops;
+            x.mon.ack_drops = ack_drops;
+            x.mon.marks = marks;
+        }
+        // (both parts hold the warm-up's snapshot event while it is pending)
+        self.q.absorb(std::mem::take(&mut b.q), |t| t.kind != K_WARMUP);
+    }
+}
