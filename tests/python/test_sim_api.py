@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -136,7 +137,8 @@ def test_two_threads_give_the_results_of_one():
                                                         "w_q": 0.002, "max_p": 0.1, "gentle": True})
     one = simulate(d, progress=False).summary
     two = simulate({**d, "threads": 2}, progress=False).summary
-    assert _native.Simulation({**d, "threads": 2}).threads == 2
+    # (2 where the machine has a second core)
+    assert _native.Simulation({**d, "threads": 2}).threads == (2 if len(os.sched_getaffinity(0)) > 1 else 1)
     assert _native.Simulation(d).threads == 1
     for s in (one, two):
         s.pop("wall_seconds")

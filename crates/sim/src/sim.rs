@@ -763,7 +763,9 @@ impl Sim {
             }
         }
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
-        let plan = if sc.threads > 1 && traces.is_none() && sc.events.is_empty() && !sc_has_web {
+        // (two threads on one core would only wait for each other)
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let plan = if sc.threads > 1 && cores > 1 && traces.is_none() && sc.events.is_empty() && !sc_has_web {
             plan_parts(&sc, &routes, &dirs).map(Box::new)
         } else {
             None

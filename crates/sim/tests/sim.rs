@@ -699,7 +699,8 @@ mod express {
             r#"{ type = "droptail", limit = 12 }"#,
         ] {
             let t = dumbbell(true, queue);
-            assert_eq!(Sim::new(scenario(&two(&t)), None).unwrap().threads(), 2);
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            assert_eq!(Sim::new(scenario(&two(&t)), None).unwrap().threads(), cores.min(2));
             same(&summary(&two(&t)), &summary(&t), queue);
             // Flows both ways: senders and receivers on each side.
             let both = format!("{t}[[flow]]\nsrc = \"k1\"\ndst = \"s2\"\n[[flow]]\nsrc = \"k3\"\ndst = \"s0\"\nvariant = \"reno\"\ndelayed_ack = true\n[[flow]]\ntype = \"poisson\"\nsrc = \"k4\"\ndst = \"s5\"\nrate = \"0.5Mbps\"\n");

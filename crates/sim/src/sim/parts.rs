@@ -14,7 +14,7 @@
 //! window ends).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::*;
@@ -130,32 +130,58 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
     Some(Plan { dir_part, tx_part, rx_part, window })
 }
 
-/// What the two threads share: a count of arrivals at the end of windows, a flag for
-/// a thread that failed, and per part two outboxes, for odd and even windows.
+/// What the two threads share: a count of arrivals at the end of windows (and a
+/// condition variable for a thread that stopped spinning), a flag for a thread that
+/// failed, and per part two outboxes, for odd and even windows.
 struct Shared {
     arrived: AtomicUsize,
+    sleep: Mutex<()>,
+    wake: Condvar,
     failed: AtomicBool,
     boxes: [[Mutex<Vec<Handover>>; 2]; 2],
 }
 
+/// Spins before a thread waiting for the other sleeps: a few microseconds, about the
+/// time a window takes on the dumbbell.
+const SPINS: u32 = 2000;
+
 impl Shared {
+    fn new() -> Shared {
+        Shared { arrived: AtomicUsize::new(0), sleep: Mutex::new(()), wake: Condvar::new(), failed: AtomicBool::new(false), boxes: Default::default() }
+    }
+
     /// Wait for the other thread to end window `j`; false if it failed.
     fn wait(&self, j: usize) -> bool {
-        self.arrived.fetch_add(1, Ordering::AcqRel);
         let target = 2 * (j + 1);
-        let mut spins = 0u32;
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= target {
+            // The second to arrive: wake the other if it sleeps.
+            self.notify();
+            return true;
+        }
+        for _ in 0..SPINS {
+            if self.arrived.load(Ordering::Acquire) >= target {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        let mut g = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
         while self.arrived.load(Ordering::Acquire) < target {
-            if self.failed.load(Ordering::Relaxed) {
+            if self.failed.load(Ordering::Acquire) {
                 return false;
             }
-            spins += 1;
-            if spins < 1 << 14 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
         }
         true
+    }
+
+    fn notify(&self) {
+        let _g = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.notify_all();
+    }
+
+    fn fail(&self) {
+        self.failed.store(true, Ordering::Release);
+        self.notify();
     }
 }
 
@@ -186,19 +212,19 @@ impl Sim {
         other.horizon = self.horizon;
         let start = self.now;
         let w = plan.window.max(1);
-        let sh = Shared { arrived: AtomicUsize::new(0), failed: AtomicBool::new(false), boxes: Default::default() };
+        let sh = Shared::new();
         let (ra, rb) = std::thread::scope(|s| {
             let (sh, o) = (&sh, &mut *other);
             let hb = s.spawn(move || {
                 let r = catch_unwind(AssertUnwindSafe(|| o.run_part(1, sh, start, t, w)));
                 if r.is_err() {
-                    sh.failed.store(true, Ordering::Relaxed);
+                    sh.fail();
                 }
                 r
             });
             let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, &sh, start, t, w)));
             if ra.is_err() {
-                sh.failed.store(true, Ordering::Relaxed);
+                sh.fail();
             }
             let rb = hb.join().unwrap_or_else(Err);
             (ra, rb)
