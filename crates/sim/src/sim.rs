@@ -1451,9 +1451,10 @@ impl Sim {
         self.sync::<true, true>(f);
     }
 
-    /// `sync_timers` for the deadlines a side can have moved: the sender's timer
-    /// (`SENDER`), the receiver's delayed ACK (`RECEIVER`); the preparation delay's
-    /// send event always.
+    /// `sync_timers` for the deadlines a side can have moved: the sender's timer and
+    /// the preparation delay's send event (`SENDER`), the receiver's delayed ACK
+    /// (`RECEIVER`). Each side's events sync only that side, which is also what lets
+    /// the two sides of a flow run on different threads (see "Two threads").
     #[inline]
     fn sync<const SENDER: bool, const RECEIVER: bool>(&mut self, f: usize) {
         let fl = &mut self.flows[f];
