@@ -152,7 +152,6 @@ impl EventQueue {
         }
     }
 
-    /// Events processed so far.
     /// Keep only the pending events whose target `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(Target) -> bool) {
         self.settle();
@@ -187,6 +186,7 @@ impl EventQueue {
         self.popped = 0;
     }
 
+    /// Events processed so far.
     pub fn popped(&self) -> u64 {
         self.popped
     }
