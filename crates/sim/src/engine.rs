@@ -203,6 +203,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn retain_and_absorb_split_and_join_a_queue() {
+        let t = |kind: u8, index: u32| Target { kind, index };
+        let mut a = EventQueue::new();
+        for (at, kind, index) in [(5, 1, 1), (3, 1, 2), (5, 1, 1), (4, 0, 3), (6, 2, 2)] {
+            a.push(Time(at), t(kind, index));
+        }
+        let mut b = a.clone();
+        a.retain(|x| x.index != 2);
+        b.retain(|x| x.index == 2);
+        b.reset_popped();
+        assert_eq!(a.len() + b.len(), 5);
+        assert_eq!(a.pop(), Some((Time(4), t(0, 3))));
+        assert_eq!(b.pop(), Some((Time(3), t(1, 2))));
+        a.absorb(b, |x| x.kind != 9);
+        assert_eq!(a.popped(), 2);
+        assert_eq!(a.pop(), Some((Time(5), t(1, 1))));
+        assert_eq!(a.pop(), Some((Time(5), t(1, 1))));
+        assert_eq!(a.pop(), Some((Time(6), t(2, 2))));
+        assert_eq!(a.pop(), None);
+        // events pushed after the join still come after the ones of the same target
+        a.push(Time(7), t(1, 1));
+        assert_eq!(a.pop(), Some((Time(7), t(1, 1))));
+    }
+
+    #[test]
     fn orders_by_time_then_target_then_insertion() {
         let mut q = EventQueue::new();
         q.push(Time(5), Target { kind: 1, index: 7 });
