@@ -741,8 +741,8 @@ mod express {
         same(&z, &summary(&dumbbell(true, q)), "progress steps");
     }
 
-    /// No split where the parts would meet elsewhere than at an inbox, or where one
-    /// thread cannot hold the run: a single path, link events.
+    /// One thread where the network does not split at an inbox (a single path), with
+    /// link events, and when one thread is asked for.
     #[test]
     fn two_threads_only_where_the_network_splits() {
         let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 100";
