@@ -866,13 +866,11 @@ impl Sim {
         let t = t.0.min(self.end);
         let horizon = horizon.0.clamp(t, self.end);
         let moved = horizon > self.horizon;
-        if moved {
-            // (the catching up below is for the whole network)
-            self.settle();
-        }
         // (after a `run_until_ahead`, the state may already be past an exact stop)
         self.horizon = horizon;
         if moved {
+            // (catching up is for the whole network)
+            self.settle();
             for d in 0..self.dirs.len() {
                 if self.dirs[d].n_plain > 0 {
                     self.catch_up(d);
