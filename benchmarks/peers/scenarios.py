@@ -35,20 +35,20 @@ import dataclasses
 import random
 from typing import Dict, List, Optional
 
-PACKET_SIZE = 1000          # bytes on the wire (IP packet)
-ACK_SIZE = 40               # bytes on the wire
-HEADER = 40                 # IP + TCP header without options
-MAX_WINDOW = 1000           # receiver window (packets); never the limit in S1/S2
-INIT_WINDOW = 2             # ns-2 windowInit_ default, forced on ns-3 too
-MIN_RTO = 0.2               # s, ns-2 minrto_ default
-TCP_TICK = 0.01             # s, ns-2 tcpTick_ default (timer granularity)
-INIT_RTO = 3.0              # s, ns-2 rtxcur_init_ default
-LIMITED_TRANSMIT = 0        # RFC 3042 off in every simulator: ns-3 3.37's limited
-                            # transmit without SACK collapses (see docs/peers.md)
-NEWRENO_AS_NS2 = 1          # ns-3: restart RTO at fast retransmit, fast retransmit
-                            # only if ack > recover, as ns-2 (docs/peers.md)
-RED_SAMPLES = 1000          # RED's average is sampled this many times, evenly spaced
-                            # over the measurement window (the queue is integrated exactly)
+PACKET_SIZE = 1000  # bytes on the wire (IP packet)
+ACK_SIZE = 40  # bytes on the wire
+HEADER = 40  # IP + TCP header without options
+MAX_WINDOW = 1000  # receiver window (packets); never the limit in S1/S2
+INIT_WINDOW = 2  # ns-2 windowInit_ default, forced on ns-3 too
+MIN_RTO = 0.2  # s, ns-2 minrto_ default
+TCP_TICK = 0.01  # s, ns-2 tcpTick_ default (timer granularity)
+INIT_RTO = 3.0  # s, ns-2 rtxcur_init_ default
+LIMITED_TRANSMIT = 0  # RFC 3042 off in every simulator: ns-3 3.37's limited
+# transmit without SACK collapses (see docs/peers.md)
+NEWRENO_AS_NS2 = 1  # ns-3: restart RTO at fast retransmit, fast retransmit
+# only if ack > recover, as ns-2 (docs/peers.md)
+RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
+# over the measurement window (the queue is integrated exactly)
 
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
@@ -65,11 +65,11 @@ class Case:
     name: str
     flows: int
     paths: int
-    bottleneck_rate: float          # b/s
-    bottleneck_delay: float         # s
-    access_rate: float              # b/s
-    limit: int                      # packets, counts the one in transmission
-    queue: str                      # droptail | red | ared
+    bottleneck_rate: float  # b/s
+    bottleneck_delay: float  # s
+    access_rate: float  # b/s
+    limit: int  # packets, counts the one in transmission
+    queue: str  # droptail | red | ared
     min_th: float = 0.0
     max_th: float = 0.0
     w_q: float = 0.0
@@ -84,8 +84,8 @@ class Case:
     packet_size: int = PACKET_SIZE
     max_window: int = MAX_WINDOW
     access_limit: int = 10000
-    group: str = ""                 # S1 / S2 / S3
-    timeout: float = 3600.0         # s of wall time before the harness gives up
+    group: str = ""  # S1 / S2 / S3
+    timeout: float = 3600.0  # s of wall time before the harness gives up
     quick: bool = False
 
     # ------------------------------------------------------------------ derived
@@ -171,36 +171,44 @@ class Case:
 
     def aqmlab_scenario(self) -> Dict:
         """The case in aqmlab's scenario shape (a dict mirroring the TOML file)."""
-        links = [{
-            "a": "r1", "b": "r2",
-            "rate": _rate_str(self.bottleneck_rate),
-            "delay": f"{self.bottleneck_delay * 1e3:.6f}ms",
-            # the bottleneck's queue r1 -> r2; the ACKs' direction r2 -> r1 is Drop Tail,
-            # as in the ns-2 script (simplex links) and the ns-3 program
-            "queue_ab": self.queue_dict(),
-            "queue_ba": {"type": "droptail", "limit": self.limit},
-        }]
+        links = [
+            {
+                "a": "r1",
+                "b": "r2",
+                "rate": _rate_str(self.bottleneck_rate),
+                "delay": f"{self.bottleneck_delay * 1e3:.6f}ms",
+                # the bottleneck's queue r1 -> r2; the ACKs' direction r2 -> r1 is Drop Tail,
+                # as in the ns-2 script (simplex links) and the ns-3 program
+                "queue_ab": self.queue_dict(),
+                "queue_ba": {"type": "droptail", "limit": self.limit},
+            }
+        ]
         for i, d in enumerate(self.access_delays()):
             for a, b in ((f"s{i}", "r1"), ("r2", f"k{i}")):
-                links.append({
-                    "a": a, "b": b,
-                    "rate": _rate_str(self.access_rate),
-                    "delay": f"{d * 1e3:.6f}ms",
-                    "queue": {"type": "droptail", "limit": self.access_limit},
-                })
+                links.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "rate": _rate_str(self.access_rate),
+                        "delay": f"{d * 1e3:.6f}ms",
+                        "queue": {"type": "droptail", "limit": self.access_limit},
+                    }
+                )
         flows = []
-        for i, (p, s) in enumerate(zip(self.flow_paths(), self.starts())):
-            flows.append({
-                "type": "tcp",
-                "variant": "newreno",
-                "src": f"s{p}",
-                "dst": f"k{p}",
-                "start": f"{s:.9f}s",
-                "packet_size": self.packet_size,
-                "max_window": self.max_window,
-                "packets": 0,
-                "count": 1,
-            })
+        for p, s in zip(self.flow_paths(), self.starts()):
+            flows.append(
+                {
+                    "type": "tcp",
+                    "variant": "newreno",
+                    "src": f"s{p}",
+                    "dst": f"k{p}",
+                    "start": f"{s:.9f}s",
+                    "packet_size": self.packet_size,
+                    "max_window": self.max_window,
+                    "packets": 0,
+                    "count": 1,
+                }
+            )
         return {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
@@ -255,9 +263,20 @@ S3_RED = dict(min_th=2000, max_th=8000, w_q=0.00002, max_p=0.1, gentle=True)
 def s1(n: int, queue: str, duration: float = 100.0) -> Case:
     red = S1_RED if queue != "droptail" else {}
     suffix = "" if duration == 100.0 else f"-{duration:g}s"
-    return Case(name=f"S1-n{n}-{queue}{suffix}", group="S1", flows=n, paths=n,
-                bottleneck_rate=15e6, bottleneck_delay=0.020, access_rate=100e6,
-                limit=200, queue=queue, duration=duration, access_limit=1000, **red)
+    return Case(
+        name=f"S1-n{n}-{queue}{suffix}",
+        group="S1",
+        flows=n,
+        paths=n,
+        bottleneck_rate=15e6,
+        bottleneck_delay=0.020,
+        access_rate=100e6,
+        limit=200,
+        queue=queue,
+        duration=duration,
+        access_limit=1000,
+        **red,
+    )
 
 
 def s2(queue: str = "red", duration: float = 10.0) -> Case:
@@ -266,9 +285,20 @@ def s2(queue: str = "red", duration: float = 10.0) -> Case:
     60-s variant (not run by default) is the one to judge agreement on."""
     red = S2_RED if queue != "droptail" else {}
     suffix = "" if duration == 10.0 else f"-{duration:g}s"
-    return Case(name=f"S2-{queue}{suffix}", group="S2", flows=100, paths=100,
-                bottleneck_rate=1e9, bottleneck_delay=0.020, access_rate=10e9,
-                limit=2000, queue=queue, duration=duration, access_limit=10000, **red)
+    return Case(
+        name=f"S2-{queue}{suffix}",
+        group="S2",
+        flows=100,
+        paths=100,
+        bottleneck_rate=1e9,
+        bottleneck_delay=0.020,
+        access_rate=10e9,
+        limit=2000,
+        queue=queue,
+        duration=duration,
+        access_limit=10000,
+        **red,
+    )
 
 
 def s3(flows: int = 10000, rate: float = 10e9, duration: float = 10.0, paths: int = 100) -> Case:
@@ -284,11 +314,22 @@ def s3(flows: int = 10000, rate: float = 10e9, duration: float = 10.0, paths: in
     red["min_th"] *= scale
     red["max_th"] *= scale
     red["w_q"] /= scale
-    return Case(name=f"S3-f{flows}-{_rate_str(rate)}-{duration:g}s", group="S3",
-                flows=flows, paths=min(paths, flows), bottleneck_rate=rate,
-                bottleneck_delay=0.020, access_rate=10 * rate, limit=int(20000 * scale),
-                queue="red", duration=duration, access_limit=int(200000 * scale),
-                max_window=200, timeout=600.0, **red)
+    return Case(
+        name=f"S3-f{flows}-{_rate_str(rate)}-{duration:g}s",
+        group="S3",
+        flows=flows,
+        paths=min(paths, flows),
+        bottleneck_rate=rate,
+        bottleneck_delay=0.020,
+        access_rate=10 * rate,
+        limit=int(20000 * scale),
+        queue="red",
+        duration=duration,
+        access_limit=int(200000 * scale),
+        max_window=200,
+        timeout=600.0,
+        **red,
+    )
 
 
 def sc(flows: int, rate: float, duration: float = 10.0) -> Case:
@@ -300,10 +341,22 @@ def sc(flows: int, rate: float, duration: float = 10.0) -> Case:
     red["min_th"] = round(red["min_th"] * k)
     red["max_th"] = round(red["max_th"] * k)
     red["w_q"] = red["w_q"] / k
-    return Case(name=f"SC-f{flows}-{_rate_str(rate)}", group="SC", flows=flows, paths=min(flows, 100),
-                bottleneck_rate=rate, bottleneck_delay=0.020, access_rate=10 * rate,
-                limit=round(200 * k), queue="red", duration=duration, access_limit=round(1000 * k),
-                max_window=200, timeout=900.0, **red)
+    return Case(
+        name=f"SC-f{flows}-{_rate_str(rate)}",
+        group="SC",
+        flows=flows,
+        paths=min(flows, 100),
+        bottleneck_rate=rate,
+        bottleneck_delay=0.020,
+        access_rate=10 * rate,
+        limit=round(200 * k),
+        queue="red",
+        duration=duration,
+        access_limit=round(1000 * k),
+        max_window=200,
+        timeout=900.0,
+        **red,
+    )
 
 
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
@@ -333,8 +386,7 @@ def s3_ladder() -> List[Case]:
 
 def quick(case: Case) -> Case:
     """Smoke-test variant: a tenth of the duration (at least 2 s)."""
-    return case.with_(duration=max(2.0, case.duration / 10), quick=True,
-                      name=case.name + "-quick")
+    return case.with_(duration=max(2.0, case.duration / 10), quick=True, name=case.name + "-quick")
 
 
 LONG_RUNS = ("S1-n100-red-2000s", "S2-red-60s")
@@ -353,8 +405,11 @@ def select(spec: Optional[str]) -> List[Case]:
         hit = [c for c in cases if c.name == tok]
         if not hit:
             # prefixes never pick the long runs: name them explicitly
-            hit = [c for c in cases if (c.name.startswith(tok + "-") or c.group == tok)
-                   and c.name not in LONG_RUNS]
+            hit = [
+                c
+                for c in cases
+                if (c.name.startswith(tok + "-") or c.group == tok) and c.name not in LONG_RUNS
+            ]
         if not hit:
             raise SystemExit(f"unknown case {tok!r}; known: " + ", ".join(c.name for c in cases))
         out.extend(c for c in hit if c not in out)
@@ -363,10 +418,13 @@ def select(spec: Optional[str]) -> List[Case]:
 
 if __name__ == "__main__":  # print the case list, or one case's params / TOML
     import sys
+
     if len(sys.argv) == 3 and sys.argv[1] in ("params", "toml"):
         c = select(sys.argv[2])[0]
         sys.stdout.write(c.params() if sys.argv[1] == "params" else c.aqmlab_toml())
     else:
         for c in all_cases():
-            print(f"{c.name:28s} flows={c.flows:5d} rate={_rate_str(c.bottleneck_rate):>7s} "
-                  f"queue={c.queue:8s} limit={c.limit} duration={c.duration:g}s")
+            print(
+                f"{c.name:28s} flows={c.flows:5d} rate={_rate_str(c.bottleneck_rate):>7s} "
+                f"queue={c.queue:8s} limit={c.limit} duration={c.duration:g}s"
+            )

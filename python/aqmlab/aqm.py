@@ -77,8 +77,14 @@ class DropTail(Queue):
 
     _TYPE = "droptail"
 
-    def __init__(self, *, limit: Optional[int] = None, limit_bytes: Optional[int] = None,
-                 drop_front: Optional[bool] = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        limit: Optional[int] = None,
+        limit_bytes: Optional[int] = None,
+        drop_front: Optional[bool] = None,
+        **options: Any,
+    ) -> None:
         pass
 
 
@@ -91,8 +97,14 @@ class RandomDrop(Queue):
 
     _TYPE = "randomdrop"
 
-    def __init__(self, *, limit: Optional[int] = None, limit_bytes: Optional[int] = None,
-                 seed: Optional[int] = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        limit: Optional[int] = None,
+        limit_bytes: Optional[int] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
         pass
 
 
@@ -114,13 +126,24 @@ class Red(Queue):
 
     _TYPE = "red"
 
-    def __init__(self, *, min_th: Optional[float] = None, max_th: Optional[float] = None,
-                 w_q: Optional[float] = None, max_p: Optional[float] = None,
-                 limit: Optional[int] = None, gentle: bool = False, ecn: bool = False,
-                 byte_mode: bool = False, queue_in_bytes: bool = False,
-                 mark_method: str = "uniform", mean_pkt_size: Optional[int] = None,
-                 link_rate_bps: Optional[float] = None, seed: Optional[int] = None,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        min_th: Optional[float] = None,
+        max_th: Optional[float] = None,
+        w_q: Optional[float] = None,
+        max_p: Optional[float] = None,
+        limit: Optional[int] = None,
+        gentle: bool = False,
+        ecn: bool = False,
+        byte_mode: bool = False,
+        queue_in_bytes: bool = False,
+        mark_method: str = "uniform",
+        mean_pkt_size: Optional[int] = None,
+        link_rate_bps: Optional[float] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
         pass
 
 
@@ -137,12 +160,21 @@ class AdaptiveRed(Queue):
 
     _TYPE = "ared"
 
-    def __init__(self, *, min_th: Optional[float] = None, max_th: Optional[float] = None,
-                 w_q: Optional[float] = None, max_p: Optional[float] = None,
-                 limit: Optional[int] = None, interval: Optional[float] = None,
-                 target_delay: Optional[float] = None, link_rate_bps: Optional[float] = None,
-                 mean_pkt_size: Optional[int] = None, seed: Optional[int] = None,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        min_th: Optional[float] = None,
+        max_th: Optional[float] = None,
+        w_q: Optional[float] = None,
+        max_p: Optional[float] = None,
+        limit: Optional[int] = None,
+        interval: Optional[float] = None,
+        target_delay: Optional[float] = None,
+        link_rate_bps: Optional[float] = None,
+        mean_pkt_size: Optional[int] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
         pass
 
 
@@ -154,11 +186,19 @@ class FengAdaptiveRed(Queue):
 
     _TYPE = "feng_ared"
 
-    def __init__(self, *, min_th: Optional[float] = None, max_th: Optional[float] = None,
-                 w_q: Optional[float] = None, max_p: Optional[float] = None,
-                 limit: Optional[int] = None, feng_alpha: Optional[float] = None,
-                 feng_beta: Optional[float] = None, seed: Optional[int] = None,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        min_th: Optional[float] = None,
+        max_th: Optional[float] = None,
+        w_q: Optional[float] = None,
+        max_p: Optional[float] = None,
+        limit: Optional[int] = None,
+        feng_alpha: Optional[float] = None,
+        feng_beta: Optional[float] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
         pass
 
 
@@ -174,9 +214,17 @@ class Fred(Queue):
 
     _TYPE = "fred"
 
-    def __init__(self, *, min_th: Optional[float] = None, max_th: Optional[float] = None,
-                 w_q: Optional[float] = None, max_p: Optional[float] = None,
-                 limit: Optional[int] = None, min_q: Optional[float] = None,
-                 many_flows: bool = False, seed: Optional[int] = None,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        min_th: Optional[float] = None,
+        max_th: Optional[float] = None,
+        w_q: Optional[float] = None,
+        max_p: Optional[float] = None,
+        limit: Optional[int] = None,
+        min_q: Optional[float] = None,
+        many_flows: bool = False,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
         pass

@@ -12,22 +12,62 @@ from typing import Callable, List, Optional
 # (name, one-line help, module, add-arguments function, run function); a command whose
 # module is None is planned but not built yet and says so.
 _COMMANDS = [
-    ("demo", "run a RED queue against a synthetic arrival process and print what it did",
-     "aqmlab.demo", "add_arguments", "run"),
-    ("run", "run one scenario file on the packet-level simulator",
-     "aqmlab.runner", "add_run_arguments", "run_run"),
-    ("bench", "measure the simulator's speed (events and bottleneck packets per second)",
-     "aqmlab.runner", "add_bench_arguments", "run_bench"),
-    ("tune", "recommend RED, Adaptive RED and FRED parameters for a link",
-     "aqmlab.tune", "add_arguments", "run"),
-    ("reproduce", "reproduce the papers' figures and tables (the catalogue)",
-     "aqmlab.reproduce.cli", "add_arguments", "run"),
-    ("sweep", "run a parameter sweep in parallel (local cores or a Dask cluster)",
-     "aqmlab.sweeps.cli", "add_sweep_arguments", "run_sweep"),
-    ("plot-sweep", "plot the results of a sweep",
-     "aqmlab.sweeps.cli", "add_plot_arguments", "run_plot"),
-    ("testbed", "forward live Linux TCP traffic through the AQM library",
-     "aqmlab.testbed", "add_arguments", "run"),
+    (
+        "demo",
+        "run a RED queue against a synthetic arrival process and print what it did",
+        "aqmlab.demo",
+        "add_arguments",
+        "run",
+    ),
+    (
+        "run",
+        "run one scenario file on the packet-level simulator",
+        "aqmlab.runner",
+        "add_run_arguments",
+        "run_run",
+    ),
+    (
+        "bench",
+        "measure the simulator's speed (events and bottleneck packets per second)",
+        "aqmlab.runner",
+        "add_bench_arguments",
+        "run_bench",
+    ),
+    (
+        "tune",
+        "recommend RED, Adaptive RED and FRED parameters for a link",
+        "aqmlab.tune",
+        "add_arguments",
+        "run",
+    ),
+    (
+        "reproduce",
+        "reproduce the papers' figures and tables (the catalogue)",
+        "aqmlab.reproduce.cli",
+        "add_arguments",
+        "run",
+    ),
+    (
+        "sweep",
+        "run a parameter sweep in parallel (local cores or a Dask cluster)",
+        "aqmlab.sweeps.cli",
+        "add_sweep_arguments",
+        "run_sweep",
+    ),
+    (
+        "plot-sweep",
+        "plot the results of a sweep",
+        "aqmlab.sweeps.cli",
+        "add_plot_arguments",
+        "run_plot",
+    ),
+    (
+        "testbed",
+        "forward live Linux TCP traffic through the AQM library",
+        "aqmlab.testbed",
+        "add_arguments",
+        "run",
+    ),
 ]
 
 
@@ -53,8 +93,11 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_, module, add, run in _COMMANDS:
         built = _available(module)
-        p = sub.add_parser(name, help=help_ if built else f"{help_} [not built yet]",
-                           description=help_ if built else f"{help_}. Not built yet.")
+        p = sub.add_parser(
+            name,
+            help=help_ if built else f"{help_} [not built yet]",
+            description=help_ if built else f"{help_}. Not built yet.",
+        )
         if built and name == command:
             mod = importlib.import_module(module)
             getattr(mod, add)(p)

@@ -16,8 +16,9 @@ from typing import Dict
 from . import aqm
 
 
-def run_queue(q: aqm.Queue, rate_bps: float, load: float, pkt_size: int, duration: float,
-              seed: int) -> Dict[str, float]:
+def run_queue(
+    q: aqm.Queue, rate_bps: float, load: float, pkt_size: int, duration: float, seed: int
+) -> Dict[str, float]:
     """Feed `q` with Poisson arrivals (rate load x link rate) and serve it at `rate_bps`.
 
     Returns the time-average queue, the mean of avg sampled at arrivals and the counters.
@@ -68,24 +69,44 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.rate <= 0 or args.load <= 0 or args.duration <= 0 or args.packet_size <= 0:
         raise ValueError("--rate, --load, --duration and --packet-size must be > 0")
-    red = aqm.Red(min_th=5, max_th=15, w_q=0.002, max_p=0.1, limit=50, gentle=True,
-                  link_rate_bps=args.rate, mean_pkt_size=args.packet_size, seed=args.seed)
+    red = aqm.Red(
+        min_th=5,
+        max_th=15,
+        w_q=0.002,
+        max_p=0.1,
+        limit=50,
+        gentle=True,
+        link_rate_bps=args.rate,
+        mean_pkt_size=args.packet_size,
+        seed=args.seed,
+    )
     tail = aqm.DropTail(limit=50)
     rows = {}
     for name, q in (("RED", red), ("DropTail", tail)):
         rows[name] = run_queue(q, args.rate, args.load, args.packet_size, args.duration, args.seed)
-    print(f"Poisson arrivals at {args.load:.2f} x {args.rate / 1e6:g} Mb/s, "
-          f"{args.packet_size}-byte packets, {args.duration:g} s, buffer 50 packets")
+    print(
+        f"Poisson arrivals at {args.load:.2f} x {args.rate / 1e6:g} Mb/s, "
+        f"{args.packet_size}-byte packets, {args.duration:g} s, buffer 50 packets"
+    )
     print("RED: min_th 5, max_th 15, w_q 0.002, max_p 0.1, gentle")
-    keys = ["arrivals", "departures", "early_drops", "forced_drops", "overflow_drops",
-            "mean_queue", "mean_avg_at_arrivals"]
+    keys = [
+        "arrivals",
+        "departures",
+        "early_drops",
+        "forced_drops",
+        "overflow_drops",
+        "mean_queue",
+        "mean_avg_at_arrivals",
+    ]
     print(f"{'':24s}{'RED':>12s}{'DropTail':>12s}")
     for k in keys:
         a, b = rows["RED"][k], rows["DropTail"][k]
         fmt = "{:12.2f}" if isinstance(a, float) else "{:12d}"
         print(f"{k:24s}" + fmt.format(a) + fmt.format(b))
     r = rows["RED"]
-    print(f"RED kept the average near [{5}, {30}] (gentle region to 2 max_th): mean avg "
-          f"{r['mean_avg_at_arrivals']:.1f} packets, drop rate "
-          f"{(r['early_drops'] + r['forced_drops'] + r['overflow_drops']) / r['arrivals']:.3f}")
+    print(
+        f"RED kept the average near [{5}, {30}] (gentle region to 2 max_th): mean avg "
+        f"{r['mean_avg_at_arrivals']:.1f} packets, drop rate "
+        f"{(r['early_drops'] + r['forced_drops'] + r['overflow_drops']) / r['arrivals']:.3f}"
+    )
     return 0

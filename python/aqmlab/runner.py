@@ -15,16 +15,25 @@ __all__ = ["add_run_arguments", "run_run", "add_bench_arguments", "run_bench", "
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab run``."""
     parser.add_argument("scenario", help="scenario file (TOML)")
-    parser.add_argument("--out", required=True, help="output directory (summary.json, flows/links/trace Parquet)")
+    parser.add_argument(
+        "--out", required=True, help="output directory (summary.json, flows/links/trace Parquet)"
+    )
     parser.add_argument("--seed", type=int, help="override the scenario's seed")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 10s)")
     parser.add_argument("--warmup", help="override the scenario's warm-up (e.g. 5s)")
-    parser.add_argument("--threads", type=int, choices=[1, 2],
-                        help="override the scenario's threads (2: a network that splits at its merging "
-                             "directions runs on two threads, with the results of one)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        choices=[1, 2],
+        help="override the scenario's threads (2: a network that splits at its merging "
+        "directions runs on two threads, with the results of one)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--plot", action="store_true",
-                        help="also plot the queue/avg trace (queue.png) and the cwnd trace (cwnd.png) if traced")
+    parser.add_argument(
+        "--plot",
+        action="store_true",
+        help="also plot the queue/avg trace (queue.png) and the cwnd trace (cwnd.png) if traced",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
@@ -57,7 +66,17 @@ def run_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         s = res.summary
         print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
-        cols = ["link", "utilization", "arrivals", "drops", "early_drops", "marks", "mean_queue", "mean_avg", "mean_delay"]
+        cols = [
+            "link",
+            "utilization",
+            "arrivals",
+            "drops",
+            "early_drops",
+            "marks",
+            "mean_queue",
+            "mean_avg",
+            "mean_delay",
+        ]
         busy = res.links[res.links["arrivals"] > 0][cols]
         print(busy.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
@@ -106,12 +125,36 @@ def plot_traces(res: Any, out: Path) -> List[Path]:
 
 #: The benchmark cases: name -> (description, dumbbell keyword arguments).
 BENCH_CASES: Dict[str, Dict[str, Any]] = {
-    "15mbps": dict(rate="15Mbps", access_rate="100Mbps", duration="100s", access_limit=1000,
-                   queue={"type": "red", "limit": 200, "min_th": 15, "max_th": 45, "w_q": 0.002,
-                          "max_p": 0.1, "gentle": True}),
-    "1gbps": dict(rate="1Gbps", access_rate="10Gbps", duration="10s", access_limit=10000,
-                  queue={"type": "red", "limit": 5000, "min_th": 250, "max_th": 750, "w_q": 0.0001,
-                         "max_p": 0.1, "gentle": True}),
+    "15mbps": dict(
+        rate="15Mbps",
+        access_rate="100Mbps",
+        duration="100s",
+        access_limit=1000,
+        queue={
+            "type": "red",
+            "limit": 200,
+            "min_th": 15,
+            "max_th": 45,
+            "w_q": 0.002,
+            "max_p": 0.1,
+            "gentle": True,
+        },
+    ),
+    "1gbps": dict(
+        rate="1Gbps",
+        access_rate="10Gbps",
+        duration="10s",
+        access_limit=10000,
+        queue={
+            "type": "red",
+            "limit": 5000,
+            "min_th": 250,
+            "max_th": 750,
+            "w_q": 0.0001,
+            "max_p": 0.1,
+            "gentle": True,
+        },
+    ),
 }
 
 #: ns-2 2.35 and ns-3 3.37 on the 15 Mb/s case, measured on the reference machine
@@ -121,17 +164,33 @@ PEERS = {"ns-2 2.35 (100 s run)": 180e3, "ns-2 2.35 (1000 s run)": 310e3, "ns-3 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab bench``."""
-    parser.add_argument("--case", choices=sorted(BENCH_CASES) + ["all"], default="all",
-                        help="which dumbbell (default: both)")
-    parser.add_argument("--duration", help="simulated time (default: 100s for 15mbps, 10s for 1gbps)")
+    parser.add_argument(
+        "--case",
+        choices=sorted(BENCH_CASES) + ["all"],
+        default="all",
+        help="which dumbbell (default: both)",
+    )
+    parser.add_argument(
+        "--duration", help="simulated time (default: 100s for 15mbps, 10s for 1gbps)"
+    )
     parser.add_argument("--flows", type=int, default=100, help="number of flows (default 100)")
-    parser.add_argument("--threads", type=int, choices=[1, 2], default=1,
-                        help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
-                             "thread, with the same results; recorded as case NAME-2threads)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
+        "thread, with the same results; recorded as case NAME-2threads)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--record", nargs="?", const="benchmarks/history.csv", metavar="CSV",
-                        help="append the figures, with the date, commit and load average, to a CSV "
-                             "history (default benchmarks/history.csv)")
+    parser.add_argument(
+        "--record",
+        nargs="?",
+        const="benchmarks/history.csv",
+        metavar="CSV",
+        help="append the figures, with the date, commit and load average, to a CSV "
+        "history (default benchmarks/history.csv)",
+    )
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -169,10 +228,12 @@ def run_bench(args: argparse.Namespace) -> int:
         }
         rows.append(row)
         if not args.json:
-            print(f"{name:>7}: {args.flows} flows, {row['simulated_s']:g} s simulated in {wall:.2f} s wall: "
-                  f"{row['events_per_s'] / 1e6:.2f} M events/s, "
-                  f"{row['bottleneck_packets_per_s'] / 1e3:.0f} k bottleneck packets/s "
-                  f"(utilization {row['utilization']:.3f})")
+            print(
+                f"{name:>7}: {args.flows} flows, {row['simulated_s']:g} s simulated in {wall:.2f} s wall: "
+                f"{row['events_per_s'] / 1e6:.2f} M events/s, "
+                f"{row['bottleneck_packets_per_s'] / 1e3:.0f} k bottleneck packets/s "
+                f"(utilization {row['utilization']:.3f})"
+            )
     if args.record:
         _record(args.record, rows)
     if args.json:
@@ -180,12 +241,27 @@ def run_bench(args: argparse.Namespace) -> int:
     elif "15mbps" in cases:
         r = rows[cases.index("15mbps")]
         for peer, v in PEERS.items():
-            print(f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}")
+            print(
+                f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}"
+            )
     return 0
 
 
-HISTORY_COLUMNS = ["date", "commit", "case", "flows", "simulated_s", "wall_s", "events", "events_per_s",
-                   "bottleneck_packets", "bottleneck_packets_per_s", "utilization", "loadavg", "host"]
+HISTORY_COLUMNS = [
+    "date",
+    "commit",
+    "case",
+    "flows",
+    "simulated_s",
+    "wall_s",
+    "events",
+    "events_per_s",
+    "bottleneck_packets",
+    "bottleneck_packets_per_s",
+    "utilization",
+    "loadavg",
+    "host",
+]
 
 
 def _record(path: str, rows: List[Dict[str, Any]]) -> None:
@@ -197,8 +273,9 @@ def _record(path: str, rows: List[Dict[str, Any]]) -> None:
     import subprocess
 
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -210,8 +287,15 @@ def _record(path: str, rows: List[Dict[str, Any]]) -> None:
         if new:
             w.writeheader()
         for r in rows:
-            w.writerow({**{k: r.get(k, "") for k in HISTORY_COLUMNS}, "date": date, "commit": commit,
-                        "loadavg": load, "host": platform.node()})
+            w.writerow(
+                {
+                    **{k: r.get(k, "") for k in HISTORY_COLUMNS},
+                    "date": date,
+                    "commit": commit,
+                    "loadavg": load,
+                    "host": platform.node(),
+                }
+            )
 
 
 def main(argv: List[str] | None = None) -> int:  # pragma: no cover - for `python -m aqmlab.runner`

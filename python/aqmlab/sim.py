@@ -89,7 +89,9 @@ class Scenario:
 class Result:
     """What a run produced."""
 
-    def __init__(self, summary: Dict[str, Any], traces: Dict[str, Any], trace_dir: Optional[Path] = None):
+    def __init__(
+        self, summary: Dict[str, Any], traces: Dict[str, Any], trace_dir: Optional[Path] = None
+    ):
         import pandas as pd
 
         #: dict in the shape of ``summary.json``
@@ -145,8 +147,11 @@ class Result:
 ProgressArg = Union[None, bool, Callable[[float, float], None]]
 
 
-def simulate(scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike], progress: ProgressArg = None,
-             trace_dir: Optional[Union[str, os.PathLike]] = None) -> Result:
+def simulate(
+    scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
+    progress: ProgressArg = None,
+    trace_dir: Optional[Union[str, os.PathLike]] = None,
+) -> Result:
     """Run a scenario (a Scenario, a dict, or the path of a TOML file).
 
     `progress`: None shows a tqdm bar only for runs longer than a few seconds of wall
@@ -198,8 +203,12 @@ def _drive(sim: Any, progress: ProgressArg) -> None:
             if progress is True or (elapsed > 0.5 and elapsed * steps / k > 3.0):
                 from tqdm import tqdm
 
-                bar = tqdm(total=round(duration, 6), unit="sim-s", leave=False,
-                           bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]")
+                bar = tqdm(
+                    total=round(duration, 6),
+                    unit="sim-s",
+                    leave=False,
+                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]",
+                )
         if bar is not None:
             bar.update(round(sim.now - bar.n, 6))
     if bar is not None:
@@ -217,10 +226,21 @@ def _read_traces(tdir: Path) -> Dict[str, Any]:
     return out
 
 
-def dumbbell(n_flows: int, rate: str = "15Mbps", access_rate: str = "100Mbps", rtt_min: float = 0.100,
-             rtt_max: float = 0.160, bottleneck_delay: float = 0.020, queue: Optional[Mapping[str, Any]] = None,
-             access_limit: int = 1000, duration: str = "100s", warmup: str = "0s", seed: int = 1,
-             flow: Optional[Mapping[str, Any]] = None, name: str = "dumbbell") -> Dict[str, Any]:
+def dumbbell(
+    n_flows: int,
+    rate: str = "15Mbps",
+    access_rate: str = "100Mbps",
+    rtt_min: float = 0.100,
+    rtt_max: float = 0.160,
+    bottleneck_delay: float = 0.020,
+    queue: Optional[Mapping[str, Any]] = None,
+    access_limit: int = 1000,
+    duration: str = "100s",
+    warmup: str = "0s",
+    seed: int = 1,
+    flow: Optional[Mapping[str, Any]] = None,
+    name: str = "dumbbell",
+) -> Dict[str, Any]:
     """A dumbbell as a scenario dict: sources s0..s{n-1} -> r1 -> r2 -> sinks k0..k{n-1}.
 
     Flow i's access links both have delay d_i, spread evenly so that the round-trip
@@ -231,9 +251,26 @@ def dumbbell(n_flows: int, rate: str = "15Mbps", access_rate: str = "100Mbps", r
     """
     if n_flows < 1:
         raise ValueError(f"n_flows = {n_flows} is invalid: allowed >= 1")
-    links = [{"a": "r1", "b": "r2", "rate": rate, "delay": bottleneck_delay,
-              "queue": dict(queue or {"type": "red", "limit": 200, "min_th": 15, "max_th": 45,
-                                      "w_q": 0.002, "max_p": 0.1, "gentle": True})}]
+    links = [
+        {
+            "a": "r1",
+            "b": "r2",
+            "rate": rate,
+            "delay": bottleneck_delay,
+            "queue": dict(
+                queue
+                or {
+                    "type": "red",
+                    "limit": 200,
+                    "min_th": 15,
+                    "max_th": 45,
+                    "w_q": 0.002,
+                    "max_p": 0.1,
+                    "gentle": True,
+                }
+            ),
+        }
+    ]
     flows = []
     for i in range(n_flows):
         rtt = rtt_min + (rtt_max - rtt_min) * (i / (n_flows - 1) if n_flows > 1 else 0.0)
@@ -243,9 +280,23 @@ def dumbbell(n_flows: int, rate: str = "15Mbps", access_rate: str = "100Mbps", r
         dq = {"type": "droptail", "limit": access_limit}
         links.append({"a": f"s{i}", "b": "r1", "rate": access_rate, "delay": d, "queue": dq})
         links.append({"a": "r2", "b": f"k{i}", "rate": access_rate, "delay": d, "queue": dict(dq)})
-        f = {"type": "tcp", "variant": "newreno", "src": f"s{i}", "dst": f"k{i}", "start": {"uniform": [0, 1]},
-             "packet_size": 1000, "max_window": 1000}
+        f = {
+            "type": "tcp",
+            "variant": "newreno",
+            "src": f"s{i}",
+            "dst": f"k{i}",
+            "start": {"uniform": [0, 1]},
+            "packet_size": 1000,
+            "max_window": 1000,
+        }
         f.update(flow or {})
         flows.append(f)
-    return {"name": name, "duration": duration, "warmup": warmup, "seed": seed, "bottleneck": "r1->r2",
-            "link": links, "flow": flows}
+    return {
+        "name": name,
+        "duration": duration,
+        "warmup": warmup,
+        "seed": seed,
+        "bottleneck": "r1->r2",
+        "link": links,
+        "flow": flows,
+    }

@@ -173,7 +173,9 @@ def recommend(
                 f"{FGS01}, Sec. 3 and Fig. 10",
                 "results are essentially independent of the initial max_p (Fig. 3); 0.1 is ns-2's default",
             ),
-            "max_p_range": _param([MAX_P_BOTTOM, MAX_P_TOP], "", "max_p kept in [0.01, 0.5]", f"{FGS01}, Sec. 4.1"),
+            "max_p_range": _param(
+                [MAX_P_BOTTOM, MAX_P_TOP], "", "max_p kept in [0.01, 0.5]", f"{FGS01}, Sec. 4.1"
+            ),
             "interval": _param(INTERVAL, "s", "adapt max_p every 0.5 s", f"{FGS01}, Fig. 10"),
             "alpha": _param(
                 "min(0.01, max_p/4)",
@@ -190,7 +192,12 @@ def recommend(
                 f"{FGS01}, Fig. 10 and Sec. 4.2",
                 f"(1 - beta)/beta < 0.2, i.e. beta > 0.83: {ared_beta_ok(BETA)}",
             ),
-            "gentle": _param(True, "", "drop rate from max_p to 1 between max_th and 2 max_th", f"{FGS01}, Sec. 4.1"),
+            "gentle": _param(
+                True,
+                "",
+                "drop rate from max_p to 1 between max_th and 2 max_th",
+                f"{FGS01}, Sec. 4.1",
+            ),
             "limit": _param(
                 limit,
                 "packets",
@@ -295,7 +302,11 @@ def recommend(
                 "marks evenly spaced (uniform inter-mark gap, mean 1/(2 p_b) + 1/2) rather than clustered",
             ),
             "gentle": _param(
-                True, "", "gentle mode", f"{FGS01}, Sec. 4.1", "not in the 1993 paper; avoids the cliff at max_th"
+                True,
+                "",
+                "gentle mode",
+                f"{FGS01}, Sec. 4.1",
+                "not in the 1993 paper; avoids the cliff at max_th",
             ),
             "limit": _param(limit, "packets", "limit >= max(2 max_th, max_th + burst)", "aqmlab"),
         }
@@ -326,7 +337,10 @@ def recommend(
         "link (Adaptive RED Sec. 6)."
     )
     if L > limit:
-        warn("burst_vs_limit", f"a burst of {L} packets exceeds the recommended limit of {limit:.0f} packets")
+        warn(
+            "burst_vs_limit",
+            f"a burst of {L} packets exceeds the recommended limit of {limit:.0f} packets",
+        )
 
     # ---- FRED
     fp = fred_parameters(limit, bdp)
@@ -351,7 +365,9 @@ def recommend(
                 f"a TCP sends at most 3 packets back to back; buffers above {LARGE_BUFFER} packets count as "
                 "large (aqmlab's reading)",
             ),
-            "maxq": _param(fp["maxq"], "packets", "maxq = minth (2 while avg >= maxth)", f"{LM97}, Sec. 4.5"),
+            "maxq": _param(
+                fp["maxq"], "packets", "maxq = minth (2 while avg >= maxth)", f"{LM97}, Sec. 4.5"
+            ),
             "w_q": _param(
                 w_fred,
                 "",
@@ -519,18 +535,30 @@ def format_text(rec: Dict[str, Any]) -> str:
 # --------------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``aqmlab tune``'s options to `parser`."""
-    parser.add_argument("--rate", required=True, help="link rate, e.g. 10Gbps, 100Mb/s (bits per second)")
+    parser.add_argument(
+        "--rate", required=True, help="link rate, e.g. 10Gbps, 100Mb/s (bits per second)"
+    )
     parser.add_argument("--rtt", required=True, help="typical round-trip time, e.g. 50ms")
-    parser.add_argument("--packet-size", default="1500B", help="mean packet size, e.g. 1500 or 1500B (default 1500B)")
-    parser.add_argument("--target-delay", default="5ms", help="average queueing delay wanted (default 5ms)")
-    parser.add_argument("--burst", default="50", help="burst in packets to absorb without marking (default 50)")
+    parser.add_argument(
+        "--packet-size",
+        default="1500B",
+        help="mean packet size, e.g. 1500 or 1500B (default 1500B)",
+    )
+    parser.add_argument(
+        "--target-delay", default="5ms", help="average queueing delay wanted (default 5ms)"
+    )
+    parser.add_argument(
+        "--burst", default="50", help="burst in packets to absorb without marking (default 50)"
+    )
     parser.add_argument(
         "--trace",
         default=None,
         help="queue trace (Parquet or CSV from the simulator) to estimate Zheng & Atiquzzaman's bounds",
     )
     parser.add_argument("--trace-link", default=None, help="link direction in --trace, e.g. r1->r2")
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts instead of text")
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON for scripts instead of text"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -544,7 +572,9 @@ def run(args: argparse.Namespace) -> int:
             burst = v.integer("--burst", float(args.burst), minimum=1)
         except (TypeError, ValueError):
             raise ValueError(f"--burst must be an integer >= 1, got {args.burst!r}") from None
-        rec = recommend(rate, rtt, size, target, burst, trace=args.trace, trace_link=args.trace_link)
+        rec = recommend(
+            rate, rtt, size, target, burst, trace=args.trace, trace_link=args.trace_link
+        )
     except ValueError as e:
         print(f"aqmlab tune: error: {e}", file=sys.stderr)
         return 2

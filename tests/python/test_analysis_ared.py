@@ -105,8 +105,12 @@ def test_avg_shift_formulas_match_direct_computation():
     """The shifts of avg in Sec. 4.2 equal the difference of min_th + p/max_p (max_th - min_th) before and after."""
     mn, mx, p, mp, a, b = 10.0, 30.0, 0.05, 0.1, 0.01, 0.9
     avg = lambda m: mn + p / m * (mx - mn)  # noqa: E731
-    assert ared.ared_avg_decrease_on_increase(p, mp, a, mn, mx) == pytest.approx(avg(mp) - avg(mp + a))
-    assert ared.ared_avg_increase_on_decrease(p, mp, b, mn, mx) == pytest.approx(avg(mp * b) - avg(mp))
+    assert ared.ared_avg_decrease_on_increase(p, mp, a, mn, mx) == pytest.approx(
+        avg(mp) - avg(mp + a)
+    )
+    assert ared.ared_avg_increase_on_decrease(p, mp, b, mn, mx) == pytest.approx(
+        avg(mp * b) - avg(mp)
+    )
     # With alpha <= max_p/4 the drop is at most 0.2 (max_th - min_th): the band's width.
     assert ared.ared_avg_decrease_on_increase(mp * 0.999, mp, mp / 4, mn, mx) <= 0.2 * (mx - mn)
 

@@ -59,8 +59,12 @@ def test_chain_equals_closed_forms_for_poisson_input():
             td = bonald.BonaldModel("taildrop", rho, 40).distribution(method)
             assert np.allclose(td, bonald.mm1k_distribution(rho, 40), atol=1e-12)
             for conv in bonald.CONVENTIONS:
-                red = bonald.BonaldModel("red", rho, 40, convention=conv, **EX1).distribution(method)
-                assert np.allclose(red, bonald.red_eq5_distribution(rho, 40, convention=conv, **EX1), atol=1e-12)
+                red = bonald.BonaldModel("red", rho, 40, convention=conv, **EX1).distribution(
+                    method
+                )
+                assert np.allclose(
+                    red, bonald.red_eq5_distribution(rho, 40, convention=conv, **EX1), atol=1e-12
+                )
 
 
 def test_mm1k_loss_formula():
@@ -137,14 +141,18 @@ def test_red_eq4_consecutive_drops_and_table_1():
     assert exact_mean < 2.3 < cd.mean
     run = m.consecutive_drops("run")
     assert exact_mean < run.mean < cd.mean
-    assert round(cd.mean, 2) == 2.52 and round(cd.variance, 1) == 6.6  # documented in docs/analysis.md
+    assert (
+        round(cd.mean, 2) == 2.52 and round(cd.variance, 1) == 6.6
+    )  # documented in docs/analysis.md
 
 
 def test_consecutive_drops_do_not_depend_on_the_convention():
     """Eq. 4's mean and variance are the same under both conventions (one shifts the other by a packet)."""
     a = bonald.BonaldModel("red", 2.0, 40, convention="including", **EX1).consecutive_drops()
     b = bonald.BonaldModel("red", 2.0, 40, convention="excluding", **EX1).consecutive_drops()
-    assert a.mean == pytest.approx(b.mean, rel=1e-6) and a.variance == pytest.approx(b.variance, rel=1e-6)
+    assert a.mean == pytest.approx(b.mean, rel=1e-6) and a.variance == pytest.approx(
+        b.variance, rel=1e-6
+    )
 
 
 def test_consecutive_drops_infinite_when_max_th_below_K():

@@ -21,7 +21,9 @@ def test_eq2_closed_form_equals_sum_on_a_grid():
     """The closed form of eq. 2 equals its defining sum over a grid of w_q and L (Fig. 7's axes)."""
     for w in (0.001, 0.002, 0.003, 0.005, 0.2, 1.0):
         for L in (1, 10, 50, 100):
-            assert analysis.red_burst_average(w, L) == pytest.approx(floyd.red_burst_average_sum(w, L), rel=1e-9)
+            assert analysis.red_burst_average(w, L) == pytest.approx(
+                floyd.red_burst_average_sum(w, L), rel=1e-9
+            )
 
 
 def test_eq2_vectorised():

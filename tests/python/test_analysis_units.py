@@ -25,14 +25,17 @@ def test_rates(text, bps):
 
 
 @pytest.mark.parametrize(
-    "text, s", [("50ms", 0.05), ("0.1s", 0.1), ("200us", 2e-4), ("200µs", 2e-4), ("1e6ns", 1e-3), ("2", 2.0)]
+    "text, s",
+    [("50ms", 0.05), ("0.1s", 0.1), ("200us", 2e-4), ("200µs", 2e-4), ("1e6ns", 1e-3), ("2", 2.0)],
 )
 def test_times(text, s):
     """Times parse to seconds."""
     assert parse_time(text) == pytest.approx(s)
 
 
-@pytest.mark.parametrize("text, b", [("1500B", 1500), ("1500", 1500), ("1.5kB", 1500), ("9KiB", 9216), (576, 576)])
+@pytest.mark.parametrize(
+    "text, b", [("1500B", 1500), ("1500", 1500), ("1.5kB", 1500), ("9KiB", 9216), (576, 576)]
+)
 def test_sizes(text, b):
     """Sizes parse to bytes (k decimal, Ki binary)."""
     assert parse_size(text) == pytest.approx(b)

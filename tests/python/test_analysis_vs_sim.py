@@ -2,21 +2,26 @@
 
 import pytest
 
-from aqmlab.analysis import bonald
-from aqmlab.analysis import bonald_sim
+from aqmlab.analysis import bonald, bonald_sim
 
 EX1 = dict(min_th=20, max_th=40, max_p=1.0)  # Example 1, K = 40
 
 
-@pytest.mark.parametrize("policy,rho,burst", [
-    ("taildrop", 0.8, 5), ("taildrop", 1.5, 3),
-    ("red", 0.8, 1), ("red", 0.8, 5), ("red", 1.5, 3),
-])
+@pytest.mark.parametrize(
+    "policy,rho,burst",
+    [
+        ("taildrop", 0.8, 5),
+        ("taildrop", 1.5, 3),
+        ("red", 0.8, 1),
+        ("red", 0.8, 5),
+        ("red", 1.5, 3),
+    ],
+)
 def test_fig3_drop_probability_within_simulation_ci(policy, rho, burst):
     """Fig. 3: the chain's drop probability lies in the simulation's 99% confidence interval."""
     kw = EX1 if policy == "red" else {}
     model = bonald.drop_probability(policy, rho, 40, burst=burst, **kw)
-    (mean, half), = [bonald_sim.drop_probabilities(policy, rho, 40, burst=burst, **kw)["total"]]
+    ((mean, half),) = [bonald_sim.drop_probabilities(policy, rho, 40, burst=burst, **kw)["total"]]
     assert abs(model - mean) <= half, f"model {model:.5f}, simulation {mean:.5f} +- {half:.5f}"
 
 
@@ -26,7 +31,9 @@ def test_fig5_taildrop_per_class_within_simulation_ci():
     sim = bonald_sim.drop_probabilities("taildrop", 2.0, 40, burst=3, bursty_fraction=0.5)
     for name, model in (("bursty", pb), ("smooth", ps)):
         mean, half = sim[name]
-        assert abs(model - mean) <= half, f"{name}: model {model:.4f}, simulation {mean:.4f} +- {half:.4f}"
+        assert abs(model - mean) <= half, (
+            f"{name}: model {model:.4f}, simulation {mean:.4f} +- {half:.4f}"
+        )
     assert pb > ps and sim["bursty"][0] > sim["smooth"][0]
 
 
@@ -37,12 +44,16 @@ def test_fig5_red_removes_most_of_the_bias():
     total = bonald.drop_probability("red", 2.0, 40, burst=3, bursty_fraction=0.5, **EX1)
     sim = bonald_sim.drop_probabilities("red", 2.0, 40, burst=3, bursty_fraction=0.5, **EX1)
     mean, half = sim["total"]
-    assert abs(total - mean) <= half, f"total: model {total:.4f}, simulation {mean:.4f} +- {half:.4f}"
+    assert abs(total - mean) <= half, (
+        f"total: model {total:.4f}, simulation {mean:.4f} +- {half:.4f}"
+    )
     # Approximation 1 gives every packet of a burst the first packet's drop probability: a lower bound
     assert pb <= sim["bursty"][0] + sim["bursty"][1]
     td_b, td_s = bonald.class_drop_probabilities("taildrop", 2.0, 40, burst=3, bursty_fraction=0.5)
     red_bias = sim["bursty"][0] - sim["smooth"][0]
-    assert 0 <= red_bias < 0.25 * (td_b - td_s), f"RED bias {red_bias:.4f} vs Tail Drop {td_b - td_s:.4f}"
+    assert 0 <= red_bias < 0.25 * (td_b - td_s), (
+        f"RED bias {red_bias:.4f} vs Tail Drop {td_b - td_s:.4f}"
+    )
 
 
 def test_scenario_rejects_bad_arguments():

@@ -50,9 +50,15 @@ def test_unapproximated_equations():
     """Eq. 12 gives 0.0424; eq. 15 summed gives tracking only for w in [0.0048, 0.0445]; eq. 18 implies b + 1."""
     ex = analysis.zheng_w_bounds_exact(*EXAMPLE)
     b, K_l, q0, l1, g, m2_lo, m2_up = EXAMPLE
-    assert zheng.zheng_delta_lower_eq12(ex["lower_eq12"], b, q0, g, m2_lo) == pytest.approx(K_l, rel=1e-9)
-    assert zheng.zheng_delta_upper_eq15(ex["upper_eq15"], b, q0, l1, m2_up) == pytest.approx(K_l, rel=1e-9)
-    assert zheng.zheng_delta_upper_eq15(ex["upper_eq15_lowest"], b, q0, l1, m2_up) == pytest.approx(K_l, rel=1e-9)
+    assert zheng.zheng_delta_lower_eq12(ex["lower_eq12"], b, q0, g, m2_lo) == pytest.approx(
+        K_l, rel=1e-9
+    )
+    assert zheng.zheng_delta_upper_eq15(ex["upper_eq15"], b, q0, l1, m2_up) == pytest.approx(
+        K_l, rel=1e-9
+    )
+    assert zheng.zheng_delta_upper_eq15(ex["upper_eq15_lowest"], b, q0, l1, m2_up) == pytest.approx(
+        K_l, rel=1e-9
+    )
     assert ex["upper_eq15_lowest"] < ex["upper_eq15"] < analysis.zheng_w_bounds(*EXAMPLE)[1]
     assert ex["lower_eq14_small_root"] < 1 / (m2_lo - 1) < ex["lower_eq12"]
     assert ex["upper_eq21_b_plus_1"] < analysis.zheng_w_bounds(*EXAMPLE)[1]
@@ -87,7 +93,11 @@ def test_estimator_scales_with_calculations_per_sample():
     """Sampling every k-th calculation scales l1 and m2 by k and q0 by 1/k."""
     a = analysis.estimate_zheng_inputs(paper_model_trace())
     b = analysis.estimate_zheng_inputs(paper_model_trace(), calculations_per_sample=3)
-    assert b.l1 == pytest.approx(3 * a.l1) and b.q0 == pytest.approx(a.q0 / 3) and b.b == pytest.approx(a.b)
+    assert (
+        b.l1 == pytest.approx(3 * a.l1)
+        and b.q0 == pytest.approx(a.q0 / 3)
+        and b.b == pytest.approx(a.b)
+    )
 
 
 def test_estimator_reads_simulator_parquet(tmp_path):

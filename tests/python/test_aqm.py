@@ -16,10 +16,22 @@ def eq2(w_q, burst):
 
 def test_contract_names_exist():
     """The contract's constructors, methods and properties exist."""
-    for cls in (aqm.DropTail, aqm.RandomDrop, aqm.Red, aqm.AdaptiveRed, aqm.FengAdaptiveRed, aqm.Fred):
+    for cls in (
+        aqm.DropTail,
+        aqm.RandomDrop,
+        aqm.Red,
+        aqm.AdaptiveRed,
+        aqm.FengAdaptiveRed,
+        aqm.Fred,
+    ):
         q = cls(limit=50) if cls in (aqm.DropTail, aqm.RandomDrop, aqm.Fred) else cls(limit=50)
         assert q.enqueue(0.0, 1000, 1) in {"enqueue", "mark", "drop_early", "drop_forced"}
-        assert q.enqueue(0.001, 1000, 2, ecn_capable=True) in {"enqueue", "mark", "drop_early", "drop_forced"}
+        assert q.enqueue(0.001, 1000, 2, ecn_capable=True) in {
+            "enqueue",
+            "mark",
+            "drop_early",
+            "drop_forced",
+        }
         assert q.dequeue(0.002) == (1000, 1)
         for name in ("avg", "count", "max_p", "len_packets", "len_bytes"):
             getattr(q, name)
@@ -39,7 +51,7 @@ def test_method2_marks_uniformly_spaced():
     """Method 2's gaps between drops are uniform on {1..1/p_b} with mean 1/(2 p_b) + 1/2."""
     # w_q = 1 makes avg the queue an arrival sees; hold it at 10 packets: p_b = 0.1 * 5 / 10 = 0.05
     q = aqm.Red(min_th=5, max_th=15, w_q=1.0, max_p=0.1, limit=10_000, seed=3)
-    for i in range(10):
+    for _ in range(10):
         q.enqueue(0.0, 1000, 0)
     gaps, since, first = [], 0, True
     t = 0.0
@@ -57,7 +69,9 @@ def test_method2_marks_uniformly_spaced():
     assert gaps.min() >= 1 and gaps.max() <= 20
     counts = np.bincount(gaps - 1, minlength=20)
     assert stats.chisquare(counts).pvalue > 0.001
-    assert gaps.mean() == pytest.approx(1 / (2 * 0.05) + 0.5, abs=4 * math.sqrt((400 - 1) / 12 / len(gaps)))
+    assert gaps.mean() == pytest.approx(
+        1 / (2 * 0.05) + 0.5, abs=4 * math.sqrt((400 - 1) / 12 / len(gaps))
+    )
 
 
 def test_ecn_marks_instead_of_drops():
@@ -107,16 +121,19 @@ def test_random_drop_reports_victim():
     assert seen == {True, False}
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    (dict(min_th=20, max_th=10, limit=5), "min_th"),
-    (dict(w_q=0.0, limit=5), "w_q"),
-    (dict(w_q=1.5, limit=5), "w_q"),
-    (dict(max_p=2.0, limit=5), "max_p"),
-    (dict(limit=0), "limit"),
-    (dict(limit=-3), "limit"),
-    (dict(limit=5, mark_method="sometimes"), "mark_method"),
-    (dict(limit=5, bogus_option=1), "bogus_option"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        (dict(min_th=20, max_th=10, limit=5), "min_th"),
+        (dict(w_q=0.0, limit=5), "w_q"),
+        (dict(w_q=1.5, limit=5), "w_q"),
+        (dict(max_p=2.0, limit=5), "max_p"),
+        (dict(limit=0), "limit"),
+        (dict(limit=-3), "limit"),
+        (dict(limit=5, mark_method="sometimes"), "mark_method"),
+        (dict(limit=5, bogus_option=1), "bogus_option"),
+    ],
+)
 def test_invalid_arguments_name_the_parameter(kwargs, name):
     """Invalid arguments raise ValueError naming the parameter."""
     with pytest.raises(ValueError, match=name):
@@ -145,6 +162,7 @@ def test_from_config_dict():
 
 def test_same_seed_same_result():
     """Same seed, same sequence of verdicts; another seed differs."""
+
     def run(seed):
         q = aqm.Red(min_th=2, max_th=6, w_q=0.5, max_p=0.5, limit=100, seed=seed)
         out = []
@@ -153,6 +171,7 @@ def test_same_seed_same_result():
             if i % 2:
                 q.dequeue(i * 1e-4)
         return out
+
     assert run(1) == run(1)
     assert run(1) != run(2)
 
@@ -160,6 +179,7 @@ def test_same_seed_same_result():
 def test_demo_runs(capsys):
     """`aqmlab demo` runs and reports RED's early drops beside Drop Tail's overflow drops."""
     from aqmlab.cli import main
+
     assert main(["demo", "--duration", "2"]) == 0
     out = capsys.readouterr().out
     assert "early_drops" in out and "DropTail" in out

@@ -16,8 +16,18 @@ def _trace(flows, times=None, link="g->d", event="x", ack=0):
     """A packets trace with one event per entry of `flows`."""
     k = len(flows)
     t = np.arange(k, dtype=float) * 0.01 if times is None else np.asarray(times, dtype=float)
-    return pd.DataFrame({"time": t, "link": link, "event": event, "flow": np.asarray(flows),
-                         "seq": np.arange(k), "size": 1000, "ack": ack, "ce": 0})
+    return pd.DataFrame(
+        {
+            "time": t,
+            "link": link,
+            "event": event,
+            "flow": np.asarray(flows),
+            "seq": np.arange(k),
+            "size": 1000,
+            "ack": ack,
+            "ce": 0,
+        }
+    )
 
 
 def _iid_marks(shares, k, seed):
@@ -32,7 +42,7 @@ def test_counts_equal_a_brute_force_window():
     rm = mb.recent_marks(flows, n)
     assert list(rm.flows) == [0, 1, 2, 3, 4]
     for k in range(len(flows)):
-        window = flows[max(0, k - n + 1):k + 1]
+        window = flows[max(0, k - n + 1) : k + 1]
         assert rm.listed[k] == len(window)
         for j, f in enumerate(rm.flows):
             assert rm.counts[k, j] == np.sum(window == f)
@@ -69,7 +79,7 @@ def test_a_flow_with_half_the_marks_is_flagged_and_fair_flows_are_not():
 def test_default_reference_is_the_fair_share_of_the_flows_seen():
     flows = _iid_marks([1, 1, 1, 1], 400, seed=2)
     res = mb.identify_misbehaving(_trace(flows), n=50, alpha=0.05)
-    for f, th in res["thresholds"].items():
+    for th in res["thresholds"].values():
         assert th == pytest.approx(0.25 + math.sqrt(math.log(20) / 100))
 
 
@@ -102,7 +112,9 @@ def test_false_flag_bound_is_the_section_x_bound_at_c_times_p():
     for p in (0.05, 0.1, 0.2):
         for c in (2, 4):
             if c * p <= 1:
-                assert mb.false_flag_bound(100, p, c * p) == pytest.approx(analysis.hoeffding_bound(p, c, 100))
+                assert mb.false_flag_bound(100, p, c * p) == pytest.approx(
+                    analysis.hoeffding_bound(p, c, 100)
+                )
     assert mb.false_flag_bound(100, 0.3, 0.2) == 1.0
     assert np.allclose(mb.false_flag_bound(10, np.array([0.1, 0.5]), 0.5), [math.exp(-3.2), 1.0])
 
@@ -127,8 +139,17 @@ def test_marks_from_trace_selects_link_events_and_acks():
     pk = pd.concat([a, b, c, d, e], ignore_index=True)
     m = mb.marks_from_trace(pk, link="g->d")
     assert m["flow"].tolist() == [2, 3, 6, 1]  # time order, drops and ECN marks, no ACK, no arrival
-    assert mb.marks_from_trace(pk, link="g->d", include_acks=True)["flow"].tolist() == [2, 5, 3, 6, 1]
-    assert mb.marks_from_trace(pk, link="g->d", events=("x",), start=0.15)["flow"].tolist() == [3, 1]
+    assert mb.marks_from_trace(pk, link="g->d", include_acks=True)["flow"].tolist() == [
+        2,
+        5,
+        3,
+        6,
+        1,
+    ]
+    assert mb.marks_from_trace(pk, link="g->d", events=("x",), start=0.15)["flow"].tolist() == [
+        3,
+        1,
+    ]
     with pytest.raises(ValueError, match="give link"):
         mb.marks_from_trace(pk)
     with pytest.raises(ValueError, match="columns"):

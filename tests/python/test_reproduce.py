@@ -11,8 +11,12 @@ from aqmlab.reproduce import REGISTRY, read_comparison, run, select
 
 def test_list_prints_every_id_with_a_title():
     """`aqmlab reproduce --list` prints one id per line with its title."""
-    out = subprocess.run([sys.executable, "-m", "aqmlab", "reproduce", "--list"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "reproduce", "--list"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     lines = out.strip().splitlines()
     assert len(lines) == len(select(["all"])) >= 3
     for line in lines:
@@ -24,8 +28,11 @@ def test_unknown_id_is_rejected():
     """An unknown id is a ValueError naming it, and the CLI exits non-zero."""
     with pytest.raises(ValueError, match="floyd1993-fig99"):
         select(["floyd1993-fig99"])
-    r = subprocess.run([sys.executable, "-m", "aqmlab", "reproduce", "floyd1993-fig99", "--out", "/nonexistent/x"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "reproduce", "floyd1993-fig99", "--out", "/nonexistent/x"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode != 0 and "floyd1993-fig99" in r.stderr
 
 
@@ -39,8 +46,11 @@ def test_reproduce_all_quick(tmp_path):
     """`reproduce all --quick` runs every experiment; each writes a well-formed comparison.csv, a plot
     (figures) or its data (tables), and meta."""
     statuses = run(["all"], tmp_path, quick=True, jobs=2, progress=False)
-    errors = {k: json.loads((tmp_path / k / "meta.json").read_text())["error"]
-              for k, v in statuses.items() if v != "done"}
+    errors = {
+        k: json.loads((tmp_path / k / "meta.json").read_text())["error"]
+        for k, v in statuses.items()
+        if v != "done"
+    }
     assert not errors, errors
     for id_ in statuses:
         rows = read_comparison(tmp_path / id_ / "comparison.csv")

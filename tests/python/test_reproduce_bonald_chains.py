@@ -11,7 +11,9 @@ from aqmlab.analysis import bonald_sim
 
 
 def _trace(events, link="s->d", t0=0.0):
-    return pd.DataFrame({"time": t0 + np.arange(len(events)) * 1e-3, "link": link, "event": list(events)})
+    return pd.DataFrame(
+        {"time": t0 + np.arange(len(events)) * 1e-3, "link": link, "event": list(events)}
+    )
 
 
 def test_drop_run_lengths_counts_maximal_runs_and_ignores_departures():
@@ -21,7 +23,9 @@ def test_drop_run_lengths_counts_maximal_runs_and_ignores_departures():
 
 
 def test_drop_run_lengths_respects_link_and_warmup():
-    pk = pd.concat([_trace(["x", "x", "a", "x", "a"]), _trace(["x", "a"], link="d->s")], ignore_index=True)
+    pk = pd.concat(
+        [_trace(["x", "x", "a", "x", "a"]), _trace(["x", "a"], link="d->s")], ignore_index=True
+    )
     assert bonald_sim.drop_run_lengths(pk).tolist() == [2, 1]
     assert bonald_sim.drop_run_lengths(pk, since=0.0015).tolist() == [1]
     assert bonald_sim.drop_run_lengths(pk.iloc[:0]).size == 0

@@ -36,7 +36,7 @@ def test_scenario_file_matches_helpers():
     assert links[0]["a"] == "r1" and links[0]["b"] == "r2" and links[0]["rate"] == "10Mbps"
     tcp = [f for f in base["flow"] if f["type"] == "tcp"]
     udp = [f for f in base["flow"] if f["type"] == "cbr"]
-    assert base["flow"][:b.CLASSES] == tcp  # classes first: the sweeps set flow[c].count
+    assert base["flow"][: b.CLASSES] == tcp  # classes first: the sweeps set flow[c].count
     assert [f["count"] for f in tcp] == b.flow_counts(b.TABLE5_FLOWS)
     assert sum(f["rate"] for f in udp) == pytest.approx(0.1 * b.RATE)  # 10% of the bottleneck
     assert all(f["variant"] == "newreno" for f in tcp)
@@ -66,9 +66,17 @@ def test_prepare_drops_empty_classes_and_validates():
 
 
 def test_class_stats():
-    flows = pd.DataFrame({"type": ["tcp", "tcp", "cbr"], "arrivals": [100, 300, 50], "drops": [10, 30, 1],
-                          "goodput_bps": [1e6, 3e6, 5e4], "timeouts": [1, 2, 0], "fast_retransmits": [3, 4, 0],
-                          "retransmits": [5, 6, 0]})
+    flows = pd.DataFrame(
+        {
+            "type": ["tcp", "tcp", "cbr"],
+            "arrivals": [100, 300, 50],
+            "drops": [10, 30, 1],
+            "goodput_bps": [1e6, 3e6, 5e4],
+            "timeouts": [1, 2, 0],
+            "fast_retransmits": [3, 4, 0],
+            "retransmits": [5, 6, 0],
+        }
+    )
     s = b.class_stats(flows)
     assert s["tcp_loss"] == pytest.approx(0.1) and s["udp_loss"] == pytest.approx(0.02)
     assert s["tcp_goodput_bps"] == 4e6 and s["udp_goodput_bps"] == 5e4
@@ -85,13 +93,15 @@ def test_queue_stats():
 
 
 def test_packet_delays_match_arrival_and_departure():
-    pk = pd.DataFrame({
-        "time": [0.0, 0.0, 0.1, 0.2, 0.3, 0.5, 0.6],
-        "event": ["a", "d", "a", "x", "a", "d", "d"],
-        "flow": [7, 7, 7, 7, 1, 7, 1],
-        "seq": [0, 0, 1, 2, 0, 1, 0],
-        "ack": [0] * 7,
-    })
+    pk = pd.DataFrame(
+        {
+            "time": [0.0, 0.0, 0.1, 0.2, 0.3, 0.5, 0.6],
+            "event": ["a", "d", "a", "x", "a", "d", "d"],
+            "flow": [7, 7, 7, 7, 1, 7, 1],
+            "seq": [0, 0, 1, 2, 0, 1, 0],
+            "ack": [0] * 7,
+        }
+    )
     t, d = b.packet_delays(pk, [7])
     assert list(t) == [0.0, 0.1]  # the dropped packet (seq 2) and flow 1 are left out
     assert d == pytest.approx([0.0, 0.4])

@@ -38,7 +38,9 @@ def test_queue_seen_counts_waiting_packets_before_each_arrival():
     assert seen[is_arr].tolist() == [0, 0, 1, 2, 1]  # the last saw packet 3 before its eviction
 
 
-@pytest.mark.parametrize("queue", [{"type": "randomdrop", "limit": 6}, {"type": "droptail", "limit": 6}])
+@pytest.mark.parametrize(
+    "queue", [{"type": "randomdrop", "limit": 6}, {"type": "droptail", "limit": 6}]
+)
 def test_queue_seen_matches_the_simulators_queue_trace(queue):
     """Rebuilt from the packet trace, the queue after each arrival equals the simulator's
     own queue trace sampled at every arrival (so evictions are classified right)."""
@@ -61,7 +63,11 @@ def test_queue_seen_matches_the_simulators_queue_trace(queue):
     after = np.cumsum(delta)
     idx = np.flatnonzero(is_arr)
     nxt = np.minimum(idx + 1, len(ev) - 1)
-    started = (ev[nxt] == "d") & (key[nxt] == key[idx]) & (pk["time"].to_numpy()[nxt] == pk["time"].to_numpy()[idx])
+    started = (
+        (ev[nxt] == "d")
+        & (key[nxt] == key[idx])
+        & (pk["time"].to_numpy()[nxt] == pk["time"].to_numpy()[idx])
+    )
     expected_after = np.where(acc[idx] & started, after[nxt], after[idx])
     assert expected_after.tolist() == qt["queue"].tolist()
     assert seen[is_arr].max() <= queue["limit"]
@@ -78,8 +84,15 @@ def test_drop_episodes():
 
 
 def test_interval_stats_counts_per_flow_and_utilization():
-    pk = pd.DataFrame({"time": [0.1, 0.1, 0.2, 0.3, 1.5], "event": ["a", "d", "x", "d", "d"],
-                       "flow": [0, 0, 1, 1, 1], "size": [1000] * 5, "seq": [1, 1, 2, 3, 4]})
+    pk = pd.DataFrame(
+        {
+            "time": [0.1, 0.1, 0.2, 0.3, 1.5],
+            "event": ["a", "d", "x", "d", "d"],
+            "flow": [0, 0, 1, 1, 1],
+            "size": [1000] * 5,
+            "seq": [1, 1, 2, 3, 4],
+        }
+    )
     pk["is_arrival"] = [True, False, True, False, False]
     pk["seen"] = [0, 0, 4, 0, 0]
     st = fm.interval_stats(pk, 8e6, 0.0, 1.0, 2)
@@ -113,8 +126,16 @@ def test_spearman_share_and_centroid():
 
 
 def test_periods_long_reshapes_wide_columns():
-    df = pd.DataFrame({"setting": ["a", "b"], "seed": [1, 2], "periods[0].drops": [1.0, 2.0],
-                       "periods[1].drops": [3.0, 4.0], "periods[0].dep4": [5.0, 6.0], "periods[1].dep4": [7.0, 8.0]})
+    df = pd.DataFrame(
+        {
+            "setting": ["a", "b"],
+            "seed": [1, 2],
+            "periods[0].drops": [1.0, 2.0],
+            "periods[1].drops": [3.0, 4.0],
+            "periods[0].dep4": [5.0, 6.0],
+            "periods[1].dep4": [7.0, 8.0],
+        }
+    )
     long = fm.periods_long(df, ["setting", "seed"])
     assert len(long) == 4
     row = long[(long["setting"] == "b") & (long["period"] == 1)].iloc[0]

@@ -15,12 +15,37 @@ PATH = {
     "warmup": "2s",
     "seed": 3,
     "link": [
-        {"a": "s1", "b": "r1", "rate": "100Mbps", "delay": "1ms", "queue": {"type": "droptail", "limit": 1000}},
-        {"a": "r1", "b": "k1", "rate": "10Mbps", "delay": "20ms",
-         "queue": {"type": "red", "limit": 200, "min_th": 5, "max_th": 15, "w_q": 0.002, "max_p": 0.1}},
+        {
+            "a": "s1",
+            "b": "r1",
+            "rate": "100Mbps",
+            "delay": "1ms",
+            "queue": {"type": "droptail", "limit": 1000},
+        },
+        {
+            "a": "r1",
+            "b": "k1",
+            "rate": "10Mbps",
+            "delay": "20ms",
+            "queue": {
+                "type": "red",
+                "limit": 200,
+                "min_th": 5,
+                "max_th": 15,
+                "w_q": 0.002,
+                "max_p": 0.1,
+            },
+        },
     ],
     "flow": [
-        {"type": "tcp", "src": "s1", "dst": "k1", "max_window": 200, "count": 3, "start": {"uniform": [0, 1]}},
+        {
+            "type": "tcp",
+            "src": "s1",
+            "dst": "k1",
+            "max_window": 200,
+            "count": 3,
+            "start": {"uniform": [0, 1]},
+        },
         {"type": "cbr", "src": "s1", "dst": "k1", "rate": "1Mbps"},
     ],
 }
@@ -56,8 +81,18 @@ def test_simulate_returns_dataframes_in_contract_shape():
     """simulate() gives the summary in the contract shape and DataFrames for flows and links."""
     res = simulate(Scenario(PATH), progress=False)
     s = res.summary
-    for key in ("utilization", "arrivals", "departures", "drops", "early_drops", "forced_drops", "marks",
-                "mean_queue", "mean_avg", "mean_delay"):
+    for key in (
+        "utilization",
+        "arrivals",
+        "departures",
+        "drops",
+        "early_drops",
+        "forced_drops",
+        "marks",
+        "mean_queue",
+        "mean_avg",
+        "mean_delay",
+    ):
         assert key in s["links"]["r1->k1"]
     for key in ("id", "src", "dst", "goodput_bps", "drops", "timeouts"):
         assert key in s["flows"][0]
@@ -113,7 +148,13 @@ def test_flow_without_route_is_rejected():
 def test_traces_and_to_dir_are_atomic(tmp_path):
     """Traces come back as DataFrames; to_dir writes summary.json and Parquet files."""
     d = Scenario(PATH).to_dict()
-    d["trace"] = {"queue": ["r1->k1"], "interval": "100ms", "cwnd": [0], "packets": ["r1->k1"], "pcap": ["r1->k1"]}
+    d["trace"] = {
+        "queue": ["r1->k1"],
+        "interval": "100ms",
+        "cwnd": [0],
+        "packets": ["r1->k1"],
+        "pcap": ["r1->k1"],
+    }
     res = simulate(d, progress=False)
     q = res.traces["queue"]
     assert list(q.columns) == ["time", "link", "queue", "avg"] and len(q) == 101
@@ -122,7 +163,13 @@ def test_traces_and_to_dir_are_atomic(tmp_path):
     assert set(ev["event"]) <= {"a", "d", "x", "m"}
     out = res.to_dir(tmp_path / "out")
     names = {p.name for p in out.iterdir()}
-    assert {"summary.json", "flows.parquet", "links.parquet", "trace_queue.parquet", "r1_to_k1.pcap"} <= names
+    assert {
+        "summary.json",
+        "flows.parquet",
+        "links.parquet",
+        "trace_queue.parquet",
+        "r1_to_k1.pcap",
+    } <= names
     pcap = (out / "r1_to_k1.pcap").read_bytes()
     assert pcap[:4] == bytes.fromhex("4d3cb2a1")  # nanosecond pcap, little endian
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
@@ -133,12 +180,26 @@ def test_two_threads_give_the_results_of_one():
     of one thread (but for the count of events and the wall time)."""
     from aqmlab import _native
 
-    d = dumbbell(8, duration="6s", warmup="1s", queue={"type": "red", "limit": 60, "min_th": 5, "max_th": 15,
-                                                        "w_q": 0.002, "max_p": 0.1, "gentle": True})
+    d = dumbbell(
+        8,
+        duration="6s",
+        warmup="1s",
+        queue={
+            "type": "red",
+            "limit": 60,
+            "min_th": 5,
+            "max_th": 15,
+            "w_q": 0.002,
+            "max_p": 0.1,
+            "gentle": True,
+        },
+    )
     one = simulate(d, progress=False).summary
     two = simulate({**d, "threads": 2}, progress=False).summary
     # (2 where the machine has a second core)
-    assert _native.Simulation({**d, "threads": 2}).threads == (2 if len(os.sched_getaffinity(0)) > 1 else 1)
+    assert _native.Simulation({**d, "threads": 2}).threads == (
+        2 if len(os.sched_getaffinity(0)) > 1 else 1
+    )
     assert _native.Simulation(d).threads == 1
     for s in (one, two):
         s.pop("wall_seconds")
@@ -174,12 +235,22 @@ def test_floyd1993_fig3_reference_run():
     import statistics
     from pathlib import Path
 
-    sc = Scenario.from_file(Path(__file__).resolve().parents[2] / "scenarios" / "floyd1993_fig3.toml")
+    sc = Scenario.from_file(
+        Path(__file__).resolve().parents[2] / "scenarios" / "floyd1993_fig3.toml"
+    )
     first, second = [], []
     for seed in range(1, 13):
         s = sc.replace(seed=seed)
-        first.append(simulate(s.replace(warmup="0s", duration="1s"), progress=False).summary["links"]["g5->n6"])
-        second.append(simulate(s.replace(warmup="1s", duration="2s"), progress=False).summary["links"]["g5->n6"])
+        first.append(
+            simulate(s.replace(warmup="0s", duration="1s"), progress=False).summary["links"][
+                "g5->n6"
+            ]
+        )
+        second.append(
+            simulate(s.replace(warmup="1s", duration="2s"), progress=False).summary["links"][
+                "g5->n6"
+            ]
+        )
     u1 = statistics.mean(l["utilization"] for l in first)
     u2 = statistics.mean(l["utilization"] for l in second)
     assert abs(u1 - 0.76) < 0.03, u1

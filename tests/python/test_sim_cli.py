@@ -38,8 +38,18 @@ def test_run_writes_summary_and_parquet(tmp_path, capsys):
     assert cli.main(["run", str(sc), "--out", str(out), "--no-progress"]) == 0
     s = json.loads((out / "summary.json").read_text())
     link = s["links"]["r->k"]
-    for key in ("utilization", "arrivals", "departures", "drops", "early_drops", "forced_drops", "marks",
-                "mean_queue", "mean_avg", "mean_delay"):
+    for key in (
+        "utilization",
+        "arrivals",
+        "departures",
+        "drops",
+        "early_drops",
+        "forced_drops",
+        "marks",
+        "mean_queue",
+        "mean_avg",
+        "mean_delay",
+    ):
         assert key in link
     assert {"id", "src", "dst", "goodput_bps", "drops", "timeouts"} <= set(s["flows"][0])
     assert "events" in s and "wall_seconds" in s
@@ -62,7 +72,9 @@ def test_run_invalid_scenario_exits_nonzero_and_writes_nothing(tmp_path, capsys)
 
 def test_bench_prints_rates(capsys):
     """aqmlab bench prints events/s and bottleneck packets per second."""
-    assert cli.main(["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10", "--json"]) == 0
+    assert (
+        cli.main(["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10", "--json"]) == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["case"] == "15mbps" and rows[0]["events_per_s"] > 0
     assert rows[0]["bottleneck_packets_per_s"] > 0
@@ -86,7 +98,10 @@ def test_a_reader_that_went_away_ends_the_command_quietly():
     try:
         p = subprocess.run(
             [sys.executable, "-m", "aqmlab", "reproduce", "--list"],
-            stdout=w, stderr=subprocess.PIPE, text=True, timeout=120,
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
         )
     finally:
         os.close(w)

@@ -16,10 +16,11 @@ import pandas as pd
 import pytest
 
 # dask[distributed] runs the points; pyproject.toml must list it (until then, skip rather than break the suite)
-pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed: pip install 'dask[distributed]'")
+pytest.importorskip(
+    "dask.distributed", reason="dask[distributed] is not installed: pip install 'dask[distributed]'"
+)
 
-from aqmlab.sweeps import SweepMismatch, load, load_spec, plot, sweep
-from aqmlab.sweeps import store
+from aqmlab.sweeps import SweepMismatch, load, load_spec, plot, store, sweep
 from aqmlab.sweeps.testing import example_spec, to_toml
 
 LOG_ENV = "AQMLAB_SWEEP_TEST_LOG"
@@ -32,7 +33,9 @@ def _comparable(df: pd.DataFrame) -> pd.DataFrame:
 def _logged_ids(spec, log: Path):
     """Point ids computed according to the test runner's log (one canonical scenario JSON a line)."""
     s = load_spec(spec)
-    by_scenario = {json.dumps(s.scenario(p), sort_keys=True, separators=(",", ":")): p.id for p in s.points}
+    by_scenario = {
+        json.dumps(s.scenario(p), sort_keys=True, separators=(",", ":")): p.id for p in s.points
+    }
     if not log.exists():
         return []
     return [by_scenario[line] for line in log.read_text().splitlines() if line]
@@ -54,7 +57,9 @@ def threads():
     reference runs and bookkeeping tests; the tests of parallel processes use the default path."""
     from dask.distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         with Client(cluster) as client:
             yield client
 
@@ -72,8 +77,12 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_dataset(tmp_path, th
     out = tmp_path / "out"
     log1, log2 = tmp_path / "run1.log", tmp_path / "run2.log"
     env = dict(os.environ, **{LOG_ENV: str(log1)})
-    proc = subprocess.Popen(_cli("sweep", str(f), "--out", str(out), "--jobs", "2", "--no-progress"), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        _cli("sweep", str(f), "--out", str(out), "--jobs", "2", "--no-progress"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while len(store.finished(out)) < 5:
         assert proc.poll() is None, proc.communicate()
@@ -86,12 +95,19 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_dataset(tmp_path, th
     assert 5 <= len(done_before) < n, "the kill should land midway"
 
     env[LOG_ENV] = str(log2)
-    r = subprocess.run(_cli("sweep", str(f), "--out", str(out), "--jobs", "2", "--no-progress"), env=env,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        _cli("sweep", str(f), "--out", str(out), "--jobs", "2", "--no-progress"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     second = _logged_ids(spec, log2)
     assert not set(second) & done_before, "a point finished before the kill was computed again"
-    assert sorted(second) == sorted({p.id for p in load_spec(spec).points} - done_before)  # each missing one once
+    assert sorted(second) == sorted(
+        {p.id for p in load_spec(spec).points} - done_before
+    )  # each missing one once
     pd.testing.assert_frame_equal(_comparable(load(out)), _comparable(ref))
     assert not list((out / "points").glob(".tmp-*"))
 
@@ -103,9 +119,17 @@ def test_dask_cluster_over_tcp_gives_the_same_rows_as_local(tmp_path):
 
     spec = example_spec(sleep=0.0)
     local = sweep(spec, out=tmp_path / "local", jobs=2, progress=False, start_method=FORK)
-    with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):  # spawning takes seconds here
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
-                               host="127.0.0.1", dashboard_address=None)
+    with dask.config.set(
+        {"distributed.worker.multiprocessing-method": "fork"}
+    ):  # spawning takes seconds here
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            protocol="tcp",
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
     with cluster:
         addr = cluster.scheduler_address
         assert addr.startswith("tcp://127.0.0.1:")
@@ -152,7 +176,9 @@ def test_invalid_axis_path_rejected_before_anything_runs(tmp_path):
     assert not out.exists()
     f = tmp_path / "bad.toml"
     f.write_text(to_toml(spec))
-    r = subprocess.run(_cli("sweep", str(f), "--out", str(out)), capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        _cli("sweep", str(f), "--out", str(out)), capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 2
     assert "axis 'link[7].queue_ab.max_p': link has 1 entry" in r.stderr
     assert not out.exists()
@@ -167,7 +193,11 @@ def test_changed_spec_is_refused_or_handled_explicitly(tmp_path, threads):
     with pytest.raises(SweepMismatch, match="holds a different sweep"):
         sweep(b, out=out, scheduler=threads, progress=False)
     df = sweep(b, out=out, scheduler=threads, progress=False, extend=True)
-    assert df.attrs["sweep"]["computed"] == 1 and list(df["link[0].queue.max_p"]) == [0.02, 0.05, 0.1]
+    assert df.attrs["sweep"]["computed"] == 1 and list(df["link[0].queue.max_p"]) == [
+        0.02,
+        0.05,
+        0.1,
+    ]
     c = example_spec(max_p=(0.02,), counts=(1,), replications=1)
     c["base"]["duration"] = 99  # the base scenario changed: --extend is not enough
     with pytest.raises(SweepMismatch, match="different base scenario"):
@@ -185,12 +215,25 @@ def test_plot_and_cli_plot_sweep(tmp_path, threads):
     matplotlib.use("Agg")
     out = tmp_path / "out"
     df = sweep(example_spec(), out=out, scheduler=threads, progress=False)
-    fig = plot(df, x="mean_queue", y="utilization", hue="flow[0].count", connect="link[0].queue.max_p")
+    fig = plot(
+        df, x="mean_queue", y="utilization", hue="flow[0].count", connect="link[0].queue.max_p"
+    )
     assert len(fig.axes[0].lines) >= 3
     from aqmlab.sweeps.cli import main
 
-    rc = main(["plot-sweep", str(out), "--x", "link[0].queue.max_p", "--y", "utilization",
-               "--hue", "flow[0].count", "--logx"])
+    rc = main(
+        [
+            "plot-sweep",
+            str(out),
+            "--x",
+            "link[0].queue.max_p",
+            "--y",
+            "utilization",
+            "--hue",
+            "flow[0].count",
+            "--logx",
+        ]
+    )
     assert rc == 0
     assert (out / "plot.png").stat().st_size > 1000
 
@@ -199,7 +242,13 @@ def test_python_api_without_out_returns_the_rows(threads):
     """sweep(dict) without out runs in a temporary dataset and returns the rows in point order."""
     df = sweep(example_spec(counts=(1,), replications=1), scheduler=threads, progress=False)
     assert list(df["point"]) == [0, 1, 2, 3]
-    assert list(df.columns[:5]) == ["point", "point_id", "link[0].queue.max_p", "flow[0].count", "seed"]
+    assert list(df.columns[:5]) == [
+        "point",
+        "point_id",
+        "link[0].queue.max_p",
+        "flow[0].count",
+        "seed",
+    ]
     assert list(df.columns[-2:]) == ["wall_time", "error"]
     assert df["link[0].queue.max_p"].tolist() == [0.02, 0.05, 0.1, 0.2] and df["seed"].eq(5).all()
 
@@ -227,9 +276,13 @@ def test_short_points_are_grouped_and_a_crash_in_a_group_blames_one_point(tmp_pa
     assert grouped.attrs["sweep"]["max_batch"] > 1
     assert single.attrs["sweep"]["max_batch"] == 1
     ok = grouped["error"].isna()
-    assert (~ok).sum() == 1 and grouped.loc[~ok, "flow[0].count"].eq(14).all(), grouped.loc[~ok, ["point", "flow[0].count", "link[0].queue.max_p", "error"]].to_string()
+    assert (~ok).sum() == 1 and grouped.loc[~ok, "flow[0].count"].eq(14).all(), grouped.loc[
+        ~ok, ["point", "flow[0].count", "link[0].queue.max_p", "error"]
+    ].to_string()
     assert grouped.loc[~ok, "error"].str.startswith("KilledWorker").all()
-    pd.testing.assert_frame_equal(_comparable(grouped[ok]), _comparable(single[single["error"].isna()]))
+    pd.testing.assert_frame_equal(
+        _comparable(grouped[ok]), _comparable(single[single["error"].isna()])
+    )
 
 
 def test_batch_must_be_positive():

@@ -6,18 +6,35 @@ import pandas as pd
 import pytest
 
 # dask[distributed] runs the points; pyproject.toml must list it (until then, skip rather than break the suite)
-pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed: pip install 'dask[distributed]'")
+pytest.importorskip(
+    "dask.distributed", reason="dask[distributed] is not installed: pip install 'dask[distributed]'"
+)
 
 from aqmlab.sweeps import load, sweep
 
 sim = pytest.importorskip("aqmlab.sim")
 
 BASE = {
-    "duration": "4s", "warmup": "1s", "seed": 1, "bottleneck": "r1->r2",
+    "duration": "4s",
+    "warmup": "1s",
+    "seed": 1,
+    "bottleneck": "r1->r2",
     "link": [
-        {"a": "r1", "b": "r2", "rate": "10Mbps", "delay": "10ms",
-         "queue_ab": {"type": "red", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.1, "gentle": True},
-         "queue_ba": {"type": "droptail", "limit": 100}},
+        {
+            "a": "r1",
+            "b": "r2",
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue_ab": {
+                "type": "red",
+                "limit": 100,
+                "min_th": 5,
+                "max_th": 15,
+                "max_p": 0.1,
+                "gentle": True,
+            },
+            "queue_ba": {"type": "droptail", "limit": 100},
+        },
         {"a": "s", "b": "r1", "rate": "100Mbps", "delay": "5ms"},
         {"a": "r2", "b": "k", "rate": "100Mbps", "delay": "5ms"},
     ],
@@ -26,8 +43,11 @@ BASE = {
 
 
 def _spec(**kw):
-    d = {"base": BASE, "axes": {"link[0].queue_ab.max_p": [0.02, 0.2], "flow[0].count": [2, 8]},
-         "replications": 2}
+    d = {
+        "base": BASE,
+        "axes": {"link[0].queue_ab.max_p": [0.02, 0.2], "flow[0].count": [2, 8]},
+        "replications": 2,
+    }
     d.update(kw)
     return d
 
@@ -36,15 +56,22 @@ def test_simulator_sweep_local_matches_an_in_process_cluster(tmp_path):
     """The simulator swept on local processes gives plausible, seed-dependent metrics, identical on a rerun elsewhere."""
     from dask.distributed import Client, LocalCluster
 
-    fork = "fork" if sys.platform.startswith("linux") else None  # spawning workers takes seconds here
+    fork = (
+        "fork" if sys.platform.startswith("linux") else None
+    )  # spawning workers takes seconds here
     df = sweep(_spec(), out=tmp_path / "a", jobs=2, progress=False, start_method=fork)
     assert len(df) == 8 and df["error"].isna().all()
     u = df["links.r1->r2.utilization"]
     assert ((u > 0.3) & (u <= 1.0)).all()
-    assert "flows.goodput_bps.sum" in df and "flows.goodput_bps.jain" in df  # the default metric set
+    assert (
+        "flows.goodput_bps.sum" in df and "flows.goodput_bps.jain" in df
+    )  # the default metric set
     busy = df[df["flow[0].count"] == 8]  # with 8 flows the queue builds up: replications differ
     assert busy.groupby("link[0].queue_ab.max_p")["links.r1->r2.mean_queue"].nunique().min() == 2
-    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as c, Client(c) as client:
+    with (
+        LocalCluster(n_workers=1, processes=False, dashboard_address=None) as c,
+        Client(c) as client,
+    ):
         again = sweep(_spec(), out=tmp_path / "b", scheduler=client, progress=False)
     pd.testing.assert_frame_equal(df.drop(columns=["wall_time"]), again.drop(columns=["wall_time"]))
     pd.testing.assert_frame_equal(load(tmp_path / "a"), df)
@@ -53,7 +80,9 @@ def test_simulator_sweep_local_matches_an_in_process_cluster(tmp_path):
 def test_invalid_values_are_rejected_by_the_simulator_before_running(tmp_path):
     """A value the simulator refuses (or a misspelt new key) is rejected before anything runs, naming the field."""
     with pytest.raises(ValueError, match=r"link\[0\]\.queue_ab\.max_p = 2 is invalid"):
-        sweep(_spec(axes={"link[0].queue_ab.max_p": [0.1, 2.0]}), out=tmp_path / "x", progress=False)
+        sweep(
+            _spec(axes={"link[0].queue_ab.max_p": [0.1, 2.0]}), out=tmp_path / "x", progress=False
+        )
     with pytest.raises(ValueError, match=r"flow\[0\]\.cont: unknown field"):
         sweep(_spec(axes={"flow[0].cont": [1, 2]}), out=tmp_path / "y", progress=False)
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

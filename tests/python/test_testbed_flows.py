@@ -13,16 +13,27 @@ LINK = "r1->r2"
 
 def test_one_tcp_flow_fills_the_link(tmp_path):
     """One Reno flow through a 10 Mb/s, 20 ms gateway reaches more than 90% utilization."""
-    s = run_testbed(dumbbell({"type": "droptail", "limit": 100}, tcp_flows(1), duration=8, warmup=2),
-                    tmp_path, prediction=False)
+    s = run_testbed(
+        dumbbell({"type": "droptail", "limit": 100}, tcp_flows(1), duration=8, warmup=2),
+        tmp_path,
+        prediction=False,
+    )
     assert s["links"][LINK]["utilization"] > 0.90
     assert s["flows"][0]["goodput_bps"] > 0.85 * 10e6
 
 
 def test_red_holds_the_queue_between_the_thresholds(tmp_path):
     """With RED (min_th 5, max_th 15) and 4 Reno flows the mean queue sits between the thresholds, with early drops and rare forced drops."""
-    s = run_testbed(dumbbell({"type": "red", "limit": 100, "min_th": 5, "max_th": 15}, tcp_flows(4),
-                             duration=12, warmup=4), tmp_path, prediction=False)
+    s = run_testbed(
+        dumbbell(
+            {"type": "red", "limit": 100, "min_th": 5, "max_th": 15},
+            tcp_flows(4),
+            duration=12,
+            warmup=4,
+        ),
+        tmp_path,
+        prediction=False,
+    )
     l = s["links"][LINK]
     assert 5 <= l["mean_queue"] <= 15, l
     assert 5 <= l["mean_avg"] <= 15, l
@@ -34,7 +45,9 @@ def test_red_holds_the_queue_between_the_thresholds(tmp_path):
 def test_ecn_tcp_sees_ce_marks_and_no_early_drops(tmp_path):
     """ECN-capable TCP through RED with ecn on receives CE marks (counted at the receiver) and loses no packet below max_th."""
     q = {"type": "red", "limit": 100, "min_th": 5, "max_th": 15, "ecn": True}
-    s = run_testbed(dumbbell(q, tcp_flows(4, ecn=True), duration=8, warmup=2), tmp_path, prediction=False)
+    s = run_testbed(
+        dumbbell(q, tcp_flows(4, ecn=True), duration=8, warmup=2), tmp_path, prediction=False
+    )
     l = s["links"][LINK]
     ce = s["testbed"]["ce_received"]["b"]
     assert l["marks"] > 0
@@ -51,8 +64,13 @@ def test_ecn_tcp_sees_ce_marks_and_no_early_drops(tmp_path):
 def test_red_does_not_hold_a_udp_flood(tmp_path):
     """A UDP flood at twice the link rate takes nearly all of a RED link from a TCP flow."""
     flows = [{"type": "cbr", "rate": "20Mbps", "packet_size": 1000, "start": 0.5}] + tcp_flows(1)
-    s = run_testbed(dumbbell({"type": "red", "limit": 100, "min_th": 5, "max_th": 15}, flows, duration=8, warmup=3),
-                    tmp_path, prediction=False)
+    s = run_testbed(
+        dumbbell(
+            {"type": "red", "limit": 100, "min_th": 5, "max_th": 15}, flows, duration=8, warmup=3
+        ),
+        tmp_path,
+        prediction=False,
+    )
     udp, tcp = s["flows"][0]["goodput_bps"], s["flows"][1]["goodput_bps"]
     assert udp > 0.8 * 10e6
     assert tcp < 0.15 * 10e6

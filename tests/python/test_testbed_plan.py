@@ -27,7 +27,9 @@ def test_variants_map_to_kernel_reno():
         assert KERNEL_CC[v] == "reno"
         pl = plan(dumbbell(RED, [{"type": "tcp", "variant": v}]))
         assert pl.flows[0].kernel_cc == "reno"
-    assert any("tahoe" in n for n in plan(dumbbell(RED, [{"type": "tcp", "variant": "tahoe"}])).notes)
+    assert any(
+        "tahoe" in n for n in plan(dumbbell(RED, [{"type": "tcp", "variant": "tahoe"}])).notes
+    )
 
 
 def test_count_and_uniform_start_expand_reproducibly():
@@ -45,12 +47,20 @@ def test_cbr_flow_becomes_udp_at_its_rate():
     f = pl.flows[0]
     args = _iperf_client_args(pl, f, 5201)
     assert f.kind == "udp" and f.rate_bps == 20e6
-    assert "-u" in args and args[args.index("-b") + 1] == "20000000" and args[args.index("-l") + 1] == "972"
+    assert (
+        "-u" in args
+        and args[args.index("-b") + 1] == "20000000"
+        and args[args.index("-l") + 1] == "972"
+    )
 
 
 def test_tcp_client_arguments():
     """TCP flows name the congestion control and the MSS for the packet size; max_window clamps the receive window."""
-    pl = plan(dumbbell(RED, [{"type": "tcp", "variant": "newreno", "packet_size": 1000, "max_window": 20}]))
+    pl = plan(
+        dumbbell(
+            RED, [{"type": "tcp", "variant": "newreno", "packet_size": 1000, "max_window": 20}]
+        )
+    )
     args = _iperf_client_args(pl, pl.flows[0], 5201)
     assert args[args.index("-C") + 1] == "reno"
     assert args[args.index("-M") + 1] == "960"
@@ -77,14 +87,17 @@ def test_gateway_arguments_carry_the_queues():
     assert args[args.index("--duration") + 1] == "8.0" and args[args.index("--warmup") + 1] == "2.0"
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda sc: sc["flow"][0].update(type="web"), "flow[0].type"),
-    (lambda sc: sc["flow"][0].update(dst="nowhere"), "flow[0].dst"),
-    (lambda sc: sc["link"][1].update(rate="10 parsecs"), "link[1].rate"),
-    (lambda sc: sc["flow"][0].update(variant="vegas"), "flow[0].variant"),
-    (lambda sc: sc.pop("duration"), "duration"),
-    (lambda sc: sc["flow"][0].update(src="k1"), "flow[0]"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda sc: sc["flow"][0].update(type="web"), "flow[0].type"),
+        (lambda sc: sc["flow"][0].update(dst="nowhere"), "flow[0].dst"),
+        (lambda sc: sc["link"][1].update(rate="10 parsecs"), "link[1].rate"),
+        (lambda sc: sc["flow"][0].update(variant="vegas"), "flow[0].variant"),
+        (lambda sc: sc.pop("duration"), "duration"),
+        (lambda sc: sc["flow"][0].update(src="k1"), "flow[0]"),
+    ],
+)
 def test_errors_name_the_field(mutate, field):
     """An unusable scenario is refused with the path of the offending field."""
     sc = dumbbell(RED, tcp_flows(1))
@@ -104,7 +117,9 @@ def test_not_a_dumbbell_is_refused():
 
 def test_toml_round_trip(tmp_path):
     """A scenario dict written as TOML reads back the same."""
-    sc = dumbbell(RED, tcp_flows(2) + [{"type": "cbr", "rate": "1Mbps", "start": {"uniform": [0, 1]}}])
+    sc = dumbbell(
+        RED, tcp_flows(2) + [{"type": "cbr", "rate": "1Mbps", "start": {"uniform": [0, 1]}}]
+    )
     p = tmp_path / "s.toml"
     p.write_text(dumps(sc))
     assert load(p) == sc
@@ -112,7 +127,11 @@ def test_toml_round_trip(tmp_path):
 
 def test_goodput_counts_only_the_window():
     """Goodput prorates the receiver's intervals to [warmup, duration]."""
-    server = {"intervals": [{"sum": {"start": i * 0.5, "end": (i + 1) * 0.5, "bytes": 625_000}} for i in range(20)]}
+    server = {
+        "intervals": [
+            {"sum": {"start": i * 0.5, "end": (i + 1) * 0.5, "bytes": 625_000}} for i in range(20)
+        ]
+    }
     # 10 Mb/s for 10 s starting at t = 1; window [2, 8]
     assert _goodput(server, None, 1.0, 2.0, 8.0) == pytest.approx(10e6)
     assert _goodput(server, None, 5.0, 2.0, 8.0) == pytest.approx(10e6 * 3 / 6)

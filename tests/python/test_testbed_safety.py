@@ -17,7 +17,14 @@ from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
 _why = skip_reason()
 needs_root = pytest.mark.skipif(_why is not None, reason=_why or "")
 
-GW_ARGS = ["--rate", "10Mbps", "--delay", "20ms", "--queue", '{"type":"red","limit":100,"min_th":5,"max_th":15}']
+GW_ARGS = [
+    "--rate",
+    "10Mbps",
+    "--delay",
+    "20ms",
+    "--queue",
+    '{"type":"red","limit":100,"min_th":5,"max_th":15}',
+]
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -56,7 +63,12 @@ def test_arp_and_ipv6_neighbour_discovery_cross_the_gateway(tmp_path):
         for i, addr in enumerate(("10.199.2.1", "fd00:199::2:1")):
             tb.spawn("b", ["iperf3", "-s", "-1", "-B", addr, "-p", str(5301 + i)])
             time.sleep(0.3)
-            r = netns.sh(["iperf3", "-c", addr, "-p", str(5301 + i), "-n", "200K"], ns=tb.ns["a"], check=False, timeout=30)
+            r = netns.sh(
+                ["iperf3", "-c", addr, "-p", str(5301 + i), "-n", "200K"],
+                ns=tb.ns["a"],
+                check=False,
+                timeout=30,
+            )
             assert r.returncode == 0, r.stdout + r.stderr
         stats = tb.stop_gateway()
     g = stats["gateway"]
@@ -67,7 +79,9 @@ def test_arp_and_ipv6_neighbour_discovery_cross_the_gateway(tmp_path):
 def _iperf(tb, out: Path, seconds: int) -> float:
     tb.spawn("b", ["iperf3", "-s", "-1", "-B", "10.199.2.1"])
     time.sleep(0.3)
-    c = tb.spawn("a", ["iperf3", "-c", "10.199.2.1", "-t", str(seconds), "-J", "-C", "reno"], stdout=out)
+    c = tb.spawn(
+        "a", ["iperf3", "-c", "10.199.2.1", "-t", str(seconds), "-J", "-C", "reno"], stdout=out
+    )
     c.wait(seconds + 20)
     return json.loads(out.read_text())["end"]["sum_received"]["bits_per_second"]
 
@@ -76,8 +90,11 @@ def _iperf(tb, out: Path, seconds: int) -> float:
 def test_garbage_flood_does_not_stop_forwarding(tmp_path):
     """A flood of random frames (runts, non-IP, broken IP headers) is counted and dropped while TCP keeps flowing."""
     with Testbed(tmp_path, GW_ARGS, {"a": 1, "b": 1}) as tb:
-        junk = tb.spawn("a", [tb.gateway_bin, "blast", "--iface", "eth0", "--garbage", "--seconds", "6"],
-                        stdout=tmp_path / "blast.json")
+        junk = tb.spawn(
+            "a",
+            [tb.gateway_bin, "blast", "--iface", "eth0", "--garbage", "--seconds", "6"],
+            stdout=tmp_path / "blast.json",
+        )
         goodput = _iperf(tb, tmp_path / "client.json", 5)
         junk.wait(20)
         stats = tb.stop_gateway()
@@ -93,8 +110,22 @@ def test_garbage_flood_does_not_stop_forwarding(tmp_path):
 def test_memory_stays_bounded_under_a_flood(tmp_path):
     """A UDP flood far above the line rate leaves the queue at its limit and the gateway's memory small."""
     with Testbed(tmp_path, GW_ARGS, {"a": 1, "b": 1}) as tb:
-        flood = tb.spawn("a", [tb.gateway_bin, "blast", "--iface", "eth0", "--size", "1500", "--flows", "64",
-                               "--seconds", "5"], stdout=tmp_path / "blast.json")
+        flood = tb.spawn(
+            "a",
+            [
+                tb.gateway_bin,
+                "blast",
+                "--iface",
+                "eth0",
+                "--size",
+                "1500",
+                "--flows",
+                "64",
+                "--seconds",
+                "5",
+            ],
+            stdout=tmp_path / "blast.json",
+        )
         rss = []
         while flood.poll() is None:
             with open(f"/proc/{tb.gw.pid}/status") as f:
@@ -107,11 +138,28 @@ def test_memory_stays_bounded_under_a_flood(tmp_path):
 
 
 def _start_run(tmp_path: Path) -> subprocess.Popen:
-    sc = dumbbell({"type": "red", "limit": 100, "min_th": 5, "max_th": 15}, tcp_flows(1), duration=20, warmup=1)
+    sc = dumbbell(
+        {"type": "red", "limit": 100, "min_th": 5, "max_th": 15},
+        tcp_flows(1),
+        duration=20,
+        warmup=1,
+    )
     path = tmp_path / "sc.toml"
     path.write_text(dumps(sc))
-    p = subprocess.Popen([sys.executable, "-m", "aqmlab.testbed", str(path), "--out", str(tmp_path / "out"),
-                          "--no-prediction"], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "aqmlab.testbed",
+            str(path),
+            "--out",
+            str(tmp_path / "out"),
+            "--no-prediction",
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     ready = tmp_path / "out" / "gateway.ready"
     deadline = time.monotonic() + 60
     while not ready.exists():
@@ -142,7 +190,12 @@ def test_a_second_run_cleans_up_after_a_killed_first_run(tmp_path):
     p.kill()
     p.wait()
     assert len(owned_namespaces(p.pid)) == 3, "the killed run left its namespaces"
-    r = subprocess.run([sys.executable, "-m", "aqmlab.testbed", "--cleanup"], env=_env(), capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab.testbed", "--cleanup"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert owned_namespaces(p.pid) == []
     time.sleep(0.2)

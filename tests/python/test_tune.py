@@ -79,7 +79,9 @@ def test_eq3_conflict_on_a_slow_link():
     codes = {w["code"] for w in rec["warnings"]}
     assert "eq3_vs_auto_w_q" in codes
     assert rec["red"]["parameters"]["w_q"]["value"] == pytest.approx(analysis.red_max_w_q(5, 50))
-    assert rec["adaptive_red"]["parameters"]["w_q"]["value"] > rec["red"]["parameters"]["w_q"]["value"]
+    assert (
+        rec["adaptive_red"]["parameters"]["w_q"]["value"] > rec["red"]["parameters"]["w_q"]["value"]
+    )
 
 
 def test_time_constant_warning_when_rtt_is_long():
@@ -100,13 +102,19 @@ def test_trace_gives_zheng_bounds(tmp_path, capsys):
     i = np.arange(1, 3001)
     q = (14 - np.abs((i % 28) - 14)) * np.where(i % 2 == 1, 5.0, 20.0)
     path = tmp_path / "trace_queue.parquet"
-    pd.DataFrame({"time": i * 1e-3, "link": "r1->r2", "queue": q, "avg": 0.0}).to_parquet(path, index=False)
-    code, out, _ = run_cli(["--rate", "10Mbps", "--rtt", "50ms", "--trace", str(path), "--json"], capsys)
+    pd.DataFrame({"time": i * 1e-3, "link": "r1->r2", "queue": q, "avg": 0.0}).to_parquet(
+        path, index=False
+    )
+    code, out, _ = run_cli(
+        ["--rate", "10Mbps", "--rtt", "50ms", "--trace", str(path), "--json"], capsys
+    )
     assert code == 0
     rec = json.loads(out)
     z = rec["zheng"]
     assert z["available"] and 0 <= z["lower"] < 1 and 0 < z["upper"] < 1
-    assert any(w["code"].startswith("zheng_") for w in rec["warnings"])  # infeasible, or w_q outside the range
+    assert any(
+        w["code"].startswith("zheng_") for w in rec["warnings"]
+    )  # infeasible, or w_q outside the range
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,13 @@ pub struct AredAdaptation {
 
 impl Default for AredAdaptation {
     fn default() -> Self {
-        AredAdaptation { interval: Duration::from_millis(500), alpha: None, beta: 0.9, max_p_min: 0.01, max_p_max: 0.5 }
+        AredAdaptation {
+            interval: Duration::from_millis(500),
+            alpha: None,
+            beta: 0.9,
+            max_p_min: 0.01,
+            max_p_max: 0.5,
+        }
     }
 }
 
@@ -74,7 +80,11 @@ impl AredAdaptation {
         check::unit_open_closed("max_p_min", self.max_p_min)?;
         check::unit_open_closed("max_p_max", self.max_p_max)?;
         if self.max_p_min > self.max_p_max {
-            return Err(AqmError::invalid("max_p_min", self.max_p_min, format!("<= max_p_max ({})", self.max_p_max)));
+            return Err(AqmError::invalid(
+                "max_p_min",
+                self.max_p_min,
+                format!("<= max_p_max ({})", self.max_p_max),
+            ));
         }
         if initial_max_p < self.max_p_min || initial_max_p > self.max_p_max {
             return Err(AqmError::invalid(

@@ -28,7 +28,11 @@ pub struct Limit {
 impl Limit {
     pub fn new(packets: Option<u64>, bytes: Option<u64>) -> Result<Limit> {
         if packets.is_none() && bytes.is_none() {
-            return Err(AqmError::invalid("limit", "none", "a buffer size: limit (packets) >= 1 or limit_bytes >= 1"));
+            return Err(AqmError::invalid(
+                "limit",
+                "none",
+                "a buffer size: limit (packets) >= 1 or limit_bytes >= 1",
+            ));
         }
         let packets = match packets {
             Some(p) => {
@@ -110,7 +114,11 @@ impl MarkMethod {
             "uniform" => Ok(MarkMethod::Uniform),
             "geometric" => Ok(MarkMethod::Geometric),
             "ns2_wait" => Ok(MarkMethod::Ns2Wait),
-            _ => Err(AqmError::invalid("mark_method", format!("{s:?}"), "one of \"uniform\", \"geometric\", \"ns2_wait\"")),
+            _ => Err(AqmError::invalid(
+                "mark_method",
+                format!("{s:?}"),
+                "one of \"uniform\", \"geometric\", \"ns2_wait\"",
+            )),
         }
     }
 
@@ -123,7 +131,11 @@ impl MarkMethod {
         let p = match self {
             MarkMethod::Geometric => p_b,
             MarkMethod::Uniform => {
-                if cp < 1.0 { p_b / (1.0 - cp) } else { 1.0 }
+                if cp < 1.0 {
+                    p_b / (1.0 - cp)
+                } else {
+                    1.0
+                }
             }
             MarkMethod::Ns2Wait => {
                 if cp < 1.0 {

@@ -439,7 +439,10 @@ impl QueueConfig {
     /// holds them without the `type` key. Unlike deserializing the tagged enum, this
     /// keeps the deserializer's position, so a tool such as `serde_path_to_error` can
     /// name the offending field.
-    pub fn deserialize_kind<'de, D: serde::Deserializer<'de>>(kind: &str, de: D) -> std::result::Result<QueueConfig, D::Error> {
+    pub fn deserialize_kind<'de, D: serde::Deserializer<'de>>(
+        kind: &str,
+        de: D,
+    ) -> std::result::Result<QueueConfig, D::Error> {
         use serde::de::Error;
         Ok(match kind {
             "droptail" => QueueConfig::DropTail(DropTailConfig::deserialize(de)?),
@@ -480,8 +483,13 @@ impl QueueConfig {
     /// callers add theirs with [`AqmError::at`]).
     pub fn build(&self, ctx: &BuildContext) -> Result<AnyAqm> {
         Ok(match self {
-            QueueConfig::DropTail(c) => AnyAqm::DropTail(DropTail::new(limit_of(c.limit, c.limit_bytes)?, c.drop_front)),
-            QueueConfig::RandomDrop(c) => AnyAqm::RandomDrop(RandomDrop::new(limit_of(c.limit, c.limit_bytes)?, seed(c.seed, ctx))),
+            QueueConfig::DropTail(c) => {
+                AnyAqm::DropTail(DropTail::new(limit_of(c.limit, c.limit_bytes)?, c.drop_front))
+            }
+            QueueConfig::RandomDrop(c) => AnyAqm::RandomDrop(RandomDrop::new(
+                limit_of(c.limit, c.limit_bytes)?,
+                seed(c.seed, ctx),
+            )),
             QueueConfig::Red(c) => {
                 let rate = link_rate(&c.link_rate_bps, ctx)?;
                 check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
@@ -491,7 +499,8 @@ impl QueueConfig {
             QueueConfig::Ared(c) => {
                 let rate = link_rate(&c.link_rate_bps, ctx)?;
                 check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
-                let target_delay = check::positive("target_delay", c.target_delay.secs("target_delay")?)?;
+                let target_delay =
+                    check::positive("target_delay", c.target_delay.secs("target_delay")?)?;
                 let unit = if c.queue_in_bytes { c.mean_pkt_size as f64 } else { 1.0 };
                 let min_th = match c.min_th {
                     Some(v) => v,
@@ -515,7 +524,11 @@ impl QueueConfig {
                 check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
                 let params = red_params(red_common!(c, c.min_th, c.max_th, c.w_q, rate))?;
                 let adaptation = FengAdaptation { alpha: c.feng_alpha, beta: c.feng_beta };
-                AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed(c.seed, ctx))?)
+                AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(
+                    params,
+                    adaptation,
+                    seed(c.seed, ctx),
+                )?)
             }
             QueueConfig::Fred(c) => {
                 let rate = link_rate(&c.link_rate_bps, ctx)?;

@@ -46,7 +46,11 @@ impl RandomDrop {
             return Verdict::Enqueue;
         }
         let k = self.rng.random_range(0..=backlog.packets);
-        if k == backlog.packets { Verdict::Drop(DropReason::Overflow) } else { Verdict::Evict { victim: k } }
+        if k == backlog.packets {
+            Verdict::Drop(DropReason::Overflow)
+        } else {
+            Verdict::Evict { victim: k }
+        }
     }
 
     /// A further victim among `backlog.packets` queued packets (byte limits may need several).

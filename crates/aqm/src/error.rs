@@ -22,7 +22,11 @@ pub enum AqmError {
 
 impl AqmError {
     pub fn invalid(param: &str, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
-        AqmError::InvalidParam { param: param.to_string(), value: value.to_string(), allowed: allowed.into() }
+        AqmError::InvalidParam {
+            param: param.to_string(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
     }
     /// The parameter this error is about, if any.
     pub fn param(&self) -> Option<&str> {

@@ -41,14 +41,22 @@ pub struct FengAdaptiveRed {
 }
 
 impl FengAdaptiveRed {
-    pub fn new(params: RedParams, adaptation: FengAdaptation, seed: u64) -> Result<FengAdaptiveRed> {
+    pub fn new(
+        params: RedParams,
+        adaptation: FengAdaptation,
+        seed: u64,
+    ) -> Result<FengAdaptiveRed> {
         if !(adaptation.alpha > 1.0 && adaptation.alpha.is_finite()) {
             return Err(AqmError::invalid("feng_alpha", adaptation.alpha, "> 1"));
         }
         if !(adaptation.beta > 1.0 && adaptation.beta.is_finite()) {
             return Err(AqmError::invalid("feng_beta", adaptation.beta, "> 1"));
         }
-        Ok(FengAdaptiveRed { core: RedCore::new(params, seed)?, adaptation, status: Status::Between })
+        Ok(FengAdaptiveRed {
+            core: RedCore::new(params, seed)?,
+            adaptation,
+            status: Status::Between,
+        })
     }
 
     fn adapt(&mut self) {

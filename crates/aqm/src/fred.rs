@@ -222,7 +222,10 @@ impl Fred {
             let sample = Sample { at: now, q, departed };
             // Footnote 1: the same queue state seen at the same instant by a departure
             // and then an arrival (or the reverse) is sampled once.
-            let double = self.avoid_double_sampling && self.last_sample.is_some_and(|s| s.at == now && s.q == q && s.departed != departed);
+            let double = self.avoid_double_sampling
+                && self
+                    .last_sample
+                    .is_some_and(|s| s.at == now && s.q == q && s.departed != departed);
             if !double {
                 self.avg = common::ewma(self.avg, q, self.params.w_q);
             }
@@ -231,7 +234,8 @@ impl Fred {
             // m = f(time - q_time) = (time - q_time) / s.
             if let Some(t0) = self.q_time {
                 let idle = now.saturating_since(t0).as_secs_f64();
-                self.avg = common::idle_decay(self.avg, self.params.w_q, idle, self.params.idle_pkt_time);
+                self.avg =
+                    common::idle_decay(self.avg, self.params.w_q, idle, self.params.idle_pkt_time);
             }
             self.q_time = Some(now);
         }
@@ -352,7 +356,13 @@ impl Fred {
     /// Section 4.5, "for each departing packet P" (`departed`), or a packet discarded
     /// by the owner of the buffer (`!departed`: the flow's count is kept right, but
     /// the average is not sampled). `backlog_after` is the queue without P.
-    pub fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+    pub fn on_removed(
+        &mut self,
+        now: Time,
+        pkt: &PacketInfo,
+        backlog_after: Backlog,
+        departed: bool,
+    ) {
         let sub = self.pkt_units(pkt);
         let qlen_after = self.flows.get_mut(&pkt.flow).map(|s| {
             s.qlen = s.qlen.saturating_sub(sub);

@@ -58,7 +58,13 @@ macro_rules! red_like {
                 <$t>::on_arrival(self, now, pkt, backlog)
             }
             #[inline]
-            fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
+            fn on_removed(
+                &mut self,
+                now: Time,
+                pkt: &PacketInfo,
+                backlog_after: Backlog,
+                _departed: bool,
+            ) {
                 <$t>::on_removed(self, now, pkt, backlog_after)
             }
             fn limit(&self) -> Limit {
@@ -117,7 +123,14 @@ impl QueueDiscipline for DropTail {
         self.limit
     }
     #[inline]
-    fn on_removed(&mut self, _now: Time, _pkt: &PacketInfo, _backlog_after: Backlog, _departed: bool) {}
+    fn on_removed(
+        &mut self,
+        _now: Time,
+        _pkt: &PacketInfo,
+        _backlog_after: Backlog,
+        _departed: bool,
+    ) {
+    }
 }
 
 impl QueueDiscipline for RandomDrop {
@@ -129,7 +142,14 @@ impl QueueDiscipline for RandomDrop {
         self.limit
     }
     #[inline]
-    fn on_removed(&mut self, _now: Time, _pkt: &PacketInfo, _backlog_after: Backlog, _departed: bool) {}
+    fn on_removed(
+        &mut self,
+        _now: Time,
+        _pkt: &PacketInfo,
+        _backlog_after: Backlog,
+        _departed: bool,
+    ) {
+    }
     fn victim(&mut self, backlog: Backlog) -> u32 {
         RandomDrop::victim(self, backlog)
     }
@@ -282,7 +302,12 @@ impl<P: Packet, D: QueueDiscipline> Queue<P, D> {
     /// Offer a packet. Every packet discarded by this call (the arrival, or queued
     /// packets evicted to make room) is handed to `on_drop` with the reason.
     /// Returns the verdict on the arrival.
-    pub fn enqueue(&mut self, now: Time, pkt: P, mut on_drop: impl FnMut(P, DropReason)) -> Verdict {
+    pub fn enqueue(
+        &mut self,
+        now: Time,
+        pkt: P,
+        mut on_drop: impl FnMut(P, DropReason),
+    ) -> Verdict {
         let info = pkt.info();
         self.stats.arrivals += 1;
         let verdict = self.disc.on_arrival(now, &info, self.backlog());

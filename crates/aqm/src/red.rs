@@ -33,7 +33,11 @@ impl CountMode {
         match s {
             "text" => Ok(CountMode::Text),
             "figure2" => Ok(CountMode::Figure2),
-            _ => Err(AqmError::invalid("count_mode", format!("{s:?}"), "one of \"text\", \"figure2\"")),
+            _ => Err(AqmError::invalid(
+                "count_mode",
+                format!("{s:?}"),
+                "one of \"text\", \"figure2\"",
+            )),
         }
     }
     /// The value `count` takes after a mark or drop.
@@ -134,7 +138,16 @@ impl RedCore {
         params.validate()?;
         let max_p = params.max_p;
         let ln_keep = (params.w_q, (1.0 - params.w_q).ln());
-        Ok(RedCore { params, avg: 0.0, count: -1, max_p, idle_since: IdleSince(None), r: 0.0, rng: common::rng_from_seed(seed), ln_keep })
+        Ok(RedCore {
+            params,
+            avg: 0.0,
+            count: -1,
+            max_p,
+            idle_since: IdleSince(None),
+            r: 0.0,
+            rng: common::rng_from_seed(seed),
+            ln_keep,
+        })
     }
 
     #[inline]
@@ -201,7 +214,8 @@ impl RedCore {
                 Verdict::Enqueue
             }
             Region::Forced => {
-                self.count = if self.params.efficient { -1 } else { self.params.count_mode.after_mark() };
+                self.count =
+                    if self.params.efficient { -1 } else { self.params.count_mode.after_mark() };
                 Verdict::Drop(DropReason::Forced)
             }
             Region::Ramp | Region::Gentle => {
@@ -209,7 +223,11 @@ impl RedCore {
                 let pb = self.p_b(pkt.size);
                 let marked = if self.params.efficient { self.fig17(pb) } else { self.fig2(pb) };
                 if marked {
-                    if self.params.ecn && pkt.ecn_capable { Verdict::Mark } else { Verdict::Drop(DropReason::Early) }
+                    if self.params.ecn && pkt.ecn_capable {
+                        Verdict::Mark
+                    } else {
+                        Verdict::Drop(DropReason::Early)
+                    }
                 } else {
                     Verdict::Enqueue
                 }

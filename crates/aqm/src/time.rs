@@ -49,11 +49,7 @@ impl Duration {
 }
 
 fn secs_to_nanos(s: f64) -> u64 {
-    if s.is_nan() || s <= 0.0 {
-        0
-    } else {
-        (s * 1e9).round().min(u64::MAX as f64) as u64
-    }
+    if s.is_nan() || s <= 0.0 { 0 } else { (s * 1e9).round().min(u64::MAX as f64) as u64 }
 }
 
 impl Add<Duration> for Time {

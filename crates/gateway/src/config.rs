@@ -16,7 +16,7 @@
 //! ```
 //! Queue tables use the scenario's parameter names (`aqm::QueueConfig`).
 
-use aqm::{QueueConfig, Quantity};
+use aqm::{Quantity, QueueConfig};
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -90,7 +90,9 @@ pub fn parse_queue(text: &str, what: &str) -> Result<QueueConfig, String> {
     struct W {
         q: QueueConfig,
     }
-    toml::from_str::<W>(&format!("q = {{ {body} }}")).map(|w| w.q).map_err(|e| format!("{what}: {e}"))
+    toml::from_str::<W>(&format!("q = {{ {body} }}"))
+        .map(|w| w.q)
+        .map_err(|e| format!("{what}: {e}"))
 }
 
 impl FileConfig {
@@ -114,7 +116,10 @@ impl FileConfig {
             "exit-after" => self.exit_after = q(),
             "stats" => self.stats = Some(value.into()),
             "ready" => self.ready = Some(value.into()),
-            "seed" => self.seed = Some(value.parse().map_err(|_| format!("--seed {value:?}: an integer"))?),
+            "seed" => {
+                self.seed =
+                    Some(value.parse().map_err(|_| format!("--seed {value:?}: an integer"))?)
+            }
             other => return Err(format!("unknown option --{other}")),
         }
         Ok(())
@@ -122,24 +127,29 @@ impl FileConfig {
 
     pub fn validate(self) -> Result<Config, String> {
         let err = |e: aqm::AqmError| e.to_string();
-        let rate = |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
-            let q = own.as_ref().or(both.as_ref()).ok_or(format!("{name}: missing (give rate or {name})"))?;
-            let v = q.bps(name).map_err(err)?;
-            if !(v.is_finite() && v > 0.0) {
-                return Err(format!("{name} = {v} is invalid: allowed > 0"));
-            }
-            Ok(v)
-        };
-        let delay = |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
-            let v = match own.as_ref().or(both.as_ref()) {
-                Some(q) => q.secs(name).map_err(err)?,
-                None => 0.0,
+        let rate =
+            |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
+                let q = own
+                    .as_ref()
+                    .or(both.as_ref())
+                    .ok_or(format!("{name}: missing (give rate or {name})"))?;
+                let v = q.bps(name).map_err(err)?;
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(format!("{name} = {v} is invalid: allowed > 0"));
+                }
+                Ok(v)
             };
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} = {v} is invalid: allowed >= 0"));
-            }
-            Ok(v)
-        };
+        let delay =
+            |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
+                let v = match own.as_ref().or(both.as_ref()) {
+                    Some(q) => q.secs(name).map_err(err)?,
+                    None => 0.0,
+                };
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(format!("{name} = {v} is invalid: allowed >= 0"));
+                }
+                Ok(v)
+            };
         let if_a = self.if_a.clone().ok_or("if_a: missing (the interface toward side A)")?;
         let if_b = self.if_b.clone().ok_or("if_b: missing (the interface toward side B)")?;
         if if_a == if_b {
@@ -163,7 +173,9 @@ impl FileConfig {
             Some(q) => {
                 let d = q.secs("duration").map_err(err)?;
                 if d.partial_cmp(&warmup_s) != Some(std::cmp::Ordering::Greater) {
-                    return Err(format!("duration = {d} is invalid: allowed > warmup ({warmup_s})"));
+                    return Err(format!(
+                        "duration = {d} is invalid: allowed > warmup ({warmup_s})"
+                    ));
                 }
                 Some(d)
             }
@@ -173,7 +185,18 @@ impl FileConfig {
             Some(q) => Some(q.secs("exit_after").map_err(err)?),
             None => duration_s,
         };
-        Ok(Config { if_a, if_b, ab, ba, warmup_s, duration_s, exit_after_s, stats: self.stats, ready: self.ready, seed: self.seed.unwrap_or(1) })
+        Ok(Config {
+            if_a,
+            if_b,
+            ab,
+            ba,
+            warmup_s,
+            duration_s,
+            exit_after_s,
+            stats: self.stats,
+            ready: self.ready,
+            seed: self.seed.unwrap_or(1),
+        })
     }
 }
 
@@ -201,7 +224,10 @@ impl Config {
                 .build(&aqm::BuildContext { link_rate_bps: Some(d.rate_bps), seed: Some(seed) })
                 .map_err(|e| e.at(name).to_string())
         };
-        Ok((b(&self.ab, "queue_ab", self.seed)?, b(&self.ba, "queue_ba", self.seed.wrapping_add(1))?))
+        Ok((
+            b(&self.ab, "queue_ab", self.seed)?,
+            b(&self.ba, "queue_ba", self.seed.wrapping_add(1))?,
+        ))
     }
 }
 
@@ -254,14 +280,20 @@ mod tests {
     fn errors_name_the_field() {
         let e = parse_file(r#"{"if_a":"a","if_b":"b"}"#, "x.json").unwrap().validate().unwrap_err();
         assert!(e.contains("rate_ab"), "{e}");
-        let e = parse_file("if_a='a'\nif_b='b'\nrate='10 parsecs'", "x.toml").unwrap().validate().unwrap_err();
+        let e = parse_file("if_a='a'\nif_b='b'\nrate='10 parsecs'", "x.toml")
+            .unwrap()
+            .validate()
+            .unwrap_err();
         assert!(e.contains("rate_ab") && e.contains("15Mbps"), "{e}");
         let e = parse_file("if_a='a'\nif_b='b'\nrate=1e6\nbogus=1", "x.toml").unwrap_err();
         assert!(e.contains("bogus"), "{e}");
-        let c = parse_file("if_a='a'\nif_b='b'\nrate=1e6\nqueue={type='red',limit=10,min_th=9,max_th=3}", "x.toml")
-            .unwrap()
-            .validate()
-            .unwrap();
+        let c = parse_file(
+            "if_a='a'\nif_b='b'\nrate=1e6\nqueue={type='red',limit=10,min_th=9,max_th=3}",
+            "x.toml",
+        )
+        .unwrap()
+        .validate()
+        .unwrap();
         let e = c.build_queues().unwrap_err();
         assert!(e.contains("queue_ab."), "{e}");
         let e = load(None, &[("nope".into(), "1".into())]).unwrap_err();

@@ -271,7 +271,15 @@ pub mod build {
     use super::*;
 
     /// An Ethernet + IPv4 + UDP/TCP frame of `ip_len` IP bytes (>= 28 for UDP, >= 40 for TCP).
-    pub fn ipv4(src: [u8; 4], dst: [u8; 4], proto: u8, sport: u16, dport: u16, ecn: u8, ip_len: usize) -> Vec<u8> {
+    pub fn ipv4(
+        src: [u8; 4],
+        dst: [u8; 4],
+        proto: u8,
+        sport: u16,
+        dport: u16,
+        ecn: u8,
+        ip_len: usize,
+    ) -> Vec<u8> {
         let ip_len = ip_len.max(if proto == PROTO_TCP { 40 } else { 28 });
         let mut f = vec![0u8; ETH_HLEN + ip_len];
         f[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 2]);
@@ -297,7 +305,15 @@ pub mod build {
     }
 
     /// An Ethernet + IPv6 + TCP/UDP frame of `ip_len` IP bytes (>= 48).
-    pub fn ipv6(src: [u8; 16], dst: [u8; 16], proto: u8, sport: u16, dport: u16, ecn: u8, ip_len: usize) -> Vec<u8> {
+    pub fn ipv6(
+        src: [u8; 16],
+        dst: [u8; 16],
+        proto: u8,
+        sport: u16,
+        dport: u16,
+        ecn: u8,
+        ip_len: usize,
+    ) -> Vec<u8> {
         let ip_len = ip_len.max(48);
         let mut f = vec![0u8; ETH_HLEN + ip_len];
         f[12..14].copy_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
@@ -393,7 +409,8 @@ mod tests {
         assert_eq!(checksum_update(0xDD2F, 0x5555, 0x3285), 0x0000);
         for tos in 0..=255u8 {
             for ttl in [1u8, 64, 255] {
-                let mut f = build::ipv4([192, 168, 1, 1], [172, 16, 0, ttl], 6, 9, 10, tos & 3, 576);
+                let mut f =
+                    build::ipv4([192, 168, 1, 1], [172, 16, 0, ttl], 6, 9, 10, tos & 3, 576);
                 f[ETH_HLEN + 1] = tos & !3 | ECN_ECT0;
                 f[ETH_HLEN + 8] = ttl;
                 f[ETH_HLEN + 10..ETH_HLEN + 12].fill(0);
@@ -431,8 +448,22 @@ mod tests {
             FlowKey { sport: 1001, ..k },
             FlowKey { dport: 5202, ..k },
             FlowKey { proto: 17, ..k },
-            FlowKey { src: { let mut s = k.src; s[3] = 3; s }, ..k },
-            FlowKey { dst: { let mut s = k.dst; s[3] = 3; s }, ..k },
+            FlowKey {
+                src: {
+                    let mut s = k.src;
+                    s[3] = 3;
+                    s
+                },
+                ..k
+            },
+            FlowKey {
+                dst: {
+                    let mut s = k.dst;
+                    s[3] = 3;
+                    s
+                },
+                ..k
+            },
             FlowKey { v6: true, ..k },
         ];
         for v in variants {

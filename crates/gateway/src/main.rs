@@ -35,7 +35,9 @@ fn flags(args: &[String]) -> Result<Flags, String> {
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        let Some(key) = a.strip_prefix("--") else { return Err(format!("unexpected argument {a:?}")) };
+        let Some(key) = a.strip_prefix("--") else {
+            return Err(format!("unexpected argument {a:?}"));
+        };
         if let Some((k, v)) = key.split_once('=') {
             kv.push((k.to_string(), v.to_string()));
         } else if matches!(key, "garbage" | "help") {
@@ -58,7 +60,9 @@ fn get<T: std::str::FromStr>(kv: &[(String, String)], key: &str, default: T) -> 
 }
 
 fn ipv4(s: &str) -> Result<[u8; 4], String> {
-    s.parse::<std::net::Ipv4Addr>().map(|a| a.octets()).map_err(|_| format!("{s:?}: not an IPv4 address"))
+    s.parse::<std::net::Ipv4Addr>()
+        .map(|a| a.octets())
+        .map_err(|_| format!("{s:?}: not an IPv4 address"))
 }
 
 fn mac(s: &str) -> Result<[u8; 6], String> {
@@ -84,11 +88,25 @@ fn check_known(kv: &[(String, String)], known: &[&str]) -> Result<(), String> {
 fn bench_pipeline(kv: &[(String, String)]) -> Result<(), String> {
     let size: usize = get(kv, "size", 1500)?;
     let packets: u64 = get(kv, "packets", 2_000_000)?;
-    let cfg = config::parse_queue(r#"{"type":"red","limit":1000,"min_th":5,"max_th":15}"#, "queue")?;
-    let disc = cfg.build(&aqm::BuildContext { link_rate_bps: Some(1e12), seed: Some(1) }).map_err(|e| e.to_string())?;
+    let cfg =
+        config::parse_queue(r#"{"type":"red","limit":1000,"min_th":5,"max_th":15}"#, "queue")?;
+    let disc = cfg
+        .build(&aqm::BuildContext { link_rate_bps: Some(1e12), seed: Some(1) })
+        .map_err(|e| e.to_string())?;
     let mut p = pipe::Pipe::new(disc, 1e12, 0, aqm::Time::ZERO, aqm::Time::MAX);
-    let frames: Vec<Vec<u8>> =
-        (0..64u16).map(|i| frame::build::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 17, 1000 + i, 9, 2, size.saturating_sub(14))).collect();
+    let frames: Vec<Vec<u8>> = (0..64u16)
+        .map(|i| {
+            frame::build::ipv4(
+                [10, 0, 0, 1],
+                [10, 0, 0, 2],
+                17,
+                1000 + i,
+                9,
+                2,
+                size.saturating_sub(14),
+            )
+        })
+        .collect();
     let start = std::time::Instant::now();
     let mut out = 0u64;
     for i in 0..packets {
@@ -125,7 +143,8 @@ fn main_inner() -> Result<(), String> {
     match sub.as_deref() {
         None => {
             let path = kv.iter().rev().find(|(k, _)| k == "config").map(|(_, v)| v.clone());
-            let flags: Vec<(String, String)> = kv.into_iter().filter(|(k, _)| k != "config").collect();
+            let flags: Vec<(String, String)> =
+                kv.into_iter().filter(|(k, _)| k != "config").collect();
             let cfg = config::load(path.as_deref(), &flags)?;
             let stats = run::run(&cfg)?;
             match &cfg.stats {
@@ -135,7 +154,10 @@ fn main_inner() -> Result<(), String> {
             Ok(())
         }
         Some("blast") => {
-            check_known(&kv, &["iface", "size", "seconds", "pps", "flows", "src", "dst", "dst-mac", "ecn"])?;
+            check_known(
+                &kv,
+                &["iface", "size", "seconds", "pps", "flows", "src", "dst", "dst-mac", "ecn"],
+            )?;
             let o = tools::BlastOptions {
                 iface: get(&kv, "iface", String::new())?,
                 size: get(&kv, "size", 1500usize)?,

@@ -143,7 +143,12 @@ impl Pipe {
             last_t: Time::ZERO,
             q_integral: 0.0,
             avg_integral: 0.0,
-            sum: LinkSummary { rate_bps, delay_s: delay_ns as f64 * 1e-9, discipline, ..Default::default() },
+            sum: LinkSummary {
+                rate_bps,
+                delay_s: delay_ns as f64 * 1e-9,
+                discipline,
+                ..Default::default()
+            },
             delay_sum_s: 0.0,
             flows: HashMap::new(),
             other: FlowStats { proto: "other".into(), ..Default::default() },
@@ -195,24 +200,25 @@ impl Pipe {
         let mut overflow = 0u64;
         let mut early_ect = 0u64;
         let mut drop_keys: Vec<FlowKey> = Vec::new();
-        let verdict = self.queue.enqueue(now, Frame { data, meta, arrival: now, seq }, |f, reason| {
-            match reason {
-                DropReason::Early => {
-                    dropped[0] += 1;
-                    if f.meta.ecn != frame::ECN_NOT_ECT {
-                        early_ect += 1;
+        let verdict =
+            self.queue.enqueue(now, Frame { data, meta, arrival: now, seq }, |f, reason| {
+                match reason {
+                    DropReason::Early => {
+                        dropped[0] += 1;
+                        if f.meta.ecn != frame::ECN_NOT_ECT {
+                            early_ect += 1;
+                        }
                     }
+                    DropReason::Overflow => {
+                        dropped[1] += 1;
+                        overflow += 1
+                    }
+                    _ => dropped[1] += 1,
                 }
-                DropReason::Overflow => {
-                    dropped[1] += 1;
-                    overflow += 1
+                if f.seq != seq {
+                    drop_keys.push(f.meta.key);
                 }
-                _ => dropped[1] += 1,
-            }
-            if f.seq != seq {
-                drop_keys.push(f.meta.key);
-            }
-        });
+            });
         if verdict == Verdict::Mark {
             if meta.ecn != frame::ECN_NOT_ECT {
                 self.marked.push_back(seq);
@@ -366,7 +372,13 @@ mod tests {
     #[test]
     fn serializes_at_line_rate_then_delays() {
         // 10 Mb/s, 1250-byte packets: 1 ms each; 20 ms delay.
-        let mut p = Pipe::new(red(r#"{"type":"droptail","limit":100}"#), 10e6, 20 * MS, Time::ZERO, Time(u64::MAX));
+        let mut p = Pipe::new(
+            red(r#"{"type":"droptail","limit":100}"#),
+            10e6,
+            20 * MS,
+            Time::ZERO,
+            Time(u64::MAX),
+        );
         for _ in 0..3 {
             let (f, m) = pkt(1, 0, 1250);
             assert_eq!(p.arrive(Time::ZERO, f, m), Verdict::Enqueue);
@@ -389,7 +401,13 @@ mod tests {
     fn late_service_keeps_the_rate_exact() {
         // The loop wakes up late (at 10 ms) for 10 queued packets: their start times are
         // still 0, 1, 2, ... ms, not 10 ms for all of them.
-        let mut p = Pipe::new(red(r#"{"type":"droptail","limit":100}"#), 10e6, 0, Time::ZERO, Time(u64::MAX));
+        let mut p = Pipe::new(
+            red(r#"{"type":"droptail","limit":100}"#),
+            10e6,
+            0,
+            Time::ZERO,
+            Time(u64::MAX),
+        );
         for _ in 0..10 {
             let (f, m) = pkt(1, 0, 1250);
             p.arrive(Time::ZERO, f, m);
@@ -404,7 +422,8 @@ mod tests {
 
     #[test]
     fn droptail_limit_bounds_the_queue_and_counts_drops() {
-        let mut p = Pipe::new(red(r#"{"type":"droptail","limit":5}"#), 1e6, 0, Time::ZERO, Time(u64::MAX));
+        let mut p =
+            Pipe::new(red(r#"{"type":"droptail","limit":5}"#), 1e6, 0, Time::ZERO, Time(u64::MAX));
         for i in 0..100u16 {
             let (f, m) = pkt(i, 0, 1000);
             p.arrive(Time::ZERO, f, m);
@@ -420,7 +439,9 @@ mod tests {
         // w_q = 1 and min_th 1, max_th 2 (non-gentle) with ECN: once the queue passes
         // max_th... use max_p = 1 so that marks are certain in between.
         let mut p = Pipe::new(
-            red(r#"{"type":"red","limit":100,"min_th":1,"max_th":50,"w_q":1.0,"max_p":1.0,"ecn":true}"#),
+            red(
+                r#"{"type":"red","limit":100,"min_th":1,"max_th":50,"w_q":1.0,"max_p":1.0,"ecn":true}"#,
+            ),
             1e6,
             0,
             Time::ZERO,
@@ -454,7 +475,13 @@ mod tests {
 
     #[test]
     fn window_excludes_warmup() {
-        let mut p = Pipe::new(red(r#"{"type":"droptail","limit":10}"#), 1e6, 0, Time(10 * MS), Time(20 * MS));
+        let mut p = Pipe::new(
+            red(r#"{"type":"droptail","limit":10}"#),
+            1e6,
+            0,
+            Time(10 * MS),
+            Time(20 * MS),
+        );
         let (f, m) = pkt(1, 0, 125); // 1 ms
         p.arrive(Time(MS), f, m);
         p.advance(Time(MS));
@@ -475,9 +502,18 @@ mod tests {
 
     #[test]
     fn flow_table_is_bounded() {
-        let mut p = Pipe::new(red(r#"{"type":"droptail","limit":10}"#), 1e9, 0, Time::ZERO, Time(u64::MAX));
+        let mut p =
+            Pipe::new(red(r#"{"type":"droptail","limit":10}"#), 1e9, 0, Time::ZERO, Time(u64::MAX));
         for i in 0..(MAX_TRACKED_FLOWS as u32 + 500) {
-            let f = build::ipv4([10, 0, (i >> 8) as u8, i as u8], [10, 1, 0, 2], 17, (i >> 16) as u16, 80, 0, 64);
+            let f = build::ipv4(
+                [10, 0, (i >> 8) as u8, i as u8],
+                [10, 1, 0, 2],
+                17,
+                (i >> 16) as u16,
+                80,
+                0,
+                64,
+            );
             let Class::Ip(m) = classify(&f) else { panic!() };
             p.arrive(Time(i as u64), f, m);
         }

@@ -193,9 +193,9 @@ pub fn run(cfg: &Config) -> Result<Stats, String> {
                             // then start first: the AQM must not see a batch as one burst
                             // that the line would have drained meanwhile.
                             now = clock();
-                            let stamp = batch
-                                .timestamp_ns(i)
-                                .map(|ts| Time((ts - realtime_origin).clamp(0, now.as_nanos() as i128) as u64));
+                            let stamp = batch.timestamp_ns(i).map(|ts| {
+                                Time((ts - realtime_origin).clamp(0, now.as_nanos() as i128) as u64)
+                            });
                             if let Some(st) = stamp {
                                 c.rx_timestamped += 1;
                                 c.max_rx_lag_ns = c.max_rx_lag_ns.max((now - st).as_nanos());
@@ -238,7 +238,11 @@ pub fn run(cfg: &Config) -> Result<Stats, String> {
         }
         // 4. Sleep until a frame arrives or the next event (at most 100 ms, so a
         // signal that slipped in before ppoll is seen soon).
-        let wake = [pipes[0].next_wakeup(), pipes[1].next_wakeup(), Some(exit_at)].into_iter().flatten().min().unwrap_or(Time::MAX);
+        let wake = [pipes[0].next_wakeup(), pipes[1].next_wakeup(), Some(exit_at)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(Time::MAX);
         let now = clock();
         if wake > now && drained == [true, true] {
             sock::wait_readable(&fds, (wake - now).as_nanos().min(100_000_000));

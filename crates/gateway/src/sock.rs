@@ -73,7 +73,8 @@ impl RecvBatch {
             let mut c = libc::CMSG_FIRSTHDR(mh);
             while !c.is_null() {
                 if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                    let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                    let ts: libc::timespec =
+                        std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
                     return Some(ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128);
                 }
                 c = libc::CMSG_NXTHDR(mh, c);
@@ -99,20 +100,38 @@ pub struct KernelStats {
 impl PacketSocket {
     /// Open and bind a socket on `ifname`. Needs CAP_NET_RAW.
     pub fn open(ifname: &str) -> io::Result<PacketSocket> {
-        let c = CString::new(ifname).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name"))?;
+        let c = CString::new(ifname)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name"))?;
         let ifindex = unsafe { libc::if_nametoindex(c.as_ptr()) } as i32;
         if ifindex == 0 {
-            return Err(io::Error::new(io::ErrorKind::NotFound, format!("no interface named {ifname:?} in this network namespace")));
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no interface named {ifname:?} in this network namespace"),
+            ));
         }
         let proto = (libc::ETH_P_ALL as u16).to_be() as libc::c_int;
-        let fd = cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, proto) })?;
+        let fd = cvt(unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                proto,
+            )
+        })?;
         let s = PacketSocket { fd, ifindex, name: ifname.to_string() };
         let one: libc::c_int = 1;
         // Best effort: older kernels lack it, and frames are then filtered by pkttype.
         unsafe {
-            libc::setsockopt(fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &one as *const _ as *const libc::c_void, 4);
+            libc::setsockopt(
+                fd,
+                libc::SOL_PACKET,
+                PACKET_IGNORE_OUTGOING,
+                &one as *const _ as *const libc::c_void,
+                4,
+            );
         }
-        for (opt, forced) in [(libc::SO_RCVBUF, libc::SO_RCVBUFFORCE), (libc::SO_SNDBUF, libc::SO_SNDBUFFORCE)] {
+        for (opt, forced) in
+            [(libc::SO_RCVBUF, libc::SO_RCVBUFFORCE), (libc::SO_SNDBUF, libc::SO_SNDBUFFORCE)]
+        {
             let size: libc::c_int = 4 << 20;
             let p = &size as *const _ as *const libc::c_void;
             unsafe {
@@ -126,7 +145,11 @@ impl PacketSocket {
         sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
         sll.sll_ifindex = ifindex;
         cvt(unsafe {
-            libc::bind(fd, &sll as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_ll>() as u32)
+            libc::bind(
+                fd,
+                &sll as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
         })?;
         let mut mr: libc::packet_mreq = unsafe { std::mem::zeroed() };
         mr.mr_ifindex = ifindex;
@@ -142,7 +165,13 @@ impl PacketSocket {
         })?;
         // Receive timestamps: arrival times survive the gateway being descheduled.
         unsafe {
-            libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &one as *const _ as *const libc::c_void, 4);
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_TIMESTAMPNS,
+                &one as *const _ as *const libc::c_void,
+                4,
+            );
         }
         Ok(s)
     }
@@ -153,7 +182,10 @@ impl PacketSocket {
         b.hdr.clear();
         let base = b.buf.as_mut_ptr();
         for i in 0..BATCH {
-            b.iov.push(libc::iovec { iov_base: unsafe { base.add(i * SLOT) } as *mut libc::c_void, iov_len: SLOT });
+            b.iov.push(libc::iovec {
+                iov_base: unsafe { base.add(i * SLOT) } as *mut libc::c_void,
+                iov_len: SLOT,
+            });
         }
         for i in 0..BATCH {
             let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
@@ -166,7 +198,13 @@ impl PacketSocket {
             b.hdr.push(h);
         }
         let n = unsafe {
-            libc::recvmmsg(self.fd, b.hdr.as_mut_ptr(), BATCH as u32, libc::MSG_DONTWAIT | libc::MSG_TRUNC, std::ptr::null_mut())
+            libc::recvmmsg(
+                self.fd,
+                b.hdr.as_mut_ptr(),
+                BATCH as u32,
+                libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+                std::ptr::null_mut(),
+            )
         };
         if n < 0 {
             let e = io::Error::last_os_error();
@@ -186,7 +224,10 @@ impl PacketSocket {
         for chunk in frames.chunks(BATCH) {
             let mut iov: Vec<libc::iovec> = chunk
                 .iter()
-                .map(|f| libc::iovec { iov_base: f.as_ref().as_ptr() as *mut libc::c_void, iov_len: f.as_ref().len() })
+                .map(|f| libc::iovec {
+                    iov_base: f.as_ref().as_ptr() as *mut libc::c_void,
+                    iov_len: f.as_ref().len(),
+                })
                 .collect();
             let mut hdr: Vec<libc::mmsghdr> = (0..chunk.len())
                 .map(|i| {
@@ -199,7 +240,12 @@ impl PacketSocket {
             let mut off = 0;
             while off < chunk.len() {
                 let n = unsafe {
-                    libc::sendmmsg(self.fd, hdr[off..].as_mut_ptr(), (chunk.len() - off) as u32, libc::MSG_DONTWAIT)
+                    libc::sendmmsg(
+                        self.fd,
+                        hdr[off..].as_mut_ptr(),
+                        (chunk.len() - off) as u32,
+                        libc::MSG_DONTWAIT,
+                    )
                 };
                 if n <= 0 {
                     let e = io::Error::last_os_error().raw_os_error();
@@ -225,7 +271,13 @@ impl PacketSocket {
         let mut st: libc::tpacket_stats = unsafe { std::mem::zeroed() };
         let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
         let r = unsafe {
-            libc::getsockopt(self.fd, libc::SOL_PACKET, libc::PACKET_STATISTICS, &mut st as *mut _ as *mut libc::c_void, &mut len)
+            libc::getsockopt(
+                self.fd,
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                &mut st as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
         };
         if r != 0 {
             return KernelStats::default();
@@ -237,8 +289,12 @@ impl PacketSocket {
 /// Wait until one of `fds` is readable or `timeout_ns` passes (ppoll: nanosecond
 /// timeout, unlike poll/epoll_wait). Returns early on a signal.
 pub fn wait_readable(fds: &[RawFd], timeout_ns: u64) {
-    let mut p: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
-    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t, tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long };
+    let mut p: Vec<libc::pollfd> =
+        fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
     unsafe {
         libc::ppoll(p.as_mut_ptr(), p.len() as libc::nfds_t, &ts, std::ptr::null());
     }

@@ -14,7 +14,9 @@ fn time(now: f64) -> PyResult<Time> {
     if now.is_finite() && now >= 0.0 {
         Ok(Time::from_secs_f64(now))
     } else {
-        Err(PyValueError::new_err(format!("now = {now} is invalid: allowed a finite time >= 0 (seconds)")))
+        Err(PyValueError::new_err(format!(
+            "now = {now} is invalid: allowed a finite time >= 0 (seconds)"
+        )))
     }
 }
 
@@ -49,19 +51,34 @@ impl PyQueue {
     /// "drop_early" or "drop_forced" (an eviction of a queued packet to make room
     /// is a forced drop; `last_dropped` says which packet went).
     #[pyo3(signature = (now, size, flow, ecn_capable=false))]
-    fn enqueue(&mut self, now: f64, size: i64, flow: i64, ecn_capable: bool) -> PyResult<&'static str> {
+    fn enqueue(
+        &mut self,
+        now: f64,
+        size: i64,
+        flow: i64,
+        ecn_capable: bool,
+    ) -> PyResult<&'static str> {
         let now = time(now)?;
         if !(1..=u32::MAX as i64).contains(&size) {
-            return Err(PyValueError::new_err(format!("size = {size} is invalid: allowed 1..{} bytes", u32::MAX)));
+            return Err(PyValueError::new_err(format!(
+                "size = {size} is invalid: allowed 1..{} bytes",
+                u32::MAX
+            )));
         }
         if !(0..=u32::MAX as i64).contains(&flow) {
-            return Err(PyValueError::new_err(format!("flow = {flow} is invalid: allowed 0..{}", u32::MAX)));
+            return Err(PyValueError::new_err(format!(
+                "flow = {flow} is invalid: allowed 0..{}",
+                u32::MAX
+            )));
         }
         let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable };
         self.last_dropped.clear();
         let dropped = &mut self.last_dropped;
         let q = &mut self.q;
-        let v = guard(|| Ok(q.enqueue(now, pkt, |p, r| dropped.push((p.size, p.flow, reason_str(r))))))?;
+        let v =
+            guard(
+                || Ok(q.enqueue(now, pkt, |p, r| dropped.push((p.size, p.flow, reason_str(r))))),
+            )?;
         Ok(match v {
             Verdict::Evict { .. } => "drop_forced",
             v => v.as_str(),
@@ -154,7 +171,12 @@ impl PyQueue {
         self.q.len_packets()
     }
     fn __repr__(&self) -> String {
-        format!("<aqmlab Queue {} len={} avg={:.3}>", self.q.discipline().kind(), self.q.len_packets(), self.q.discipline().avg())
+        format!(
+            "<aqmlab Queue {} len={} avg={:.3}>",
+            self.q.discipline().kind(),
+            self.q.len_packets(),
+            self.q.discipline().avg()
+        )
     }
 }
 

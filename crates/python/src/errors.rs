@@ -35,12 +35,22 @@ pub fn guard<T>(f: impl FnOnce() -> pyo3::PyResult<T>) -> pyo3::PyResult<T> {
 
 /// Deserialize a queue configuration dict (with a `type` key); a failure is a
 /// `ValueError` whose message starts with the offending field.
-pub fn queue_config_from_python(obj: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<::aqm::QueueConfig> {
+pub fn queue_config_from_python(
+    obj: &pyo3::Bound<'_, pyo3::PyAny>,
+) -> pyo3::PyResult<::aqm::QueueConfig> {
     use pyo3::types::{PyAnyMethods, PyDict, PyDictMethods};
-    let dict = obj.cast::<PyDict>().map_err(|_| PyValueError::new_err("queue configuration must be a dict"))?.copy()?;
+    let dict = obj
+        .cast::<PyDict>()
+        .map_err(|_| PyValueError::new_err("queue configuration must be a dict"))?
+        .copy()?;
     let kind: String = match dict.get_item("type")? {
         Some(k) => k.extract().map_err(|_| PyValueError::new_err("type: must be a string"))?,
-        None => return Err(PyValueError::new_err(format!("type: missing; allowed {}", ::aqm::config::QUEUE_TYPES.join(", ")))),
+        None => {
+            return Err(PyValueError::new_err(format!(
+                "type: missing; allowed {}",
+                ::aqm::config::QUEUE_TYPES.join(", ")
+            )));
+        }
     };
     dict.del_item("type")?;
     let mut track = serde_path_to_error::Track::new();
@@ -48,6 +58,10 @@ pub fn queue_config_from_python(obj: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyR
     let tracked = serde_path_to_error::Deserializer::new(&mut de, &mut track);
     ::aqm::QueueConfig::deserialize_kind(&kind, tracked).map_err(|e| {
         let path = track.path().to_string();
-        if path.is_empty() || path == "." { config_error(e) } else { PyValueError::new_err(format!("{path}: {e}")) }
+        if path.is_empty() || path == "." {
+            config_error(e)
+        } else {
+            PyValueError::new_err(format!("{path}: {e}"))
+        }
     })
 }

@@ -23,7 +23,11 @@ fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
     if let Ok(text) = obj.extract::<String>() {
         return guard(|| ::sim::Scenario::from_toml_str(&text).map_err(sim_error));
     }
-    let dict = obj.cast::<PyDict>().map_err(|_| PyValueError::new_err("scenario: expected a dict with the structure of a scenario file, or its TOML text"))?;
+    let dict = obj.cast::<PyDict>().map_err(|_| {
+        PyValueError::new_err(
+            "scenario: expected a dict with the structure of a scenario file, or its TOML text",
+        )
+    })?;
     guard(|| {
         let mut de = pythonize::Depythonizer::from_object(dict.as_any());
         ::sim::Scenario::from_deserializer(&mut de).map_err(sim_error)
@@ -57,7 +61,9 @@ impl PySimulation {
     fn new(scenario: &Bound<'_, PyAny>, trace_dir: Option<String>) -> PyResult<Self> {
         let sc = scenario_from(scenario)?;
         let duration = sc.duration.as_secs_f64();
-        let sim = guard(|| ::sim::Sim::new(sc, trace_dir.as_deref().map(std::path::Path::new)).map_err(sim_error))?;
+        let sim = guard(|| {
+            ::sim::Sim::new(sc, trace_dir.as_deref().map(std::path::Path::new)).map_err(sim_error)
+        })?;
         Ok(PySimulation { sim: Some(sim), duration })
     }
 
@@ -67,12 +73,22 @@ impl PySimulation {
     #[pyo3(signature = (t, exact=true))]
     fn run_until(&mut self, py: Python<'_>, t: f64, exact: bool) -> PyResult<()> {
         if !(t.is_finite() && t >= 0.0) {
-            return Err(PyValueError::new_err(format!("t = {t} is invalid: allowed a time >= 0 (seconds)")));
+            return Err(PyValueError::new_err(format!(
+                "t = {t} is invalid: allowed a time >= 0 (seconds)"
+            )));
         }
         let Some(sim) = self.sim.as_mut() else {
             return Err(PyRuntimeError::new_err("this simulation failed earlier and cannot go on"));
         };
-        let r = py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| if exact { sim.run_until(::aqm::Time::from_secs_f64(t)) } else { sim.run_until_ahead(::aqm::Time::from_secs_f64(t)) })));
+        let r = py.detach(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if exact {
+                    sim.run_until(::aqm::Time::from_secs_f64(t))
+                } else {
+                    sim.run_until_ahead(::aqm::Time::from_secs_f64(t))
+                }
+            }))
+        });
         match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {

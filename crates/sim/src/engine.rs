@@ -68,7 +68,13 @@ fn decode_key(k: u128) -> (Time, Target) {
 
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { front: None, heap: BinaryHeap::with_capacity(1024), taken: false, seq: 0, popped: 0 }
+        EventQueue {
+            front: None,
+            heap: BinaryHeap::with_capacity(1024),
+            taken: false,
+            seq: 0,
+            popped: 0,
+        }
     }
 
     /// Remove the dead top, if any.
@@ -95,7 +101,9 @@ impl EventQueue {
     /// Schedule `target` at `t`.
     #[inline]
     pub fn push(&mut self, t: Time, target: Target) {
-        let key = ((t.0 as u128) << 64) | ((target.encode() as u128) << SEQ_BITS) | (self.seq & ((1 << SEQ_BITS) - 1)) as u128;
+        let key = ((t.0 as u128) << 64)
+            | ((target.encode() as u128) << SEQ_BITS)
+            | (self.seq & ((1 << SEQ_BITS) - 1)) as u128;
         self.seq += 1;
         match self.front {
             Some(f) if key < f => {

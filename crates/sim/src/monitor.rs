@@ -304,7 +304,11 @@ impl DirMon {
         }
         let n = delay_n as f64;
         let mean = self.delay_sum as f64 * 1e-9 / n;
-        let var = if delay_n > 1 { ((self.delay_sq - n * mean * mean) / (n - 1.0)).max(0.0) } else { 0.0 };
+        let var = if delay_n > 1 {
+            ((self.delay_sq - n * mean * mean) / (n - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
         (mean, var)
     }
     /// Close the window at `t` (the end of the run); the caller has reported the

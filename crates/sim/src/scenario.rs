@@ -36,14 +36,46 @@ use crate::tcp::{NewRenoFlavor, NewRenoTimer, TcpParams, Variant};
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;
 
 /// The kinds of flow and their extra fields.
-pub const FLOW_TYPES: &[&str] = &["tcp", "cbr", "poisson", "batch_poisson", "pareto_onoff", "telnet", "web"];
+pub const FLOW_TYPES: &[&str] =
+    &["tcp", "cbr", "poisson", "batch_poisson", "pareto_onoff", "telnet", "web"];
 
-const COMMON_FLOW_KEYS: &[&str] = &["type", "name", "src", "dst", "start", "stop", "packet_size", "count", "ecn", "prep_delay"];
+const COMMON_FLOW_KEYS: &[&str] =
+    &["type", "name", "src", "dst", "start", "stop", "packet_size", "count", "ecn", "prep_delay"];
 const TCP_KEYS: &[&str] = &[
-    "variant", "max_window", "packets", "delayed_ack", "delack_interval", "init_cwnd", "ssthresh", "min_rto", "max_rto",
-    "initial_rto", "tick", "max_backoff", "dupack_threshold", "ack_size", "newreno", "newreno_timer", "tiny_window", "drop",
+    "variant",
+    "max_window",
+    "packets",
+    "delayed_ack",
+    "delack_interval",
+    "init_cwnd",
+    "ssthresh",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "tick",
+    "max_backoff",
+    "dupack_threshold",
+    "ack_size",
+    "newreno",
+    "newreno_timer",
+    "tiny_window",
+    "drop",
 ];
-const TOP_KEYS: &[&str] = &["duration", "warmup", "seed", "link", "flow", "event", "trace", "bottleneck", "express_hops", "threads", "name", "description", "notes"];
+const TOP_KEYS: &[&str] = &[
+    "duration",
+    "warmup",
+    "seed",
+    "link",
+    "flow",
+    "event",
+    "trace",
+    "bottleneck",
+    "express_hops",
+    "threads",
+    "name",
+    "description",
+    "notes",
+];
 
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
@@ -181,7 +213,10 @@ pub struct TraceDef {
 
 impl TraceDef {
     pub fn any(&self) -> bool {
-        !(self.queue.is_empty() && self.packets.is_empty() && self.cwnd.is_empty() && self.pcap.is_empty())
+        !(self.queue.is_empty()
+            && self.packets.is_empty()
+            && self.cwnd.is_empty()
+            && self.pcap.is_empty())
     }
 }
 
@@ -313,20 +348,29 @@ fn de<T: DeserializeOwned>(v: &Value, path: &str) -> Result<T> {
 
 /// A deserialization error at `path` + the tracked inner path; an unknown key is
 /// named in the path itself (`link[0].foo: unknown field ...`).
-fn path_error(path: &str, track: serde_path_to_error::Track, e: impl std::fmt::Display) -> SimError {
+fn path_error(
+    path: &str,
+    track: serde_path_to_error::Track,
+    e: impl std::fmt::Display,
+) -> SimError {
     let mut p = join(path, &track.path().to_string());
     let msg = e.to_string();
     if let Some(rest) = msg.strip_prefix("unknown field `")
         && let Some(k) = rest.split('`').next()
-            && !p.ends_with(&format!(".{k}")) {
-                p = join(&p, k);
-            }
+        && !p.ends_with(&format!(".{k}"))
+    {
+        p = join(&p, k);
+    }
     SimError::at(&p, msg)
 }
 
 fn secs(q: &Quantity, path: &str) -> Result<f64> {
     let v = q.secs(path).map_err(|e| SimError::Scenario(e.to_string()))?;
-    if v.is_finite() && v >= 0.0 { Ok(v) } else { Err(SimError::invalid(path, v, "a time >= 0 (seconds, or a string such as \"20ms\")")) }
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(SimError::invalid(path, v, "a time >= 0 (seconds, or a string such as \"20ms\")"))
+    }
 }
 fn pos_secs(q: &Quantity, path: &str) -> Result<f64> {
     let v = secs(q, path)?;
@@ -334,7 +378,11 @@ fn pos_secs(q: &Quantity, path: &str) -> Result<f64> {
 }
 fn rate(q: &Quantity, path: &str) -> Result<f64> {
     let v = q.bps(path).map_err(|e| SimError::Scenario(e.to_string()))?;
-    if v.is_finite() && v > 0.0 { Ok(v) } else { Err(SimError::invalid(path, v, "a rate > 0 (b/s, or a string such as \"15Mbps\")")) }
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(SimError::invalid(path, v, "a rate > 0 (b/s, or a string such as \"15Mbps\")"))
+    }
 }
 fn bytes(q: &Quantity, path: &str) -> Result<u32> {
     let v = q.bytes(path).map_err(|e| SimError::Scenario(e.to_string()))?;
@@ -345,25 +393,53 @@ fn bytes(q: &Quantity, path: &str) -> Result<u32> {
     }
 }
 fn int_in(v: i64, path: &str, lo: i64, hi: i64) -> Result<i64> {
-    if v >= lo && v <= hi { Ok(v) } else { Err(SimError::invalid(path, v, format!("an integer in [{lo}, {hi}]"))) }
+    if v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(SimError::invalid(path, v, format!("an integer in [{lo}, {hi}]")))
+    }
 }
 
 /// Parse a queue table `{ type = "red", ... }` (the type is required).
 pub fn parse_queue(v: &Value, path: &str) -> Result<QueueConfig> {
     let Some(t) = v.as_table() else {
-        return Err(SimError::at(path, format!("expected a table such as {{ type = \"red\", limit = 100 }}; allowed types {}", QUEUE_TYPES.join(", "))));
+        return Err(SimError::at(
+            path,
+            format!(
+                "expected a table such as {{ type = \"red\", limit = 100 }}; allowed types {}",
+                QUEUE_TYPES.join(", ")
+            ),
+        ));
     };
     let mut t = t.clone();
     let kind = match t.remove("type") {
         Some(Value::String(s)) => s,
-        Some(other) => return Err(SimError::invalid(&join(path, "type"), other, format!("one of {}", QUEUE_TYPES.join(", ")))),
-        None => return Err(SimError::at(&join(path, "type"), format!("missing; allowed one of {}", QUEUE_TYPES.join(", ")))),
+        Some(other) => {
+            return Err(SimError::invalid(
+                &join(path, "type"),
+                other,
+                format!("one of {}", QUEUE_TYPES.join(", ")),
+            ));
+        }
+        None => {
+            return Err(SimError::at(
+                &join(path, "type"),
+                format!("missing; allowed one of {}", QUEUE_TYPES.join(", ")),
+            ));
+        }
     };
     if !QUEUE_TYPES.contains(&kind.as_str()) {
-        return Err(SimError::invalid(&join(path, "type"), format!("{kind:?}"), format!("one of {}", QUEUE_TYPES.join(", "))));
+        return Err(SimError::invalid(
+            &join(path, "type"),
+            format!("{kind:?}"),
+            format!("one of {}", QUEUE_TYPES.join(", ")),
+        ));
     }
     let mut track = serde_path_to_error::Track::new();
-    let r = QueueConfig::deserialize_kind(&kind, serde_path_to_error::Deserializer::new(Value::Table(t), &mut track));
+    let r = QueueConfig::deserialize_kind(
+        &kind,
+        serde_path_to_error::Deserializer::new(Value::Table(t), &mut track),
+    );
     r.map_err(|e| path_error(path, track, e))
 }
 
@@ -372,18 +448,24 @@ fn check_queue(q: &QueueConfig, rate_bps: f64, path: &str) -> Result<()> {
     if matches!(q, QueueConfig::Fred(_)) {
         // FRED is built at run time like the others; here only its parameters are checked.
     }
-    let r = std::panic::catch_unwind(|| q.build(&BuildContext { link_rate_bps: Some(rate_bps), seed: Some(1) }));
+    let r = std::panic::catch_unwind(|| {
+        q.build(&BuildContext { link_rate_bps: Some(rate_bps), seed: Some(1) })
+    });
     match r {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(SimError::Scenario(e.at(path).to_string())),
-        Err(_) => Err(SimError::at(path, format!("the {} discipline is not available in this build", q.kind()))),
+        Err(_) => Err(SimError::at(
+            path,
+            format!("the {} discipline is not available in this build", q.kind()),
+        )),
     }
 }
 
 impl Scenario {
     /// Read a scenario from TOML text.
     pub fn from_toml_str(text: &str) -> Result<Scenario> {
-        let v: toml::Table = toml::from_str(text).map_err(|e| SimError::Scenario(format!("TOML syntax: {e}")))?;
+        let v: toml::Table =
+            toml::from_str(text).map_err(|e| SimError::Scenario(format!("TOML syntax: {e}")))?;
         Scenario::from_value(&Value::Table(v))
     }
 
@@ -391,22 +473,32 @@ impl Scenario {
     /// bindings pass a dict through `pythonize`). Numbers, strings, booleans, lists and
     /// tables only.
     pub fn from_deserializer<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Scenario> {
-        let v = Value::deserialize(d).map_err(|e| SimError::Scenario(format!("scenario: {e} (allowed: numbers, strings, booleans, lists and tables)")))?;
+        let v = Value::deserialize(d).map_err(|e| {
+            SimError::Scenario(format!(
+                "scenario: {e} (allowed: numbers, strings, booleans, lists and tables)"
+            ))
+        })?;
         Scenario::from_value(&v)
     }
 
     /// Read a scenario from a TOML file.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))?;
         Scenario::from_toml_str(&text)
     }
 
     /// Read a scenario from a tree of values (TOML, or a Python dict converted).
     pub fn from_value(v: &Value) -> Result<Scenario> {
-        let Some(top) = v.as_table() else { return Err(SimError::at("scenario", "expected a table")) };
+        let Some(top) = v.as_table() else {
+            return Err(SimError::at("scenario", "expected a table"));
+        };
         for k in top.keys() {
             if !TOP_KEYS.contains(&k.as_str()) {
-                return Err(SimError::at(k, format!("unknown field; allowed {}", TOP_KEYS.join(", "))));
+                return Err(SimError::at(
+                    k,
+                    format!("unknown field; allowed {}", TOP_KEYS.join(", ")),
+                ));
             }
         }
         let name = match top.get("name") {
@@ -415,7 +507,12 @@ impl Scenario {
         };
         let duration = match top.get("duration") {
             Some(v) => pos_secs(&de::<Quantity>(v, "duration")?, "duration")?,
-            None => return Err(SimError::at("duration", "missing; give the length of the run, e.g. \"100s\"")),
+            None => {
+                return Err(SimError::at(
+                    "duration",
+                    "missing; give the length of the run, e.g. \"100s\"",
+                ));
+            }
         };
         let warmup = match top.get("warmup") {
             Some(v) => secs(&de::<Quantity>(v, "warmup")?, "warmup")?,
@@ -466,17 +563,28 @@ impl Scenario {
             let a = node(&l.a, &format!("{p}.a"))?;
             let b = node(&l.b, &format!("{p}.b"))?;
             if a == b {
-                return Err(SimError::invalid(&format!("{p}.b"), format!("{:?}", l.b), format!("a node other than a ({:?})", l.a)));
+                return Err(SimError::invalid(
+                    &format!("{p}.b"),
+                    format!("{:?}", l.b),
+                    format!("a node other than a ({:?})", l.a),
+                ));
             }
             let key = (a.min(b), a.max(b));
             if let Some(j) = pairs.insert(key, i) {
-                return Err(SimError::at(&p, format!("joins {} and {} like link[{j}]; one link per pair of nodes", l.a, l.b)));
+                return Err(SimError::at(
+                    &p,
+                    format!("joins {} and {} like link[{j}]; one link per pair of nodes", l.a, l.b),
+                ));
             }
             let rate_bps = rate(&l.rate, &format!("{p}.rate"))?;
             let delay = secs(&l.delay, &format!("{p}.delay"))?;
             let default_q = match &l.queue {
                 Some(q) => parse_queue(q, &format!("{p}.queue"))?,
-                None => QueueConfig::DropTail(DropTailConfig { limit: Some(DEFAULT_QUEUE_LIMIT), limit_bytes: None, drop_front: false }),
+                None => QueueConfig::DropTail(DropTailConfig {
+                    limit: Some(DEFAULT_QUEUE_LIMIT),
+                    limit_bytes: None,
+                    drop_front: false,
+                }),
             };
             let queue_ab = match &l.queue_ab {
                 Some(q) => parse_queue(q, &format!("{p}.queue_ab"))?,
@@ -486,29 +594,60 @@ impl Scenario {
                 Some(q) => parse_queue(q, &format!("{p}.queue_ba"))?,
                 None => default_q.clone(),
             };
-            let qpath = |side: &str, given: bool| if given { format!("{p}.{side}") } else { format!("{p}.queue") };
+            let qpath = |side: &str, given: bool| {
+                if given { format!("{p}.{side}") } else { format!("{p}.queue") }
+            };
             check_queue(&queue_ab, rate_bps, &qpath("queue_ab", l.queue_ab.is_some()))?;
             check_queue(&queue_ba, rate_bps, &qpath("queue_ba", l.queue_ba.is_some()))?;
             let cost = int_in(l.cost.unwrap_or(1), &format!("{p}.cost"), 1, 1 << 20)? as u32;
-            links.push(LinkDef { a, b, rate_bps, delay: Time::from_secs_f64(delay), queue_ab, queue_ba, cost });
+            links.push(LinkDef {
+                a,
+                b,
+                rate_bps,
+                delay: Time::from_secs_f64(delay),
+                queue_ab,
+                queue_ba,
+                cost,
+            });
         }
         if nodes.len() > u16::MAX as usize {
-            return Err(SimError::at("link", format!("{} nodes; at most {}", nodes.len(), u16::MAX)));
+            return Err(SimError::at(
+                "link",
+                format!("{} nodes; at most {}", nodes.len(), u16::MAX),
+            ));
         }
         if links.len() >= (u16::MAX / 2) as usize {
-            return Err(SimError::at("link", format!("{} links; at most {}", links.len(), u16::MAX / 2 - 1)));
+            return Err(SimError::at(
+                "link",
+                format!("{} links; at most {}", links.len(), u16::MAX / 2 - 1),
+            ));
         }
         let node_list = nodes.join(", ");
         let find_node = |n: &str, path: &str| -> Result<usize> {
-            node_ix.get(n).copied().ok_or_else(|| SimError::invalid(path, format!("{n:?}"), format!("a node named in a [[link]]: {node_list}")))
+            node_ix.get(n).copied().ok_or_else(|| {
+                SimError::invalid(
+                    path,
+                    format!("{n:?}"),
+                    format!("a node named in a [[link]]: {node_list}"),
+                )
+            })
         };
         let dir_names: Vec<String> = links
             .iter()
-            .flat_map(|l| [format!("{}->{}", nodes[l.a], nodes[l.b]), format!("{}->{}", nodes[l.b], nodes[l.a])])
+            .flat_map(|l| {
+                [
+                    format!("{}->{}", nodes[l.a], nodes[l.b]),
+                    format!("{}->{}", nodes[l.b], nodes[l.a]),
+                ]
+            })
             .collect();
         let find_dir = |n: &str, path: &str| -> Result<usize> {
             dir_names.iter().position(|d| d == n).ok_or_else(|| {
-                SimError::invalid(path, format!("{n:?}"), "a link direction written \"a->b\" for a [[link]] between nodes a and b")
+                SimError::invalid(
+                    path,
+                    format!("{n:?}"),
+                    "a link direction written \"a->b\" for a [[link]] between nodes a and b",
+                )
             })
         };
 
@@ -524,11 +663,19 @@ impl Scenario {
                 let link = links
                     .iter()
                     .position(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
-                    .ok_or_else(|| SimError::at(&p, format!("no [[link]] joins {} and {}", e.a, e.b)))?;
+                    .ok_or_else(|| {
+                        SimError::at(&p, format!("no [[link]] joins {} and {}", e.a, e.b))
+                    })?;
                 let up = match e.action.as_str() {
                     "down" => false,
                     "up" => true,
-                    other => return Err(SimError::invalid(&format!("{p}.action"), format!("{other:?}"), "\"down\" or \"up\"")),
+                    other => {
+                        return Err(SimError::invalid(
+                            &format!("{p}.action"),
+                            format!("{other:?}"),
+                            "\"down\" or \"up\"",
+                        ));
+                    }
                 };
                 let at = secs(&e.at, &format!("{p}.at"))?;
                 events.push(LinkEvent { at: Time::from_secs_f64(at), link, up });
@@ -543,27 +690,51 @@ impl Scenario {
         let mut flows = Vec::new();
         for (i, fv) in flow_vals.iter().enumerate() {
             let p = format!("flow[{i}]");
-            let Some(table) = fv.as_table() else { return Err(SimError::at(&p, "expected a table")) };
+            let Some(table) = fv.as_table() else {
+                return Err(SimError::at(&p, "expected a table"));
+            };
             let ty = match table.get("type") {
                 Some(Value::String(s)) => s.clone(),
-                Some(other) => return Err(SimError::invalid(&format!("{p}.type"), other, format!("one of {}", FLOW_TYPES.join(", ")))),
+                Some(other) => {
+                    return Err(SimError::invalid(
+                        &format!("{p}.type"),
+                        other,
+                        format!("one of {}", FLOW_TYPES.join(", ")),
+                    ));
+                }
                 None => "tcp".to_string(),
             };
             let extra: &[&str] = match ty.as_str() {
                 "tcp" => TCP_KEYS,
                 "telnet" => [TCP_KEYS, &["interval"][..]].concat().leak(),
-                "web" => [TCP_KEYS, &["arrival_rate", "mean_packets", "shape", "max_transfers"][..]].concat().leak(),
+                "web" => {
+                    [TCP_KEYS, &["arrival_rate", "mean_packets", "shape", "max_transfers"][..]]
+                        .concat()
+                        .leak()
+                }
                 "cbr" => &["rate", "interval", "size_distribution"],
                 "poisson" => &["rate", "interval", "size_distribution"],
                 "batch_poisson" => &["rate", "interval", "batch", "size_distribution"],
-                "pareto_onoff" => &["rate", "interval", "on_time", "off_time", "shape", "size_distribution"],
-                other => return Err(SimError::invalid(&format!("{p}.type"), format!("{other:?}"), format!("one of {}", FLOW_TYPES.join(", ")))),
+                "pareto_onoff" => {
+                    &["rate", "interval", "on_time", "off_time", "shape", "size_distribution"]
+                }
+                other => {
+                    return Err(SimError::invalid(
+                        &format!("{p}.type"),
+                        format!("{other:?}"),
+                        format!("one of {}", FLOW_TYPES.join(", ")),
+                    ));
+                }
             };
             for k in table.keys() {
                 if !COMMON_FLOW_KEYS.contains(&k.as_str()) && !extra.contains(&k.as_str()) {
                     return Err(SimError::at(
                         &format!("{p}.{k}"),
-                        format!("unknown field for a {ty} flow; allowed {}, {}", COMMON_FLOW_KEYS.join(", "), extra.join(", ")),
+                        format!(
+                            "unknown field for a {ty} flow; allowed {}, {}",
+                            COMMON_FLOW_KEYS.join(", "),
+                            extra.join(", ")
+                        ),
                     ));
                 }
             }
@@ -574,7 +745,11 @@ impl Scenario {
             let src = find_node(&f.src, &fp("src"))?;
             let dst = find_node(&f.dst, &fp("dst"))?;
             if src == dst {
-                return Err(SimError::invalid(&fp("dst"), format!("{:?}", f.dst), "a node other than src"));
+                return Err(SimError::invalid(
+                    &fp("dst"),
+                    format!("{:?}", f.dst),
+                    "a node other than src",
+                ));
             }
             let count = int_in(f.count.unwrap_or(1), &fp("count"), 1, 1 << 19)? as usize;
             let packet_size = match &f.packet_size {
@@ -594,18 +769,27 @@ impl Scenario {
                 None | Some("fixed") => false,
                 Some("exponential") => true,
                 Some(other) => {
-                    return Err(SimError::invalid(&fp("size_distribution"), format!("{other:?}"), "\"fixed\" or \"exponential\""));
+                    return Err(SimError::invalid(
+                        &fp("size_distribution"),
+                        format!("{other:?}"),
+                        "\"fixed\" or \"exponential\"",
+                    ));
                 }
             };
             // Open-loop rate / interval.
             let interval_of = |default_rate: Option<f64>| -> Result<f64> {
                 match (&f.rate, &f.interval) {
-                    (Some(_), Some(_)) => Err(SimError::at(&fp("interval"), "give rate or interval, not both")),
+                    (Some(_), Some(_)) => {
+                        Err(SimError::at(&fp("interval"), "give rate or interval, not both"))
+                    }
                     (Some(r), None) => Ok(8.0 * packet_size as f64 / rate(r, &fp("rate"))?),
                     (None, Some(iv)) => pos_secs(iv, &fp("interval")),
                     (None, None) => match default_rate {
                         Some(r) => Ok(8.0 * packet_size as f64 / r),
-                        None => Err(SimError::at(&fp("rate"), "missing; give the mean rate (e.g. \"1Mbps\") or the packet interval")),
+                        None => Err(SimError::at(
+                            &fp("rate"),
+                            "missing; give the mean rate (e.g. \"1Mbps\") or the packet interval",
+                        )),
                     },
                 }
             };
@@ -645,20 +829,33 @@ impl Scenario {
                 "web" => {
                     let arrival_rate = f.arrival_rate.unwrap_or(1.0);
                     if !(arrival_rate > 0.0 && arrival_rate.is_finite()) {
-                        return Err(SimError::invalid(&fp("arrival_rate"), arrival_rate, "> 0 transfers per second"));
+                        return Err(SimError::invalid(
+                            &fp("arrival_rate"),
+                            arrival_rate,
+                            "> 0 transfers per second",
+                        ));
                     }
                     let mean_packets = f.mean_packets.unwrap_or(12.0);
                     if !(mean_packets >= 1.0 && mean_packets.is_finite()) {
-                        return Err(SimError::invalid(&fp("mean_packets"), mean_packets, ">= 1 packet"));
+                        return Err(SimError::invalid(
+                            &fp("mean_packets"),
+                            mean_packets,
+                            ">= 1 packet",
+                        ));
                     }
                     let shape = f.shape.unwrap_or(1.2);
                     if !(shape > 1.0 && shape.is_finite()) {
                         return Err(SimError::invalid(&fp("shape"), shape, "> 1 (a finite mean)"));
                     }
                     if f.packets.is_some() {
-                        return Err(SimError::at(&fp("packets"), "not allowed for web flows (sizes are drawn from mean_packets)"));
+                        return Err(SimError::at(
+                            &fp("packets"),
+                            "not allowed for web flows (sizes are drawn from mean_packets)",
+                        ));
                     }
-                    let slots = int_in(f.max_transfers.unwrap_or(100), &fp("max_transfers"), 1, 100_000)? as u32;
+                    let slots =
+                        int_in(f.max_transfers.unwrap_or(100), &fp("max_transfers"), 1, 100_000)?
+                            as u32;
                     FlowKind::Web { arrival_rate, mean_packets, shape, first: 0, slots }
                 }
                 _ => unreachable!(),
@@ -671,7 +868,13 @@ impl Scenario {
                 let (copy, slot) = (k / slots, k % slots);
                 let kind = match kind.clone() {
                     FlowKind::Web { arrival_rate, mean_packets, shape, slots: n, .. } => {
-                        FlowKind::Web { arrival_rate, mean_packets, shape, first: flows.len() - slot, slots: n }
+                        FlowKind::Web {
+                            arrival_rate,
+                            mean_packets,
+                            shape,
+                            first: flows.len() - slot,
+                            slots: n,
+                        }
                     }
                     other => other,
                 };
@@ -689,7 +892,11 @@ impl Scenario {
                         let lo = secs(lo, &fp("start.uniform[0]"))?;
                         let hi = secs(hi, &fp("start.uniform[1]"))?;
                         if hi < lo {
-                            return Err(SimError::invalid(&fp("start.uniform[1]"), hi, format!(">= uniform[0] ({lo})")));
+                            return Err(SimError::invalid(
+                                &fp("start.uniform[1]"),
+                                hi,
+                                format!(">= uniform[0] ({lo})"),
+                            ));
                         }
                         lo + (hi - lo) * rng.random::<f64>()
                     }
@@ -719,7 +926,10 @@ impl Scenario {
             }
         }
         if flows.len() > Target_MAX {
-            return Err(SimError::at("flow", format!("{} flows; at most {}", flows.len(), Target_MAX)));
+            return Err(SimError::at(
+                "flow",
+                format!("{} flows; at most {}", flows.len(), Target_MAX),
+            ));
         }
 
         // Traces.
@@ -741,11 +951,16 @@ impl Scenario {
             };
             trace.cwnd = match t.cwnd {
                 None | Some(FlowSel::All(false)) => Vec::new(),
-                Some(FlowSel::All(true)) => (0..flows.len()).filter(|&f| flows[f].kind.is_tcp()).collect(),
+                Some(FlowSel::All(true)) => {
+                    (0..flows.len()).filter(|&f| flows[f].kind.is_tcp()).collect()
+                }
                 Some(FlowSel::List(l)) => {
                     let mut out = Vec::new();
                     for (i, f) in l.iter().enumerate() {
-                        out.push(int_in(*f, &format!("trace.cwnd[{i}]"), 0, flows.len() as i64 - 1)? as usize);
+                        out.push(
+                            int_in(*f, &format!("trace.cwnd[{i}]"), 0, flows.len() as i64 - 1)?
+                                as usize,
+                        );
                     }
                     out
                 }
@@ -796,11 +1011,20 @@ impl Scenario {
             if routes.next(f.src, f.dst).is_none() {
                 return Err(SimError::at(
                     &format!("flow[{spec}]"),
-                    format!("no route from {} to {} (flow {id}); allowed: nodes joined by [[link]]s", sc.nodes[f.src], sc.nodes[f.dst]),
+                    format!(
+                        "no route from {} to {} (flow {id}); allowed: nodes joined by [[link]]s",
+                        sc.nodes[f.src], sc.nodes[f.dst]
+                    ),
                 ));
             }
             if f.kind.is_tcp() && routes.next(f.dst, f.src).is_none() {
-                return Err(SimError::at(&format!("flow[{spec}]"), format!("no route back from {} to {} for the ACKs", sc.nodes[f.dst], sc.nodes[f.src])));
+                return Err(SimError::at(
+                    &format!("flow[{spec}]"),
+                    format!(
+                        "no route back from {} to {} for the ACKs",
+                        sc.nodes[f.dst], sc.nodes[f.src]
+                    ),
+                ));
             }
         }
         Ok(sc)
@@ -811,7 +1035,9 @@ impl Scenario {
     pub fn routes_all_up(&self) -> crate::net::Routes {
         match &self.routes {
             Some((n, l, r)) if *n == self.nodes && *l == link_keys(&self.links) => r.clone(),
-            _ => crate::net::Routes::compute(&self.nodes, &self.links, &vec![true; self.links.len()]),
+            _ => {
+                crate::net::Routes::compute(&self.nodes, &self.links, &vec![true; self.links.len()])
+            }
         }
     }
 
@@ -839,21 +1065,40 @@ fn tcp_params(f: &FlowSpec, p: &str, packet_size: u32) -> Result<TcpParams> {
         Some("tahoe") => Variant::Tahoe,
         Some("reno") => Variant::Reno,
         Some("newreno") => Variant::NewReno,
-        Some(o) => return Err(SimError::invalid(&fp("variant"), format!("{o:?}"), "one of \"tahoe\", \"reno\", \"newreno\"")),
+        Some(o) => {
+            return Err(SimError::invalid(
+                &fp("variant"),
+                format!("{o:?}"),
+                "one of \"tahoe\", \"reno\", \"newreno\"",
+            ));
+        }
     };
     let newreno = match f.newreno.as_deref() {
         None => d.newreno,
         Some("rfc6582") => NewRenoFlavor::Rfc6582,
         Some("lin_morris") => NewRenoFlavor::LinMorris,
-        Some(o) => return Err(SimError::invalid(&fp("newreno"), format!("{o:?}"), "\"rfc6582\" or \"lin_morris\"")),
+        Some(o) => {
+            return Err(SimError::invalid(
+                &fp("newreno"),
+                format!("{o:?}"),
+                "\"rfc6582\" or \"lin_morris\"",
+            ));
+        }
     };
     let newreno_timer = match f.newreno_timer.as_deref() {
         None => d.newreno_timer,
         Some("impatient") => NewRenoTimer::Impatient,
         Some("steady") => NewRenoTimer::SlowButSteady,
-        Some(o) => return Err(SimError::invalid(&fp("newreno_timer"), format!("{o:?}"), "\"impatient\" or \"steady\"")),
+        Some(o) => {
+            return Err(SimError::invalid(
+                &fp("newreno_timer"),
+                format!("{o:?}"),
+                "\"impatient\" or \"steady\"",
+            ));
+        }
     };
-    let max_window = int_in(f.max_window.unwrap_or(d.max_window as i64), &fp("max_window"), 1, 1 << 30)? as u32;
+    let max_window =
+        int_in(f.max_window.unwrap_or(d.max_window as i64), &fp("max_window"), 1, 1 << 30)? as u32;
     let init_cwnd = f.init_cwnd.unwrap_or(d.init_cwnd);
     if !(init_cwnd >= 1.0 && init_cwnd.is_finite()) {
         return Err(SimError::invalid(&fp("init_cwnd"), init_cwnd, ">= 1 packet"));
@@ -887,8 +1132,18 @@ fn tcp_params(f: &FlowSpec, p: &str, packet_size: u32) -> Result<TcpParams> {
         max_rto: q(&f.max_rto, "max_rto", d.max_rto)?,
         initial_rto: q(&f.initial_rto, "initial_rto", d.initial_rto)?,
         tick: q(&f.tick, "tick", d.tick)?,
-        max_backoff: int_in(f.max_backoff.unwrap_or(d.max_backoff as i64), &fp("max_backoff"), 1, 1 << 20)? as u32,
-        dupack_threshold: int_in(f.dupack_threshold.unwrap_or(d.dupack_threshold as i64), &fp("dupack_threshold"), 1, 1000)? as u32,
+        max_backoff: int_in(
+            f.max_backoff.unwrap_or(d.max_backoff as i64),
+            &fp("max_backoff"),
+            1,
+            1 << 20,
+        )? as u32,
+        dupack_threshold: int_in(
+            f.dupack_threshold.unwrap_or(d.dupack_threshold as i64),
+            &fp("dupack_threshold"),
+            1,
+            1000,
+        )? as u32,
         ecn: f.ecn.unwrap_or(false),
         tiny_window: f.tiny_window.unwrap_or(false),
         drop: match &f.drop {
@@ -904,7 +1159,11 @@ fn tcp_params(f: &FlowSpec, p: &str, packet_size: u32) -> Result<TcpParams> {
         },
     };
     if tp.min_rto > tp.max_rto {
-        return Err(SimError::invalid(&fp("min_rto"), tp.min_rto, format!("<= max_rto ({})", tp.max_rto)));
+        return Err(SimError::invalid(
+            &fp("min_rto"),
+            tp.min_rto,
+            format!("<= max_rto ({})", tp.max_rto),
+        ));
     }
     Ok(tp)
 }

@@ -109,7 +109,16 @@ struct Merge {
 impl Merge {
     fn new(look: u64) -> Merge {
         let span = 63 - look.leading_zeros();
-        Merge { look, span, fine: span.saturating_sub(1), buckets: VecDeque::new(), base: 0, spare: Vec::new(), frontier: 0, at: None }
+        Merge {
+            look,
+            span,
+            fine: span.saturating_sub(1),
+            buckets: VecDeque::new(),
+            base: 0,
+            spare: Vec::new(),
+            frontier: 0,
+            at: None,
+        }
     }
     /// The batch time for an arrival at `t`: the start of its span, which is less than
     /// a lookahead before it.
@@ -289,7 +298,8 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
         }
         paths.push((data, acks));
     }
-    let traced: Vec<usize> = sc.trace.queue.iter().chain(&sc.trace.packets).chain(&sc.trace.pcap).copied().collect();
+    let traced: Vec<usize> =
+        sc.trace.queue.iter().chain(&sc.trace.packets).chain(&sc.trace.pcap).copied().collect();
     let evicts = |d: usize| {
         let l = &sc.links[d / 2];
         if d % 2 == 0 { l.queue_ab.may_evict() } else { l.queue_ba.may_evict() }
@@ -346,7 +356,9 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
     // direction it sends into takes packets from it alone, so that this direction still
     // sees its arrivals in time order.
     let alone = |d: Option<&usize>, origin: usize| {
-        d.is_some_and(|&d| feeders[d] == Seen::One(Feeder::Host(origin as u32)) && !traced.contains(&d))
+        d.is_some_and(|&d| {
+            feeders[d] == Seen::One(Feeder::Host(origin as u32)) && !traced.contains(&d)
+        })
     };
     for (i, (f, (data, acks))) in sc.flows.iter().zip(&paths).enumerate() {
         let fl = &mut flows[i];
@@ -384,7 +396,14 @@ fn host_takes(fl: &Flow, pkt: &Pkt, at: u64, clock: u64, w0: u64) -> bool {
 /// Pop the waiting packets whose transmission has started by `now`, telling the AQM;
 /// `clock` is the simulated time (`now` may be later for a direction running ahead).
 #[inline(always)]
-fn advance(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+fn advance(
+    dir: &mut Dir,
+    d: usize,
+    now: u64,
+    clock: u64,
+    tr: &mut Option<Box<Traces>>,
+    flows: &[Flow],
+) {
     // Most calls find nothing to do: check that before paying for a call.
     if dir.q.get(dir.n_started).is_some_and(|s| s.start <= now) {
         advance_slow(dir, d, now, clock, tr, flows);
@@ -392,7 +411,14 @@ fn advance(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Tr
 }
 
 #[inline(never)]
-fn advance_slow(dir: &mut Dir, d: usize, now: u64, clock: u64, tr: &mut Option<Box<Traces>>, flows: &[Flow]) {
+fn advance_slow(
+    dir: &mut Dir,
+    d: usize,
+    now: u64,
+    clock: u64,
+    tr: &mut Option<Box<Traces>>,
+    flows: &[Flow],
+) {
     if dir.n_plain == 0 && dir.expresses {
         // (with plain slots pending, the delivery of the head forgets them instead)
         drop_expressed(dir, clock);
@@ -448,7 +474,9 @@ fn trace_departure(t: &mut Traces, dir: &Dir, d: usize, pkt: &Pkt, start: u64, f
 /// still be counted (`waiting_at`).
 #[inline]
 fn drop_expressed(dir: &mut Dir, clock: u64) {
-    while dir.n_started > 0 && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock) {
+    while dir.n_started > 0
+        && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock)
+    {
         dir.q.pop_front();
         dir.n_started -= 1;
     }
@@ -457,13 +485,35 @@ fn drop_expressed(dir: &mut Dir, clock: u64) {
 #[derive(Clone)]
 enum Source {
     None,
-    Cbr { interval: f64 },
-    Poisson { mean: f64 },
-    Batch { mean: f64, batch: u32 },
-    Pareto { interval: f64, on_mean: f64, off_mean: f64, shape: f64, on_until: u64 },
-    Telnet { mean: f64 },
+    Cbr {
+        interval: f64,
+    },
+    Poisson {
+        mean: f64,
+    },
+    Batch {
+        mean: f64,
+        batch: u32,
+    },
+    Pareto {
+        interval: f64,
+        on_mean: f64,
+        off_mean: f64,
+        shape: f64,
+        on_until: u64,
+    },
+    Telnet {
+        mean: f64,
+    },
     /// A web-mice connection; the group's first connection also generates arrivals.
-    Web { generator: bool, first: usize, slots: u32, rate: f64, mean: f64, shape: f64 },
+    Web {
+        generator: bool,
+        first: usize,
+        slots: u32,
+        rate: f64,
+        mean: f64,
+        shape: f64,
+    },
 }
 
 #[derive(Clone)]
@@ -590,7 +640,8 @@ impl Sim {
         let (w0, w1) = (sc.warmup.0, sc.duration.0);
         let mut dirs = Vec::with_capacity(sc.links.len() * 2);
         for (i, l) in sc.links.iter().enumerate() {
-            for (side, (qc, to)) in [(&l.queue_ab, l.b), (&l.queue_ba, l.a)].into_iter().enumerate() {
+            for (side, (qc, to)) in [(&l.queue_ab, l.b), (&l.queue_ba, l.a)].into_iter().enumerate()
+            {
                 let seed = stream_seed(sc.seed, "queue", i as u64, side as u64);
                 let path = format!("link[{i}].{}", if side == 0 { "queue_ab" } else { "queue_ba" });
                 let aqm = qc
@@ -674,13 +725,24 @@ impl Sim {
                 FlowKind::Telnet { interval } => Source::Telnet { mean: interval },
                 FlowKind::Cbr { interval } => Source::Cbr { interval },
                 FlowKind::Poisson { interval } => Source::Poisson { mean: interval },
-                FlowKind::BatchPoisson { interval, batch } => Source::Batch { mean: interval, batch },
-                FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => {
-                    Source::Pareto { interval, on_mean: on_time, off_mean: off_time, shape, on_until: 0 }
+                FlowKind::BatchPoisson { interval, batch } => {
+                    Source::Batch { mean: interval, batch }
                 }
-                FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => {
-                    Source::Web { generator: first == id, first, slots, rate: arrival_rate, mean: mean_packets, shape }
-                }
+                FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => Source::Pareto {
+                    interval,
+                    on_mean: on_time,
+                    off_mean: off_time,
+                    shape,
+                    on_until: 0,
+                },
+                FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => Source::Web {
+                    generator: first == id,
+                    first,
+                    slots,
+                    rate: arrival_rate,
+                    mean: mean_packets,
+                    shape,
+                },
             };
             flows.push(Flow {
                 src: f.src as u16,
@@ -727,7 +789,10 @@ impl Sim {
         let names: Vec<String> = (0..dirs.len()).map(|d| sc.dir_name(d)).collect();
         let traces = if sc.trace.any() {
             let Some(dir) = trace_dir else {
-                return Err(SimError::at("trace", "traces asked for but no output directory given"));
+                return Err(SimError::at(
+                    "trace",
+                    "traces asked for but no output directory given",
+                ));
             };
             for &d in &sc.trace.packets {
                 dirs[d].trace_pkts = true;
@@ -765,7 +830,12 @@ impl Sim {
         let sc_has_web = flows.iter().any(|f| f.tcp_params.is_some());
         // (two threads on one core would only wait for each other)
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let plan = if sc.threads > 1 && cores > 1 && traces.is_none() && sc.events.is_empty() && !sc_has_web {
+        let plan = if sc.threads > 1
+            && cores > 1
+            && traces.is_none()
+            && sc.events.is_empty()
+            && !sc_has_web
+        {
             plan_parts(&sc, &routes, &dirs).map(Box::new)
         } else {
             None
@@ -894,9 +964,10 @@ impl Sim {
         if t >= self.end {
             self.finish()?;
         } else if let Some(tr) = self.traces.as_mut()
-            && let Some(e) = tr.error.take() {
-                return Err(e.into());
-            }
+            && let Some(e) = tr.error.take()
+        {
+            return Err(e.into());
+        }
         Ok(())
     }
 
@@ -938,7 +1009,9 @@ impl Sim {
             drop_expressed(dir, now);
         }
         let Some(s) = dir.q.pop_front() else { return };
-        debug_assert!(dir.n_started > 0 && s.end + dir.delay == now && s.pkt.flags & flags::EXPRESS == 0);
+        debug_assert!(
+            dir.n_started > 0 && s.end + dir.delay == now && s.pkt.flags & flags::EXPRESS == 0
+        );
         dir.n_started -= 1;
         dir.n_plain -= 1;
         if dir.expresses {
@@ -1027,7 +1100,11 @@ impl Sim {
         let verdict = match dir.tail_limit {
             // Drop Tail's decision, without reaching for the discipline
             Some(l) => {
-                if l.overflows(dir.backlog(), &info) { Verdict::Drop(DropReason::Overflow) } else { Verdict::Enqueue }
+                if l.overflows(dir.backlog(), &info) {
+                    Verdict::Drop(DropReason::Overflow)
+                } else {
+                    Verdict::Enqueue
+                }
             }
             None => dir.aqm.on_arrival(Time(now), &info, dir.backlog()),
         };
@@ -1050,9 +1127,10 @@ impl Sim {
             Verdict::Drop(reason) => {
                 dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
                 if let Some(t) = self.traces.as_mut()
-                    && dir.trace_pkts {
-                        t.packet(now, d, 'x', &pkt);
-                    }
+                    && dir.trace_pkts
+                {
+                    t.packet(now, d, 'x', &pkt);
+                }
                 self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             }
             Verdict::Evict { victim } => {
@@ -1063,7 +1141,8 @@ impl Sim {
                     if dir.waiting() == 0 || !dir.aqm.limit().overflows(dir.backlog(), &info) {
                         break;
                     }
-                    let v = (dir.aqm.victim(dir.backlog()) as usize).min(dir.waiting() as usize - 1);
+                    let v =
+                        (dir.aqm.victim(dir.backlog()) as usize).min(dir.waiting() as usize - 1);
                     self.evict(d, v, now);
                 }
                 self.accept(d, pkt, now);
@@ -1101,9 +1180,10 @@ impl Sim {
         }
         let dir = &mut self.dirs[d];
         if let Some(t) = self.traces.as_mut()
-            && dir.trace_pkts {
-                t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
-            }
+            && dir.trace_pkts
+        {
+            t.packet(now, d, if pkt.flags & flags::CE != 0 { 'm' } else { 'a' }, &pkt);
+        }
         let mut slot = Slot { enq: now, start, end, pkt };
         if start == now {
             // An idle line: the packet leaves the buffer at once (everything before it
@@ -1141,14 +1221,18 @@ impl Sim {
         let dir = &self.dirs[d];
         let node = dir.to as usize;
         if pkt.dst as usize == node {
-            let ok = open && dir.host_express && !self.in_host && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
+            let ok = open
+                && dir.host_express
+                && !self.in_host
+                && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
             return ok.then_some(Early::Host);
         }
         let e = self.routes.next(node, pkt.dst as usize)?;
         if self.dirs[e].merged {
             return Some(Early::Inbox(e));
         }
-        (open && dir.express_from.is_none() && self.dirs[e].express_from == Some(d as u32)).then_some(Early::Dir(e))
+        (open && dir.express_from.is_none() && self.dirs[e].express_from == Some(d as u32))
+            .then_some(Early::Dir(e))
     }
 
     /// Hand `pkt`, accepted by direction `d` and arriving at the far end at `at`, on to
@@ -1292,7 +1376,13 @@ impl Sim {
         let m = self.dirs[b].merge.as_mut().expect("a merging direction has an inbox");
         let next = m.buckets.iter().position(|v| !v.is_empty()).map(|i| m.base + i as u64);
         if let Some(k) = next {
-            let min_t = (k << m.fine) + (m.buckets[(k - m.base) as usize].iter().map(|e| e.0).min().expect("a non-empty bucket") >> 24);
+            let min_t = (k << m.fine)
+                + (m.buckets[(k - m.base) as usize]
+                    .iter()
+                    .map(|e| e.0)
+                    .min()
+                    .expect("a non-empty bucket")
+                    >> 24);
             let at = m.batch_time(min_t);
             let at = if min_t >= bound { at.max(bound) } else { at };
             let at = at.max(now + 1);
@@ -1309,7 +1399,11 @@ impl Sim {
         let dir = &mut self.dirs[d];
         let h = match dir.q.front() {
             Some(h) if h.pkt.flags & flags::EXPRESS == 0 => h,
-            _ => dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots"),
+            _ => dir
+                .q
+                .iter()
+                .find(|s| s.pkt.flags & flags::EXPRESS == 0)
+                .expect("n_plain counts the plain slots"),
         };
         let at = h.end + dir.delay;
         dir.scheduled = Some(at);
@@ -1326,7 +1420,11 @@ impl Sim {
         let mut handed = false;
         while self.dirs[d].n_plain > 0 {
             let dir = &self.dirs[d];
-            let idx = dir.q.iter().position(|s| s.pkt.flags & flags::EXPRESS == 0).expect("n_plain counts the plain slots");
+            let idx = dir
+                .q
+                .iter()
+                .position(|s| s.pkt.flags & flags::EXPRESS == 0)
+                .expect("n_plain counts the plain slots");
             let s = dir.q[idx];
             let at = s.end + dir.delay;
             if at > self.horizon {
@@ -1368,9 +1466,10 @@ impl Sim {
         }
         dir.busy_until = dir.q.back().map_or(now, |s| s.end);
         if let Some(t) = self.traces.as_mut()
-            && dir.trace_pkts {
-                t.packet(now, d, 'x', &s.pkt);
-            }
+            && dir.trace_pkts
+        {
+            t.packet(now, d, 'x', &s.pkt);
+        }
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
     }
@@ -1413,10 +1512,12 @@ impl Sim {
                 s.on_ack(Time(now), &pkt, &mut self.out, max);
                 let (cw, ss) = (s.cwnd, s.ssthresh);
                 fl.mon.cwnd_set(cw);
-                if fl.trace_cwnd && cw != before
-                    && let Some(t) = self.traces.as_mut() {
-                        t.cwnd(now, f, cw, ss);
-                    }
+                if fl.trace_cwnd
+                    && cw != before
+                    && let Some(t) = self.traces.as_mut()
+                {
+                    t.cwnd(now, f, cw, ss);
+                }
                 if fl.busy && s.done_at.is_some() {
                     fl.busy = false;
                     if in_win {
@@ -1459,17 +1560,24 @@ impl Sim {
         let Some(tcp) = fl.tcp.as_ref() else { return };
         if SENDER
             && let Some(d) = tcp.0.rtx_deadline
-            && fl.rto_at.is_none_or(|a| a > d.0) {
-                fl.rto_at = Some(d.0);
-                self.q.push(d, Target { kind: K_RTO, index: f as u32 });
-            }
+            && fl.rto_at.is_none_or(|a| a > d.0)
+        {
+            fl.rto_at = Some(d.0);
+            self.q.push(d, Target { kind: K_RTO, index: f as u32 });
+        }
         if RECEIVER
             && let Some(d) = tcp.1.delack_deadline
-            && fl.delack_at.is_none_or(|a| a > d.0) {
-                fl.delack_at = Some(d.0);
-                self.q.push(d, Target { kind: K_DELACK, index: f as u32 });
-            }
-        if SENDER && fl.prep_delay > 0.0 && fl.send_at.is_none() && tcp.0.started && tcp.0.can_send() {
+            && fl.delack_at.is_none_or(|a| a > d.0)
+        {
+            fl.delack_at = Some(d.0);
+            self.q.push(d, Target { kind: K_DELACK, index: f as u32 });
+        }
+        if SENDER
+            && fl.prep_delay > 0.0
+            && fl.send_at.is_none()
+            && tcp.0.started
+            && tcp.0.can_send()
+        {
             let at = self.now + ns(fl.rng.random::<f64>() * fl.prep_delay);
             fl.send_at = Some(at);
             self.q.push(Time(at), Target { kind: K_SEND, index: f as u32 });
@@ -1574,7 +1682,8 @@ impl Sim {
             return;
         }
         if let Source::Web { first, slots, rate, mean, shape, .. } = fl.source {
-            let size = pareto(&mut fl.rng, mean, shape).round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
+            let size =
+                pareto(&mut fl.rng, mean, shape).round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
             let at = now + ns(expo(&mut fl.rng, 1.0 / rate));
             if fl.stop.is_none_or(|s| at < s) {
                 self.q.push(Time(at), Target { kind: K_APP, index: f as u32 });
@@ -1657,9 +1766,10 @@ impl Sim {
                     fl.timeout_times.push(now);
                 }
                 if fl.trace_cwnd
-                    && let Some(t) = self.traces.as_mut() {
-                        t.cwnd(now, f, tcp.0.cwnd, tcp.0.ssthresh);
-                    }
+                    && let Some(t) = self.traces.as_mut()
+                {
+                    t.cwnd(now, f, tcp.0.cwnd, tcp.0.ssthresh);
+                }
                 let node = fl.src as usize;
                 self.flush(node);
             }
@@ -1714,7 +1824,8 @@ impl Sim {
             for (k, s) in lost.iter().enumerate() {
                 if k >= n_started {
                     dir.bytes_waiting -= s.pkt.size as u64;
-                    let bl = Backlog { packets: (lost.len() - k - 1) as u32, bytes: dir.bytes_waiting };
+                    let bl =
+                        Backlog { packets: (lost.len() - k - 1) as u32, bytes: dir.bytes_waiting };
                     dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
                     dir.mon.waited(s.enq, now);
                 }
@@ -1763,7 +1874,9 @@ impl Sim {
                 fl.mon.cwnd_change(self.w0, self.w1, end, c);
             }
         }
-        self.busiest = (0..self.dirs.len()).max_by_key(|&d| (self.dirs[d].mon.total_departures(), std::cmp::Reverse(d))).unwrap_or(0);
+        self.busiest = (0..self.dirs.len())
+            .max_by_key(|&d| (self.dirs[d].mon.total_departures(), std::cmp::Reverse(d)))
+            .unwrap_or(0);
         self.finished = true;
         if let Some(t) = self.traces.as_mut() {
             t.finish()?;
@@ -1880,14 +1993,26 @@ impl Sim {
                     retransmits: st.retransmits,
                     sent: if tcp.is_some() { st.sent } else { fl.sent },
                     delivered: fl.mon.delivered,
-                    mean_cwnd: if tcp.is_some() { fl.mon.cwnd_area / (self.w1 - self.w0) as f64 } else { 0.0 },
+                    mean_cwnd: if tcp.is_some() {
+                        fl.mon.cwnd_area / (self.w1 - self.w0) as f64
+                    } else {
+                        0.0
+                    },
                     cwnd: tcp.map_or(0.0, |s| s.cwnd),
                     ssthresh: tcp.map_or(0.0, |s| s.ssthresh.min(1e9)),
                     srtt: tcp.map_or(0.0, |s| s.srtt),
                     rto: tcp.map_or(0.0, |s| s.rto),
-                    completion_time: if fl.tcp_params.is_some() { None } else { tcp.and_then(|s| s.done_at).map(|t| t.as_secs_f64()) },
+                    completion_time: if fl.tcp_params.is_some() {
+                        None
+                    } else {
+                        tcp.and_then(|s| s.done_at).map(|t| t.as_secs_f64())
+                    },
                     transfers: fl.transfers,
-                    mean_fct: if fl.transfers > 0 { Some(fl.fct_sum / fl.transfers as f64) } else { None },
+                    mean_fct: if fl.transfers > 0 {
+                        Some(fl.fct_sum / fl.transfers as f64)
+                    } else {
+                        None
+                    },
                     rejected: fl.rejected,
                 }
             })

@@ -275,7 +275,14 @@ impl TcpSender {
             self.drop_ix += 1;
             self.stats.injected_losses += 1;
         } else {
-            out.push(Pkt { flow: self.flow, seq, size: self.p.packet_size, dst: self.dst, flags: f, epoch: 0 });
+            out.push(Pkt {
+                flow: self.flow,
+                seq,
+                size: self.p.packet_size,
+                dst: self.dst,
+                flags: f,
+                epoch: 0,
+            });
         }
         if self.rtx_deadline.is_none() {
             self.restart_timer(now);
@@ -348,12 +355,13 @@ impl TcpSender {
         if a > self.snd_una {
             let newly = (a - self.snd_una) as f64;
             if let Some(s) = self.rtt_seq
-                && a > s {
-                    self.rtt_sample((now - self.rtt_ts).as_secs_f64());
-                    self.rtt_seq = None;
-                    self.backoff = 1;
-                    self.set_rto_span();
-                }
+                && a > s
+            {
+                self.rtt_sample((now - self.rtt_ts).as_secs_f64());
+                self.rtt_seq = None;
+                self.backoff = 1;
+                self.set_rto_span();
+            }
             if self.in_recovery {
                 let partial = a < self.recover;
                 match self.p.variant {
@@ -366,7 +374,8 @@ impl TcpSender {
                         }
                         self.emit(now, a, true, out);
                         self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                        if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady {
+                        if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady
+                        {
                             self.restart_timer(now);
                         }
                         self.partial_seen = true;
@@ -408,7 +417,8 @@ impl TcpSender {
             } else {
                 self.restart_timer(now);
             }
-            if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none() {
+            if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none()
+            {
                 self.done_at = Some(now);
                 self.rtx_deadline = None;
             }
@@ -417,7 +427,8 @@ impl TcpSender {
             self.dupacks += 1;
             if self.in_recovery {
                 // Fast recovery: each duplicate ACK means a packet has left the network.
-                self.cwnd = (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
+                self.cwnd = (self.cwnd + 1.0)
+                    .min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
                 self.send_much(now, out, max);
             } else if self.dupacks == self.p.dupack_threshold {
                 if self.have_recover && a < self.recover {
@@ -446,7 +457,10 @@ impl TcpSender {
                         self.send_much(now, out, max);
                     }
                 }
-            } else if self.p.tiny_window && self.dupacks < self.p.dupack_threshold && self.window() < 10 {
+            } else if self.p.tiny_window
+                && self.dupacks < self.p.dupack_threshold
+                && self.window() < 10
+            {
                 // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
                 // conservation); if the receiver window forbids it, resend the last one.
                 if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
@@ -530,7 +544,14 @@ impl TcpReceiver {
         if self.ece {
             f |= flags::ECE;
         }
-        out.push(Pkt { flow: self.flow, seq: self.next, size: self.ack_size, dst: self.dst, flags: f, epoch: 0 });
+        out.push(Pkt {
+            flow: self.flow,
+            seq: self.next,
+            size: self.ack_size,
+            dst: self.dst,
+            flags: f,
+            epoch: 0,
+        });
         self.pending = 0;
         self.delack_deadline = None;
     }

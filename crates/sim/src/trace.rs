@@ -28,7 +28,14 @@ fn csv(dir: &Path, name: &str, header: &str) -> Result<BufWriter<File>> {
 }
 
 impl Traces {
-    pub fn open(dir: &Path, queue: bool, packets: bool, cwnd: bool, pcap_dirs: &[usize], names: Vec<String>) -> Result<Traces> {
+    pub fn open(
+        dir: &Path,
+        queue: bool,
+        packets: bool,
+        cwnd: bool,
+        pcap_dirs: &[usize],
+        names: Vec<String>,
+    ) -> Result<Traces> {
         std::fs::create_dir_all(dir)?;
         let mut pcap: Vec<Option<BufWriter<File>>> = (0..names.len()).map(|_| None).collect();
         for &d in pcap_dirs {
@@ -47,7 +54,11 @@ impl Traces {
         Ok(Traces {
             dir: dir.to_path_buf(),
             queue: if queue { Some(csv(dir, "queue.csv", "time,link,queue,avg")?) } else { None },
-            packets: if packets { Some(csv(dir, "packets.csv", "time,link,event,flow,seq,size,ack,ce")?) } else { None },
+            packets: if packets {
+                Some(csv(dir, "packets.csv", "time,link,event,flow,seq,size,ack,ce")?)
+            } else {
+                None
+            },
             cwnd: if cwnd { Some(csv(dir, "cwnd.csv", "time,flow,cwnd,ssthresh")?) } else { None },
             pcap,
             names,
@@ -57,9 +68,10 @@ impl Traces {
 
     fn keep(&mut self, r: std::io::Result<()>) {
         if let Err(e) = r
-            && self.error.is_none() {
-                self.error = Some(e);
-            }
+            && self.error.is_none()
+        {
+            self.error = Some(e);
+        }
     }
 
     pub fn queue(&mut self, t: u64, d: usize, q: u32, avg: f64) {
@@ -97,7 +109,16 @@ impl Traces {
     }
 
     /// A packet leaves link direction `d` at `t`: IPv4 + TCP (or UDP) headers.
-    pub fn pcap(&mut self, t: u64, d: usize, p: &Pkt, src: u16, dst: u16, tcp: bool, data_size: u32) {
+    pub fn pcap(
+        &mut self,
+        t: u64,
+        d: usize,
+        p: &Pkt,
+        src: u16,
+        dst: u16,
+        tcp: bool,
+        data_size: u32,
+    ) {
         let Some(w) = self.pcap[d].as_mut() else { return };
         let ip = |n: u16| [10u8, 0, (n >> 8) as u8, n as u8];
         let (sip, dip) = if p.is_ack() { (ip(dst), ip(src)) } else { (ip(src), ip(dst)) };
@@ -158,7 +179,9 @@ impl Traces {
         if let Some(e) = self.error.take() {
             return Err(e.into());
         }
-        for w in [self.queue.as_mut(), self.packets.as_mut(), self.cwnd.as_mut()].into_iter().flatten() {
+        for w in
+            [self.queue.as_mut(), self.packets.as_mut(), self.cwnd.as_mut()].into_iter().flatten()
+        {
             w.flush()?;
         }
         for w in self.pcap.iter_mut().flatten() {

@@ -113,7 +113,11 @@ mod basics {
             let s = run(&path(q, flows, "10s", "0s"));
             let mut total_drops = 0;
             for (name, l) in &s.links {
-                assert_eq!(l.arrivals, l.departures + l.drops + l.queued_at_end, "{q}: {name}: {l:?}");
+                assert_eq!(
+                    l.arrivals,
+                    l.departures + l.drops + l.queued_at_end,
+                    "{q}: {name}: {l:?}"
+                );
                 total_drops += l.drops;
             }
             assert!(total_drops > 0, "{q}: the test needs drops");
@@ -133,7 +137,11 @@ mod recovery {
         let s = run(&path(r#"{ type = "droptail", limit = 1000 }"#, &flows, "20s", "0s"));
         let f = s.flows[0].clone();
         assert!(f.completion_time.is_some(), "{variant} [{drops}]: transfer not finished: {f:?}");
-        assert_eq!(f.goodput_bps * 20.0 / 8.0, 400.0 * 1000.0, "{variant}: every packet delivered once");
+        assert_eq!(
+            f.goodput_bps * 20.0 / 8.0,
+            400.0 * 1000.0,
+            "{variant}: every packet delivered once"
+        );
         f
     }
 
@@ -262,7 +270,12 @@ mod determinism {
     fn mixed(seed: u64) -> Summary {
         let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 50\ncount = 4\nstart = { uniform = [0, 2] }\n\
                      [[flow]]\ntype = \"poisson\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"2Mbps\"";
-        let mut t = path(r#"{ type = "red", limit = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#, flows, "10s", "2s");
+        let mut t = path(
+            r#"{ type = "red", limit = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#,
+            flows,
+            "10s",
+            "2s",
+        );
         t.push_str(&format!("seed = {seed}\n"));
         // seed must be a top-level key: put it first.
         let t = format!("seed = {seed}\n{}", t.replace(&format!("seed = {seed}\n"), ""));
@@ -281,7 +294,12 @@ mod determinism {
     /// Adding a flow does not change another flow's random numbers (its start time here).
     #[test]
     fn streams_are_per_flow() {
-        let a = scenario(&path(r#"{ type = "droptail" , limit = 10}"#, "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }", "10s", "0s"));
+        let a = scenario(&path(
+            r#"{ type = "droptail" , limit = 10}"#,
+            "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }",
+            "10s",
+            "0s",
+        ));
         let b = scenario(&path(
             r#"{ type = "droptail", limit = 10 }"#,
             "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }\n[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nstart = { uniform = [0, 5] }",
@@ -324,7 +342,8 @@ mod errors {
         }
     }
 
-    const LINK: &str = "duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n";
+    const LINK: &str =
+        "duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n";
 
     /// Invalid scenarios are rejected with the path of the field and what is allowed.
     #[test]
@@ -335,7 +354,8 @@ mod errors {
         assert!(e.starts_with("link[0].rate") && e.contains("> 0"), "{e}");
         let e = err(&format!("{LINK}[[flow]]\nsrc = \"a\"\ndst = \"b\"\nmax_windw = 3"));
         assert!(e.starts_with("flow[0].max_windw") && e.contains("max_window"), "{e}");
-        let e = err("duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = 1e6\ndelay = 0\nfoo = 1");
+        let e =
+            err("duration = 10\n[[link]]\na = \"a\"\nb = \"b\"\nrate = 1e6\ndelay = 0\nfoo = 1");
         assert!(e.starts_with("link[0].foo: unknown field") && e.contains("queue_ab"), "{e}");
         let e = err(&format!(
             "{LINK}[[link]]\na = \"b\"\nb = \"c\"\nrate = 1e6\ndelay = 0\n[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n\
@@ -343,16 +363,25 @@ mod errors {
         ));
         assert!(e.starts_with("link[2].queue_ab.min_th") && e.contains("< max_th"), "{e}");
         let e = err(&format!("{LINK}queue = {{ type = \"red\", limit = 100, min_tj = 5 }}"));
-        assert!(e.starts_with("link[0].queue.min_tj: unknown field") && e.contains("max_th"), "{e}");
+        assert!(
+            e.starts_with("link[0].queue.min_tj: unknown field") && e.contains("max_th"),
+            "{e}"
+        );
         let e = err(&format!("{LINK}queue = {{ type = \"blue\" }}"));
         assert!(e.starts_with("link[0].queue.type") && e.contains("droptail"), "{e}");
-        let e = err(&format!("{LINK}[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n[[flow]]\nsrc = \"a\"\ndst = \"d\""));
+        let e = err(&format!(
+            "{LINK}[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n[[flow]]\nsrc = \"a\"\ndst = \"d\""
+        ));
         assert!(e.starts_with("flow[0]") && e.contains("no route"), "{e}");
-        let e = err(&format!("{LINK}[[flow]]\ntype = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10 parsecs\""));
+        let e = err(&format!(
+            "{LINK}[[flow]]\ntype = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10 parsecs\""
+        ));
         assert!(e.starts_with("flow[0].rate") && e.contains("15Mbps"), "{e}");
         let e = err(&format!("warmup = 20\n{LINK}"));
         assert!(e.starts_with("warmup"), "{e}");
-        let e = err(&format!("{LINK}[[flow]]\ntype = \"tcp\"\nvariant = \"vegas\"\nsrc = \"a\"\ndst = \"b\""));
+        let e = err(&format!(
+            "{LINK}[[flow]]\ntype = \"tcp\"\nvariant = \"vegas\"\nsrc = \"a\"\ndst = \"b\""
+        ));
         assert!(e.starts_with("flow[0].variant") && e.contains("newreno"), "{e}");
         let e = err(&format!("threads = 3\n{LINK}"));
         assert!(e.starts_with("threads") && e.contains("1 or 2"), "{e}");
@@ -363,7 +392,12 @@ mod sources {
     use super::*;
 
     fn one(flow: &str) -> Summary {
-        run(&path(r#"{ type = "droptail", limit = 10000 }"#, &format!("[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\n{flow}"), "200s", "0s"))
+        run(&path(
+            r#"{ type = "droptail", limit = 10000 }"#,
+            &format!("[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\n{flow}"),
+            "200s",
+            "0s",
+        ))
     }
 
     /// Poisson and batch-Poisson sources deliver their mean rate.
@@ -376,7 +410,10 @@ mod sources {
         assert!((f.goodput_bps - 2e6).abs() / 2e6 < 0.06, "{f:?}");
         assert_eq!(f.sent % 10, 0, "whole batches");
         // Batches queue behind each other: a batch of 10 waits longer than Poisson singles.
-        assert!(b.links["s1->r1"].mean_delay > one("type = \"poisson\"\nrate = \"2Mbps\"").links["s1->r1"].mean_delay);
+        assert!(
+            b.links["s1->r1"].mean_delay
+                > one("type = \"poisson\"\nrate = \"2Mbps\"").links["s1->r1"].mean_delay
+        );
     }
 
     /// A Pareto ON/OFF source sends at its peak rate for a fraction on/(on+off) of the time.
@@ -440,8 +477,11 @@ mod tcp_options {
     #[test]
     fn tiny_window_avoids_timeout() {
         let run_with = |tiny: bool| {
-            let flows = format!("[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 3\npackets = 100\ndrop = [50]\ntiny_window = {tiny}");
-            run(&path(r#"{ type = "droptail", limit = 1000 }"#, &flows, "30s", "0s")).flows[0].clone()
+            let flows = format!(
+                "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nmax_window = 3\npackets = 100\ndrop = [50]\ntiny_window = {tiny}"
+            );
+            run(&path(r#"{ type = "droptail", limit = 1000 }"#, &flows, "30s", "0s")).flows[0]
+                .clone()
         };
         let plain = run_with(false);
         let tiny = run_with(true);
@@ -457,13 +497,20 @@ mod web {
     #[test]
     fn web_mice_transfers_complete() {
         let flows = "[[flow]]\ntype = \"web\"\nsrc = \"s1\"\ndst = \"k1\"\narrival_rate = 20\nmean_packets = 12\nshape = 1.2\nmax_transfers = 50\nmax_window = 64";
-        let s = run(&path(r#"{ type = "red", limit = 100, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#, flows, "100s", "10s"));
+        let s = run(&path(
+            r#"{ type = "red", limit = 100, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1 }"#,
+            flows,
+            "100s",
+            "10s",
+        ));
         assert_eq!(s.flows.len(), 50);
         let transfers: u64 = s.flows.iter().map(|f| f.transfers).sum();
         // About 20 per second over 90 s.
         assert!((transfers as f64 - 1800.0).abs() < 200.0, "{transfers}");
         assert_eq!(s.flows[0].rejected, 0);
-        let fct: f64 = s.flows.iter().filter_map(|f| f.mean_fct.map(|m| m * f.transfers as f64)).sum::<f64>() / transfers as f64;
+        let fct: f64 =
+            s.flows.iter().filter_map(|f| f.mean_fct.map(|m| m * f.transfers as f64)).sum::<f64>()
+                / transfers as f64;
         assert!(fct > 0.04 && fct < 2.0, "mean completion time {fct}");
         // Offered load ~ 20 * 12 * 8000 b/s = 1.9 Mb/s (heavy-tailed: loose bounds).
         let load = s.links["r1->k1"].throughput_bps;
@@ -477,15 +524,27 @@ mod express {
     /// A parking lot s1..s3 -> r1 -> r2 -> r3 -> k1..k3 with RED at the shared hops,
     /// TCP both ways and open-loop traffic: chains of single-feeder directions.
     fn parking_lot(express: bool, queue: &str) -> String {
-        let mut t = format!("duration = \"30s\"\nwarmup = \"5s\"\nseed = 3\nexpress_hops = {express}\n");
+        let mut t =
+            format!("duration = \"30s\"\nwarmup = \"5s\"\nseed = 3\nexpress_hops = {express}\n");
         for (a, b, rate, delay) in [("r1", "r2", "10Mbps", "10ms"), ("r2", "r3", "8Mbps", "5ms")] {
-            t += &format!("[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n");
+            t += &format!(
+                "[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n"
+            );
         }
         for i in 1..=3 {
-            t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{i}ms\"\n");
-            t += &format!("[[link]]\na = \"r3\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 2 * i);
-            t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\ncount = 4\nstart = {{ uniform = [0, 1] }}\n");
-            t += &format!("[[flow]]\nsrc = \"k{i}\"\ndst = \"s{i}\"\nvariant = \"reno\"\ncount = 2\n");
+            t += &format!(
+                "[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{i}ms\"\n"
+            );
+            t += &format!(
+                "[[link]]\na = \"r3\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n",
+                2 * i
+            );
+            t += &format!(
+                "[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\ncount = 4\nstart = {{ uniform = [0, 1] }}\n"
+            );
+            t += &format!(
+                "[[flow]]\nsrc = \"k{i}\"\ndst = \"s{i}\"\nvariant = \"reno\"\ncount = 2\n"
+            );
         }
         t += "[[flow]]\ntype = \"poisson\"\nsrc = \"s1\"\ndst = \"k3\"\nrate = \"1Mbps\"\n";
         t += "[[flow]]\ntype = \"tcp\"\nsrc = \"s2\"\ndst = \"r2\"\n";
@@ -521,7 +580,12 @@ mod express {
         ] {
             let fast = run(&parking_lot(true, queue));
             let slow = run(&parking_lot(false, queue));
-            assert!(fast.events < slow.events, "{queue}: {} events vs {}", fast.events, slow.events);
+            assert!(
+                fast.events < slow.events,
+                "{queue}: {} events vs {}",
+                fast.events,
+                slow.events
+            );
             same(&summary(&parking_lot(true, queue)), &summary(&parking_lot(false, queue)), queue);
         }
     }
@@ -532,8 +596,11 @@ mod express {
     /// ACKs, a preparation delay, a stop time, telnet, and open-loop flows; the window
     /// starts while ACKs are in flight.
     fn dumbbell(express: bool, queue: &str) -> String {
-        let mut t = format!("duration = \"20s\"\nwarmup = \"3.3s\"\nseed = 5\nexpress_hops = {express}\n");
-        t += &format!("[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"6Mbps\"\ndelay = \"15ms\"\nqueue_ab = {queue}\nqueue_ba = {{ type = \"droptail\", limit = 25 }}\n");
+        let mut t =
+            format!("duration = \"20s\"\nwarmup = \"3.3s\"\nseed = 5\nexpress_hops = {express}\n");
+        t += &format!(
+            "[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"6Mbps\"\ndelay = \"15ms\"\nqueue_ab = {queue}\nqueue_ba = {{ type = \"droptail\", limit = 25 }}\n"
+        );
         let flows = [
             "variant = \"newreno\"\nmin_rto = 0.05\ntick = 0.001",
             "variant = \"reno\"\nmin_rto = 0.05\ntick = 0.001\necn = true",
@@ -547,9 +614,17 @@ mod express {
             "type = \"pareto_onoff\"\nrate = \"1Mbps\"\non_time = 0.5\noff_time = 0.5\nshape = 1.5",
         ];
         for (i, f) in flows.iter().enumerate() {
-            t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 1 + 3 * i);
-            t += &format!("[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 2 + i);
-            t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nstart = {{ uniform = [0, 2] }}\n{f}\n");
+            t += &format!(
+                "[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n",
+                1 + 3 * i
+            );
+            t += &format!(
+                "[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n",
+                2 + i
+            );
+            t += &format!(
+                "[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nstart = {{ uniform = [0, 2] }}\n{f}\n"
+            );
         }
         t
     }
@@ -563,8 +638,16 @@ mod express {
             r#"{ type = "droptail", limit = 12 }"#,
         ] {
             let (fast, slow) = (run(&dumbbell(true, queue)), run(&dumbbell(false, queue)));
-            assert!(slow.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0, "{queue}: the timers must race the ACKs");
-            assert!(fast.events * 10 < slow.events * 6, "{queue}: {} events vs {}", fast.events, slow.events);
+            assert!(
+                slow.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0,
+                "{queue}: the timers must race the ACKs"
+            );
+            assert!(
+                fast.events * 10 < slow.events * 6,
+                "{queue}: {} events vs {}",
+                fast.events,
+                slow.events
+            );
             same(&summary(&dumbbell(true, queue)), &summary(&dumbbell(false, queue)), queue);
         }
         // One flow whose every hop has a single feeder: a host's turn must not run into
@@ -585,13 +668,23 @@ mod express {
     #[test]
     fn merging_directions_take_their_arrivals_in_batches() {
         let t = |express: bool| {
-            let mut t = format!("duration = \"30s\"\nwarmup = \"10s\"\nseed = 4\nexpress_hops = {express}\n");
+            let mut t = format!(
+                "duration = \"30s\"\nwarmup = \"10s\"\nseed = 4\nexpress_hops = {express}\n"
+            );
             t += "[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\n";
             t += "queue_ab = { type = \"red\", limit = 100, min_th = 10, max_th = 30, w_q = 0.002, max_p = 0.1, gentle = true }\n";
             for i in 0..20 {
-                t += &format!("[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 5 + i);
-                t += &format!("[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n", 5 + 2 * i);
-                t += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nmax_window = 100\nstart = {{ uniform = [0, 1] }}\n");
+                t += &format!(
+                    "[[link]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n",
+                    5 + i
+                );
+                t += &format!(
+                    "[[link]]\na = \"r2\"\nb = \"k{i}\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n",
+                    5 + 2 * i
+                );
+                t += &format!(
+                    "[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nmax_window = 100\nstart = {{ uniform = [0, 1] }}\n"
+                );
             }
             t
         };
@@ -618,7 +711,12 @@ mod express {
     /// Run `a` and `b` to each of `stops` (exact stops) and compare, at each, the
     /// windows of flows `0..flows`, and the queue lengths and the arrival and drop
     /// counters of every direction.
-    fn same_state_at_stops(a: &mut Sim, b: &mut Sim, stops: impl Iterator<Item = aqm::Time>, flows: usize) {
+    fn same_state_at_stops(
+        a: &mut Sim,
+        b: &mut Sim,
+        stops: impl Iterator<Item = aqm::Time>,
+        flows: usize,
+    ) {
         for t in stops {
             a.run_until(t).unwrap();
             b.run_until(t).unwrap();
@@ -628,7 +726,11 @@ mod express {
             for d in 0..2 * a.scenario().links.len() {
                 let (x, y) = (a.dir_monitor(d), b.dir_monitor(d));
                 assert_eq!(a.queue_len(d), b.queue_len(d), "direction {d} at {t:?}");
-                assert_eq!((x.arrivals(), x.early_drops, x.forced_drops), (y.arrivals(), y.early_drops, y.forced_drops), "direction {d} at {t:?}");
+                assert_eq!(
+                    (x.arrivals(), x.early_drops, x.forced_drops),
+                    (y.arrivals(), y.early_drops, y.forced_drops),
+                    "direction {d} at {t:?}"
+                );
             }
         }
     }
@@ -670,15 +772,25 @@ mod express {
     #[test]
     fn lean_path_changes_nothing() {
         let t = |express: bool| {
-            let mut t = format!("duration = \"12s\"\nwarmup = \"2s\"\nseed = 9\nexpress_hops = {express}\n");
+            let mut t = format!(
+                "duration = \"12s\"\nwarmup = \"2s\"\nseed = 9\nexpress_hops = {express}\n"
+            );
             for (a, b, rate, cost, queue) in [
                 ("s", "r1", "20Mbps", 1, r#"{ type = "droptail", limit = 3 }"#),
                 ("r1", "r2", "4Mbps", 1, r#"{ type = "droptail", limit = 6 }"#),
                 ("r1", "r3", "4Mbps", 2, r#"{ type = "droptail", limit = 8 }"#),
-                ("r3", "r2", "4Mbps", 2, r#"{ type = "red", limit = 30, min_th = 3, max_th = 9, w_q = 0.01, max_p = 0.1 }"#),
+                (
+                    "r3",
+                    "r2",
+                    "4Mbps",
+                    2,
+                    r#"{ type = "red", limit = 30, min_th = 3, max_th = 9, w_q = 0.01, max_p = 0.1 }"#,
+                ),
                 ("r2", "k", "20Mbps", 1, r#"{ type = "droptail", limit_bytes = 4000 }"#),
             ] {
-                t += &format!("[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\ncost = {cost}\nqueue = {queue}\n");
+                t += &format!(
+                    "[[link]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}\"\ndelay = \"5ms\"\ncost = {cost}\nqueue = {queue}\n"
+                );
             }
             t += "[[flow]]\nsrc = \"s\"\ndst = \"k\"\ncount = 5\nstart = { uniform = [0, 1] }\n";
             t += "[[flow]]\nsrc = \"k\"\ndst = \"s\"\nvariant = \"reno\"\ncount = 2\n";
@@ -688,7 +800,11 @@ mod express {
             t
         };
         let (lean, general) = (summary(&t(true)), summary(&t(false)));
-        assert!(general.links["r1->r2"].drops > 0 && general.links["r1->r2"].link_down_drops > 0, "{:?}", general.links["r1->r2"]);
+        assert!(
+            general.links["r1->r2"].drops > 0 && general.links["r1->r2"].link_down_drops > 0,
+            "{:?}",
+            general.links["r1->r2"]
+        );
         assert!(general.links["s->r1"].drops > 0, "the access buffer must overflow too");
         assert!(general.links["r2->k"].drops > 0, "packets larger than the byte limit are dropped");
         same(&lean, &general, "lean path");
@@ -710,7 +826,9 @@ mod express {
             assert_eq!(Sim::new(scenario(&two(&t)), None).unwrap().threads(), cores.min(2));
             same(&summary(&two(&t)), &summary(&t), queue);
             // Flows both ways: senders and receivers on each side.
-            let both = format!("{t}[[flow]]\nsrc = \"k1\"\ndst = \"s2\"\n[[flow]]\nsrc = \"k3\"\ndst = \"s0\"\nvariant = \"reno\"\ndelayed_ack = true\n[[flow]]\ntype = \"poisson\"\nsrc = \"k4\"\ndst = \"s5\"\nrate = \"0.5Mbps\"\n");
+            let both = format!(
+                "{t}[[flow]]\nsrc = \"k1\"\ndst = \"s2\"\n[[flow]]\nsrc = \"k3\"\ndst = \"s0\"\nvariant = \"reno\"\ndelayed_ack = true\n[[flow]]\ntype = \"poisson\"\nsrc = \"k4\"\ndst = \"s5\"\nrate = \"0.5Mbps\"\n"
+            );
             same(&summary(&two(&both)), &summary(&both), "both ways");
         }
         let q = r#"{ type = "droptail", limit = 12 }"#;
@@ -746,8 +864,18 @@ mod express {
         assert_eq!(Sim::new(scenario(&format!("threads = 2\n{t}")), None).unwrap().threads(), 1);
         let q = r#"{ type = "droptail", limit = 12 }"#;
         let ev = "[[event]]\nat = \"4s\"\na = \"r1\"\nb = \"r2\"\naction = \"down\"\n";
-        assert_eq!(Sim::new(scenario(&format!("threads = 2\n{}{ev}", dumbbell(true, q))), None).unwrap().threads(), 1);
-        assert_eq!(Sim::new(scenario(&format!("threads = 1\n{}", dumbbell(true, q))), None).unwrap().threads(), 1);
+        assert_eq!(
+            Sim::new(scenario(&format!("threads = 2\n{}{ev}", dumbbell(true, q))), None)
+                .unwrap()
+                .threads(),
+            1
+        );
+        assert_eq!(
+            Sim::new(scenario(&format!("threads = 1\n{}", dumbbell(true, q))), None)
+                .unwrap()
+                .threads(),
+            1
+        );
     }
 
     /// A direction that may discard a packet it already accepted (Random Drop) keeps
@@ -780,14 +908,24 @@ mod newreno_timer {
         assert_eq!(steady.timeouts, 0, "steady: {steady:?}");
         assert!(imp.timeouts >= 1, "impatient: {imp:?}");
         // 30 holes: steady needs ~30 round trips (~1.3 s) in recovery, impatient ends sooner.
-        assert!(imp.goodput_bps > steady.goodput_bps, "impatient {} vs steady {}", imp.goodput_bps, steady.goodput_bps);
+        assert!(
+            imp.goodput_bps > steady.goodput_bps,
+            "impatient {} vs steady {}",
+            imp.goodput_bps,
+            steady.goodput_bps
+        );
     }
 
     #[test]
     fn unknown_timer_is_rejected_with_its_path() {
-        let e = Scenario::from_toml_str(&path(r#"{ type = "droptail", limit = 10 }"#, "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nnewreno_timer = \"slow\"", "1s", "0s"))
-            .unwrap_err()
-            .to_string();
+        let e = Scenario::from_toml_str(&path(
+            r#"{ type = "droptail", limit = 10 }"#,
+            "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nnewreno_timer = \"slow\"",
+            "1s",
+            "0s",
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("flow[0].newreno_timer") && e.contains("impatient"), "{e}");
     }
 }

@@ -31,9 +31,9 @@ from .ared import (
     link_capacity_pkts,
 )
 from .floyd import (
+    binomial_tail,
     ewma_time_constant,
     ewma_w_q_for_time_constant,
-    binomial_tail,
     hoeffding_bound,
     hoeffding_bound_kl,
     intermark_mean_geometric,
@@ -52,7 +52,12 @@ from .misbehaving import (
     packet_shares,
     recent_marks,
 )
-from .zheng import estimate_zheng_inputs, zheng_bounds_from_trace, zheng_w_bounds, zheng_w_bounds_exact
+from .zheng import (
+    estimate_zheng_inputs,
+    zheng_bounds_from_trace,
+    zheng_w_bounds,
+    zheng_w_bounds_exact,
+)
 
 __all__ = [
     "ared",

@@ -42,7 +42,9 @@ def non_negative(name: str, value: Any) -> float:
     return x
 
 
-def in_range(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False) -> float:
+def in_range(
+    name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
     """`value` in the interval [lo, hi] (ends open when asked), else ValueError naming `name`."""
     x = _num(name, value)
     ok_lo = x > lo if lo_open else x >= lo

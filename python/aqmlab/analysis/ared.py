@@ -128,7 +128,9 @@ def ared_alpha(max_p: float) -> float:
     return min(0.01, mp / 4.0)
 
 
-def ared_avg_decrease_on_increase(p: float, max_p: float, alpha: float, min_th: float, max_th: float) -> float:
+def ared_avg_decrease_on_increase(
+    p: float, max_p: float, alpha: float, min_th: float, max_th: float
+) -> float:
     """Drop of avg (packets) when max_p grows by alpha at a fixed drop rate p.
 
     Floyd, Gummadi & Shenker Section 4.2: avg moves from min_th + p/max_p (max_th -
@@ -143,7 +145,9 @@ def ared_avg_decrease_on_increase(p: float, max_p: float, alpha: float, min_th: 
     return a / (mp + a) * pp / mp * span
 
 
-def ared_avg_increase_on_decrease(p: float, max_p: float, beta: float, min_th: float, max_th: float) -> float:
+def ared_avg_increase_on_decrease(
+    p: float, max_p: float, beta: float, min_th: float, max_th: float
+) -> float:
     """Rise of avg (packets) when max_p is multiplied by beta at a fixed drop rate p.
 
     Floyd, Gummadi & Shenker Section 4.2: p (1 - beta) / (max_p beta) x (max_th - min_th).

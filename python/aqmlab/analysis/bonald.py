@@ -101,7 +101,9 @@ def red_drop_function(k: Any, min_th: float, max_th: float, max_p: float) -> np.
 def _binom_pmf(B: int, p: np.ndarray) -> np.ndarray:
     """P(Binomial(B, p) = j) for j = 0..B, one row per entry of `p` (computed in log space)."""
     j = np.arange(B + 1, dtype=float)
-    log_comb = math.lgamma(B + 1) - np.array([math.lgamma(x + 1) + math.lgamma(B - x + 1) for x in j])
+    log_comb = math.lgamma(B + 1) - np.array(
+        [math.lgamma(x + 1) + math.lgamma(B - x + 1) for x in j]
+    )
     p = np.asarray(p, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         lp = np.where(j > 0, j * np.log(p), 0.0)
@@ -138,7 +140,12 @@ def mm1k_loss(rho: float, K: int) -> float:
 
 
 def red_eq5_distribution(
-    rho: float, K: int, min_th: float, max_th: Optional[float], max_p: float, convention: str = DEFAULT_CONVENTION
+    rho: float,
+    K: int,
+    min_th: float,
+    max_th: Optional[float],
+    max_p: float,
+    convention: str = DEFAULT_CONVENTION,
 ) -> np.ndarray:
     """Eq. 5: pi(k) proportional to rho^k prod_{l=0..k-1} (1 - d(l)), k = 0..K.
 
@@ -209,12 +216,16 @@ class BonaldModel:
         if self.policy not in _POLICIES:
             raise ValueError(f"policy must be 'taildrop' or 'red', got {self.policy!r}")
         if self.convention not in CONVENTIONS:
-            raise ValueError(f"convention must be 'including' or 'excluding', got {self.convention!r}")
+            raise ValueError(
+                f"convention must be 'including' or 'excluding', got {self.convention!r}"
+            )
         rho, K = _check_rho_K(self.rho, self.K)
         object.__setattr__(self, "rho", rho)
         object.__setattr__(self, "K", K)
         object.__setattr__(self, "burst", v.integer("burst", self.burst, minimum=1))
-        object.__setattr__(self, "bursty_fraction", v.in_range("bursty_fraction", self.bursty_fraction, 0.0, 1.0))
+        object.__setattr__(
+            self, "bursty_fraction", v.in_range("bursty_fraction", self.bursty_fraction, 0.0, 1.0)
+        )
         if self.policy == "red":
             if self.min_th is None:
                 raise ValueError("min_th is required for policy 'red'")
@@ -327,7 +338,9 @@ class BonaldModel:
         if method == "lu":
             from scipy.sparse import linalg as splinalg
 
-            A = sparse.vstack([Q.T.tocsr()[:K], sparse.csr_matrix(np.ones((1, K + 1)))], format="csc")
+            A = sparse.vstack(
+                [Q.T.tocsr()[:K], sparse.csr_matrix(np.ones((1, K + 1)))], format="csc"
+            )
             b = np.zeros(K + 1)
             b[K] = 1.0
             pi = np.maximum(splinalg.spsolve(A, b), 0.0)
@@ -406,7 +419,9 @@ class BonaldModel:
         w = pd[ok] * (1.0 - d[ok]) if weighting == "run" else pd[ok]
         return w / w.sum(), d[ok], excluded
 
-    def consecutive_drop_survival(self, n: Any, weighting: str = "drop", negligible: float = 1e-3) -> np.ndarray:
+    def consecutive_drop_survival(
+        self, n: Any, weighting: str = "drop", negligible: float = 1e-3
+    ) -> np.ndarray:
         """P(N > n) for n = 0, 1, 2, ... (Section III).
 
         Tail Drop (III-A): p^n with p = lambda/(lambda + mu) = rho/(rho + 1). RED (III-B,
@@ -431,7 +446,9 @@ class BonaldModel:
             s = excluded + (1.0 - excluded) * s
         return s
 
-    def consecutive_drops(self, weighting: str = "drop", negligible: float = 1e-3) -> ConsecutiveDrops:
+    def consecutive_drops(
+        self, weighting: str = "drop", negligible: float = 1e-3
+    ) -> ConsecutiveDrops:
         """Mean and variance of the number of consecutive drops (Section III).
 
         Tail Drop (III-A): N geometric on {1, 2, ...} with P(N > n) = p^n,
@@ -574,7 +591,11 @@ def drop_probability(
     fraction below 1 mixes in a smooth Poisson stream carrying the rest of `rho`
     (Section II-B). Arguments as :func:`queue_distribution`. Dimensionless.
     """
-    return BonaldModel(policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction).drop_probabilities().total
+    return (
+        BonaldModel(policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction)
+        .drop_probabilities()
+        .total
+    )
 
 
 def class_drop_probabilities(
@@ -593,7 +614,9 @@ def class_drop_probabilities(
     paper's examples use B = 3 (the default here). Tail Drop is biased against the
     bursty class; RED (Approximation 1) gives both the same probability.
     """
-    dp = BonaldModel(policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction).drop_probabilities()
+    dp = BonaldModel(
+        policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction
+    ).drop_probabilities()
     return dp.bursty, dp.smooth
 
 
@@ -630,5 +653,7 @@ def consecutive_drop_pmf(
     Section III-A (Tail Drop) and eq. 4 (RED). Returns an array of length `n_max`.
     """
     n = v.integer("n_max", n_max, minimum=1)
-    s = BonaldModel(policy, rho, K, min_th, max_th, max_p, 1).consecutive_drop_survival(np.arange(n + 1))
+    s = BonaldModel(policy, rho, K, min_th, max_th, max_p, 1).consecutive_drop_survival(
+        np.arange(n + 1)
+    )
     return s[:-1] - s[1:]

@@ -31,9 +31,19 @@ LINK_RATE_BPS = 8e6
 MEAN_PACKET_BYTES = 1000
 
 
-def scenario(policy: str, rho: float, K: int, min_th: Optional[float] = None, max_th: Optional[float] = None,
-             max_p: Optional[float] = None, burst: int = 1, bursty_fraction: float = 1.0,
-             duration: float = 200.0, warmup: float = 10.0, seed: int = 1) -> Dict[str, Any]:
+def scenario(
+    policy: str,
+    rho: float,
+    K: int,
+    min_th: Optional[float] = None,
+    max_th: Optional[float] = None,
+    max_p: Optional[float] = None,
+    burst: int = 1,
+    bursty_fraction: float = 1.0,
+    duration: float = 200.0,
+    warmup: float = 10.0,
+    seed: int = 1,
+) -> Dict[str, Any]:
     """The simulator scenario (a dict) of the Section II model; arguments as
     :func:`aqmlab.analysis.bonald.drop_probability`, plus run length (s) and seed."""
     if policy not in ("taildrop", "red"):
@@ -49,31 +59,68 @@ def scenario(policy: str, rho: float, K: int, min_th: Optional[float] = None, ma
         max_th = K if max_th is None else max_th
         if min_th is None or max_p is None:
             raise ValueError("min_th and max_p are required for policy 'red'")
-        queue = {"type": "red", "limit": K - 1, "min_th": float(min_th) - 2.0, "max_th": float(max_th) - 2.0,
-                 "w_q": 1.0, "max_p": float(max_p), "mark_method": "geometric"}
+        queue = {
+            "type": "red",
+            "limit": K - 1,
+            "min_th": float(min_th) - 2.0,
+            "max_th": float(max_th) - 2.0,
+            "w_q": 1.0,
+            "max_p": float(max_p),
+            "mark_method": "geometric",
+        }
     total_bps = rho * LINK_RATE_BPS
     flows = []
     if bursty_fraction > 0:
-        flows.append({"name": "bursty", "type": "batch_poisson", "src": "s", "dst": "d",
-                      "rate": bursty_fraction * total_bps, "batch": burst,
-                      "packet_size": MEAN_PACKET_BYTES, "size_distribution": "exponential"})
+        flows.append(
+            {
+                "name": "bursty",
+                "type": "batch_poisson",
+                "src": "s",
+                "dst": "d",
+                "rate": bursty_fraction * total_bps,
+                "batch": burst,
+                "packet_size": MEAN_PACKET_BYTES,
+                "size_distribution": "exponential",
+            }
+        )
     if bursty_fraction < 1:
-        flows.append({"name": "smooth", "type": "poisson", "src": "s", "dst": "d",
-                      "rate": (1.0 - bursty_fraction) * total_bps,
-                      "packet_size": MEAN_PACKET_BYTES, "size_distribution": "exponential"})
-    return {"duration": duration, "warmup": warmup, "seed": seed,
-            "link": [{"a": "s", "b": "d", "rate": LINK_RATE_BPS, "delay": "1ms", "queue_ab": queue}],
-            "flow": flows}
+        flows.append(
+            {
+                "name": "smooth",
+                "type": "poisson",
+                "src": "s",
+                "dst": "d",
+                "rate": (1.0 - bursty_fraction) * total_bps,
+                "packet_size": MEAN_PACKET_BYTES,
+                "size_distribution": "exponential",
+            }
+        )
+    return {
+        "duration": duration,
+        "warmup": warmup,
+        "seed": seed,
+        "link": [{"a": "s", "b": "d", "rate": LINK_RATE_BPS, "delay": "1ms", "queue_ab": queue}],
+        "flow": flows,
+    }
 
 
 # two-sided Student t quantiles at 0.995 for 1..9 degrees of freedom (99% intervals)
 _T995 = [63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250]
 
 
-def drop_probabilities(policy: str, rho: float, K: int, min_th: Optional[float] = None,
-                       max_th: Optional[float] = None, max_p: Optional[float] = None, burst: int = 1,
-                       bursty_fraction: float = 1.0, replications: int = 5, duration: float = 200.0,
-                       seed: int = 1) -> Dict[str, Tuple[float, float]]:
+def drop_probabilities(
+    policy: str,
+    rho: float,
+    K: int,
+    min_th: Optional[float] = None,
+    max_th: Optional[float] = None,
+    max_p: Optional[float] = None,
+    burst: int = 1,
+    bursty_fraction: float = 1.0,
+    replications: int = 5,
+    duration: float = 200.0,
+    seed: int = 1,
+) -> Dict[str, Tuple[float, float]]:
     """Simulated drop probabilities ``{"total"|"bursty"|"smooth": (mean, half-width)}``,
     the half-width of a 99% Student-t interval over `replications` independent runs."""
     from ..sim import simulate
@@ -83,7 +130,9 @@ def drop_probabilities(policy: str, rho: float, K: int, min_th: Optional[float] 
         raise ValueError(f"replications must be <= {len(_T995) + 1}, got {n}")
     samples: Dict[str, list] = {"total": [], "bursty": [], "smooth": []}
     for r in range(n):
-        sc = scenario(policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction, duration, seed=seed + r)
+        sc = scenario(
+            policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction, duration, seed=seed + r
+        )
         flows = simulate(sc, progress=False).summary["flows"]
         arrivals = {f["name"]: f["arrivals"] for f in flows}
         drops = {f["name"]: f["drops"] for f in flows}
@@ -111,11 +160,21 @@ def with_average(sc: Dict[str, Any], w_q: float) -> Dict[str, Any]:
     return sc
 
 
-def pareto_scenario(policy: str, rho: float, K: int, min_th: Optional[float] = None,
-                    max_th: Optional[float] = None, max_p: Optional[float] = None,
-                    bursty_fraction: float = 0.9, shape: float = 1.4, burst_time: float = 2.5e-6,
-                    spacing: float = 1e-6, duration: float = 200.0, warmup: float = 10.0,
-                    seed: int = 1) -> Dict[str, Any]:
+def pareto_scenario(
+    policy: str,
+    rho: float,
+    K: int,
+    min_th: Optional[float] = None,
+    max_th: Optional[float] = None,
+    max_p: Optional[float] = None,
+    bursty_fraction: float = 0.9,
+    shape: float = 1.4,
+    burst_time: float = 2.5e-6,
+    spacing: float = 1e-6,
+    duration: float = 200.0,
+    warmup: float = 10.0,
+    seed: int = 1,
+) -> Dict[str, Any]:
     """Section II-D (Fig. 7): the bursty stream replaced by bursts with Pareto times between
     them, beside a Poisson stream. The simulator's ``pareto_onoff`` source with ON and OFF
     periods Pareto of the same `shape`; during ON one packet every `spacing` s (nearly
@@ -130,8 +189,13 @@ def pareto_scenario(policy: str, rho: float, K: int, min_th: Optional[float] = N
         if f["name"] == "bursty":
             for k in ("rate", "batch"):
                 f.pop(k, None)
-            f.update(type="pareto_onoff", interval=spacing, on_time=burst_time, off_time=max(off, 1e-9),
-                     shape=float(shape))
+            f.update(
+                type="pareto_onoff",
+                interval=spacing,
+                on_time=burst_time,
+                off_time=max(off, 1e-9),
+                shape=float(shape),
+            )
     return sc
 
 
@@ -142,7 +206,11 @@ def drop_run_lengths(packets, link: str = "s->d", since: float = 0.0):
     (a run still open at the end of the trace is left out)."""
     import numpy as np
 
-    pk = packets[(packets["link"] == link) & (packets["time"] >= since) & packets["event"].isin(["a", "m", "x"])]
+    pk = packets[
+        (packets["link"] == link)
+        & (packets["time"] >= since)
+        & packets["event"].isin(["a", "m", "x"])
+    ]
     drop = (pk["event"].to_numpy() == "x").astype(np.int8)
     if drop.size == 0:
         return np.zeros(0, dtype=int)

@@ -168,7 +168,9 @@ def ewma_step_response(w_q: float, arrivals: ArrayLike) -> ArrayLike:
     return float(out) if np.ndim(out) == 0 else out
 
 
-def red_initial_probability(avg: ArrayLike, min_th: float, max_th: float, max_p: float) -> ArrayLike:
+def red_initial_probability(
+    avg: ArrayLike, min_th: float, max_th: float, max_p: float
+) -> ArrayLike:
     """p_b = max_p (avg - min_th) / (max_th - min_th) for min_th <= avg < max_th.
 
     Floyd & Jacobson Section IV and VII (and Fig. 2): 0 below min_th, the linear ramp

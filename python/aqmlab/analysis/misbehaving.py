@@ -53,21 +53,30 @@ __all__ = [
 MARK_EVENTS = ("x", "m")
 
 
-def _select(packets: Any, link: Optional[str], events: Sequence[str], include_acks: bool,
-            start: Optional[float], end: Optional[float]):
+def _select(
+    packets: Any,
+    link: Optional[str],
+    events: Sequence[str],
+    include_acks: bool,
+    start: Optional[float],
+    end: Optional[float],
+):
     need = {"time", "event", "flow"}
     missing = need - set(packets.columns)
     if missing:
-        raise ValueError(f"packets must have columns {sorted(need)} (the simulator's packets trace), "
-                         f"missing {sorted(missing)}")
+        raise ValueError(
+            f"packets must have columns {sorted(need)} (the simulator's packets trace), "
+            f"missing {sorted(missing)}"
+        )
     sel = packets["event"].isin(list(events))
     if link is not None:
         if "link" not in packets.columns:
             raise ValueError("link given but packets has no 'link' column")
         sel &= packets["link"] == link
     elif "link" in packets.columns and packets.loc[sel, "link"].nunique() > 1:
-        raise ValueError(f"packets holds several links {sorted(packets.loc[sel, 'link'].unique())}: "
-                         "give link")
+        raise ValueError(
+            f"packets holds several links {sorted(packets.loc[sel, 'link'].unique())}: give link"
+        )
     if not include_acks and "ack" in packets.columns:
         sel &= packets["ack"] == 0
     if start is not None:
@@ -77,9 +86,14 @@ def _select(packets: Any, link: Optional[str], events: Sequence[str], include_ac
     return packets[sel]
 
 
-def marks_from_trace(packets: Any, link: Optional[str] = None, events: Sequence[str] = MARK_EVENTS,
-                     include_acks: bool = False, start: Optional[float] = None,
-                     end: Optional[float] = None):
+def marks_from_trace(
+    packets: Any,
+    link: Optional[str] = None,
+    events: Sequence[str] = MARK_EVENTS,
+    include_acks: bool = False,
+    start: Optional[float] = None,
+    end: Optional[float] = None,
+):
     """The marked (ECN, event "m") and dropped (event "x") packets of one link direction.
 
     `packets`: the simulator's packets trace (a DataFrame with ``time, event, flow`` and
@@ -147,14 +161,16 @@ class RecentMarks:
         import pandas as pd
 
         k, j = len(self.time), len(self.flows)
-        return pd.DataFrame({
-            "time": np.repeat(self.time, j),
-            "marked_flow": np.repeat(self.flow, j),
-            "flow": np.tile(self.flows, k),
-            "count": self.counts.ravel(),
-            "share": self.shares().ravel(),
-            "listed": np.repeat(self.listed, j),
-        })
+        return pd.DataFrame(
+            {
+                "time": np.repeat(self.time, j),
+                "marked_flow": np.repeat(self.flow, j),
+                "flow": np.tile(self.flows, k),
+                "count": self.counts.ravel(),
+                "share": self.shares().ravel(),
+                "listed": np.repeat(self.listed, j),
+            }
+        )
 
 
 def recent_marks(marks: Any, n: int, flows: Optional[Iterable[Any]] = None) -> RecentMarks:
@@ -214,7 +230,9 @@ def flag_threshold(n: int, reference_share: float, alpha: float = 0.01) -> float
     return p + math.sqrt(math.log(1.0 / a) / (2.0 * nn))
 
 
-def false_flag_bound(n: int, share: Union[float, np.ndarray], threshold: float) -> Union[float, np.ndarray]:
+def false_flag_bound(
+    n: int, share: Union[float, np.ndarray], threshold: float
+) -> Union[float, np.ndarray]:
     """Hoeffding's bound on Prob(S_{i,n} >= threshold n) for a flow whose marks are its
     with probability `share` each: exp(-2 n (threshold - share)^2) when threshold >
     share, else 1 (no bound). With threshold = c share this is Section X's
@@ -230,9 +248,15 @@ def false_flag_bound(n: int, share: Union[float, np.ndarray], threshold: float) 
     return float(out) if out.ndim == 0 else out
 
 
-def packet_shares(packets: Any, link: Optional[str] = None, event: str = "d", include_acks: bool = False,
-                  start: Optional[float] = None, end: Optional[float] = None,
-                  by: str = "packets") -> Dict[Any, float]:
+def packet_shares(
+    packets: Any,
+    link: Optional[str] = None,
+    event: str = "d",
+    include_acks: bool = False,
+    start: Optional[float] = None,
+    end: Optional[float] = None,
+    by: str = "packets",
+) -> Dict[Any, float]:
     """Each flow's share of the packets that left (`event` "d", default) or arrived at
     ("a") one link direction in [start, end]: the bandwidth share p_i of Section X.
     `by`: "packets" (RED in packet mode marks per packet) or "bytes". Returns
@@ -250,12 +274,18 @@ def packet_shares(packets: Any, link: Optional[str] = None, event: str = "d", in
     return {k: float(x) / s for k, x in tot.items()} if s > 0 else {}
 
 
-def identify_misbehaving(packets: Any, n: int = 100, link: Optional[str] = None,
-                         threshold: Optional[float] = None,
-                         reference_share: Union[None, float, Mapping[Any, float]] = None,
-                         alpha: float = 0.01, events: Sequence[str] = MARK_EVENTS,
-                         include_acks: bool = False, start: Optional[float] = None,
-                         end: Optional[float] = None) -> Dict[str, Any]:
+def identify_misbehaving(
+    packets: Any,
+    n: int = 100,
+    link: Optional[str] = None,
+    threshold: Optional[float] = None,
+    reference_share: Union[None, float, Mapping[Any, float]] = None,
+    alpha: float = 0.01,
+    events: Sequence[str] = MARK_EVENTS,
+    include_acks: bool = False,
+    start: Optional[float] = None,
+    end: Optional[float] = None,
+) -> Dict[str, Any]:
     """Flag the flows holding a large share of the n most recently marked packets.
 
     At every mark, flow i is flagged when its share of the last n marks (once the list
@@ -308,11 +338,13 @@ def identify_misbehaving(packets: Any, n: int = 100, link: Optional[str] = None,
     shares = rm.shares()
     flag = (shares >= th_vec[None, :] - 1e-12) & full[:, None]
     rows_idx = np.flatnonzero(full)
-    flagged = pd.DataFrame({
-        "time": rm.time[rows_idx],
-        "marked_flow": rm.flow[rows_idx],
-        "flagged": [tuple(rm.flows[flag[k]].tolist()) for k in rows_idx],
-    })
+    flagged = pd.DataFrame(
+        {
+            "time": rm.time[rows_idx],
+            "marked_flow": rm.flow[rows_idx],
+            "flagged": [tuple(rm.flows[flag[k]].tolist()) for k in rows_idx],
+        }
+    )
     total = len(marks)
     per = []
     for j, f in enumerate(rm.flows):
@@ -325,7 +357,16 @@ def identify_misbehaving(packets: Any, n: int = 100, link: Optional[str] = None,
             bound = 0.0
         else:
             bound = false_flag_bound(nn, ts, thr[f])
-        per.append({"flow": f, "marks": nm, "mark_share": nm / total if total else float("nan"),
-                    "throughput_share": ts, "reference_share": ref[f], "threshold": thr[f],
-                    "flagged_fraction": frac, "false_flag_bound": bound})
+        per.append(
+            {
+                "flow": f,
+                "marks": nm,
+                "mark_share": nm / total if total else float("nan"),
+                "throughput_share": ts,
+                "reference_share": ref[f],
+                "threshold": thr[f],
+                "flagged_fraction": frac,
+                "false_flag_bound": bound,
+            }
+        )
     return {"recent": rm, "thresholds": thr, "flagged": flagged, "per_flow": pd.DataFrame(per)}

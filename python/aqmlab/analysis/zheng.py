@@ -103,7 +103,9 @@ def _upper_root(f: Callable[[float], float], target: float) -> Optional[float]:
     """
     from scipy import optimize
 
-    grid = np.unique(np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)]))
+    grid = np.unique(
+        np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
+    )
     vals = np.asarray(f(grid), dtype=float)
     k = int(np.argmax(vals))
     lo_b = grid[max(k - 1, 0)]
@@ -114,19 +116,27 @@ def _upper_root(f: Callable[[float], float], target: float) -> Optional[float]:
     w_pk = float(res.x) if -res.fun >= vals[k] else float(grid[k])
     if not f(w_pk) > target:
         return None
-    return float(optimize.brentq(lambda w: f(w) - target, w_pk, 1.0, xtol=1e-15, rtol=1e-13, maxiter=500))
+    return float(
+        optimize.brentq(lambda w: f(w) - target, w_pk, 1.0, xtol=1e-15, rtol=1e-13, maxiter=500)
+    )
 
 
 def _lower_root(f: Callable[[float], float], target: float) -> Optional[float]:
     """Smallest w in (0, 1) with f(w) = target for the same shape of f; None if none."""
     from scipy import optimize
 
-    grid = np.unique(np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)]))
+    grid = np.unique(
+        np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
+    )
     vals = np.asarray(f(grid), dtype=float)
     k = int(np.argmax(vals))
     if not vals[k] > target:
         return None
-    return float(optimize.brentq(lambda w: f(w) - target, 0.0, float(grid[k]), xtol=1e-15, rtol=1e-13, maxiter=500))
+    return float(
+        optimize.brentq(
+            lambda w: f(w) - target, 0.0, float(grid[k]), xtol=1e-15, rtol=1e-13, maxiter=500
+        )
+    )
 
 
 def _check_common(b: float, K_l: float, q0: float) -> Tuple[float, float, float]:
@@ -134,7 +144,9 @@ def _check_common(b: float, K_l: float, q0: float) -> Tuple[float, float, float]
     return v.positive("b", b), v.positive("K_l", K_l), v.positive("q0", q0)
 
 
-def zheng_lower_bound(b: float, K_l: float, q0: float, g: float, m2: float, *, eq12: bool = False) -> float:
+def zheng_lower_bound(
+    b: float, K_l: float, q0: float, g: float, m2: float, *, eq12: bool = False
+) -> float:
     """Lower bound of w from eq. (14) (or eq. 12 when `eq12`): the larger root of delta = K_l.
 
     Zheng & Atiquzzaman Section 4.1. `b` > 0, `K_l` > 0 packets (min_th), `q0` > 0
@@ -250,7 +262,9 @@ class ZhengInputs:
         return asdict(self)
 
 
-def load_queue_trace(trace: Any, *, column: str = "queue", link: Optional[str] = None) -> np.ndarray:
+def load_queue_trace(
+    trace: Any, *, column: str = "queue", link: Optional[str] = None
+) -> np.ndarray:
     """Queue lengths (packets) from an array, a pandas object or a Parquet/CSV file.
 
     DataFrames and files are read as the simulator writes its queue trace (columns
@@ -274,9 +288,13 @@ def load_queue_trace(trace: Any, *, column: str = "queue", link: Optional[str] =
             if trace.empty:
                 raise ValueError(f"link: no rows for link {link!r}")
         elif "link" in trace.columns and trace["link"].nunique() > 1:
-            raise ValueError(f"link: the trace holds several links {sorted(trace['link'].unique())}; choose one")
+            raise ValueError(
+                f"link: the trace holds several links {sorted(trace['link'].unique())}; choose one"
+            )
         if column not in trace.columns:
-            raise ValueError(f"column: the trace has no column {column!r} (columns: {list(trace.columns)})")
+            raise ValueError(
+                f"column: the trace has no column {column!r} (columns: {list(trace.columns)})"
+            )
         trace = trace[column]
     q = np.asarray(trace, dtype=float).ravel()
     if q.size == 0 or np.any(~np.isfinite(q)) or np.any(q < 0):
@@ -289,7 +307,11 @@ def _moving_average(x: np.ndarray, w: int) -> np.ndarray:
     if w <= 1:
         return x.copy()
     pad_l, pad_r = w // 2, w - 1 - w // 2
-    xp = np.pad(x, (pad_l, pad_r), mode="reflect") if len(x) > w else np.pad(x, (pad_l, pad_r), mode="edge")
+    xp = (
+        np.pad(x, (pad_l, pad_r), mode="reflect")
+        if len(x) > w
+        else np.pad(x, (pad_l, pad_r), mode="edge")
+    )
     c = np.cumsum(np.concatenate([[0.0], xp]))
     return (c[w:] - c[:-w]) / w
 
@@ -299,7 +321,9 @@ def _dominant_period(s: np.ndarray) -> float:
     x = s - s.mean()
     n = len(x)
     if not np.any(x != 0):
-        raise ValueError("trace: the queue is constant; there is no long-term congestion to measure")
+        raise ValueError(
+            "trace: the queue is constant; there is no long-term congestion to measure"
+        )
     f = np.fft.rfft(x, 2 * n)
     acf = np.fft.irfft(f * np.conj(f))[:n]
     acf = acf / acf[0]
@@ -372,7 +396,9 @@ def estimate_zheng_inputs(
     # distorts the ratio, so use the upper half of the long-term cycle.
     upper = (s >= max(1.0, float(np.median(s)))) & (s > 0)
     if upper.sum() < max(8, 0.1 * n):
-        raise ValueError("trace: the queue is too often (nearly) empty to measure the burst ratio b")
+        raise ValueError(
+            "trace: the queue is too often (nearly) empty to measure the burst ratio b"
+        )
     r = q[upper] / s[upper]
     on, off = r[r > 1.0], r[r <= 1.0]
     if on.size < 4 or off.size < 4 or not np.median(off) > 0:
@@ -382,7 +408,9 @@ def estimate_zheng_inputs(
     e = s * off_level  # OFF-level envelope, g(i) q0
     spread = float(np.quantile(e, 0.95) - np.quantile(e, 0.05))
     if not spread > 0:
-        raise ValueError("trace: the OFF-level envelope does not vary; no long-term congestion to measure")
+        raise ValueError(
+            "trace: the OFF-level envelope does not vary; no long-term congestion to measure"
+        )
     q0 = spread / l1
     first = s[: max(3, int(round(P)))]
     m2_lower = float(int(np.argmax(first)) + 1)
@@ -411,4 +439,10 @@ def zheng_bounds_from_trace(trace: Any, K_l: float, **kwargs: Any) -> Dict[str, 
     kl = v.positive("K_l", K_l)
     inp = estimate_zheng_inputs(trace, **kwargs)
     lower, upper = zheng_w_bounds(inp.b, kl, inp.q0, inp.l1, inp.g, inp.m2_lower, inp.m2_upper)
-    return {"inputs": inp.as_dict(), "K_l": kl, "lower": lower, "upper": upper, "feasible": lower <= upper}
+    return {
+        "inputs": inp.as_dict(),
+        "K_l": kl,
+        "lower": lower,
+        "upper": upper,
+        "feasible": lower <= upper,
+    }

@@ -1,4 +1,5 @@
 """Imports every experiment module so that they register their ids, in catalogue order."""
+# ruff: noqa: I001  (the order is the catalogue order: each import registers its ids)
 
 from . import floyd1993  # noqa: F401
 from . import floyd1993_multirun  # noqa: F401

@@ -9,11 +9,20 @@ from . import framework
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ids", nargs="*", metavar="ID",
-                   help="experiment ids (e.g. floyd1993-fig7), a paper prefix (floyd1993) or 'all'")
-    p.add_argument("--out", default="out/reproduce", help="output directory (default out/reproduce)")
-    p.add_argument("--quick", action="store_true",
-                   help="reduced length and replications, for a smoke test of the whole catalogue")
+    p.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="experiment ids (e.g. floyd1993-fig7), a paper prefix (floyd1993) or 'all'",
+    )
+    p.add_argument(
+        "--out", default="out/reproduce", help="output directory (default out/reproduce)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced length and replications, for a smoke test of the whole catalogue",
+    )
     p.add_argument("--jobs", type=int, default=None, help="parallel processes (default: all cores)")
     p.add_argument("--list", action="store_true", help="list the experiment ids with their titles")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -25,12 +34,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"{id_}\t{framework.REGISTRY[id_].title}")
         return 0
     if not args.ids:
-        print("aqmlab reproduce: give experiment ids, a paper prefix or 'all' (see --list)", file=sys.stderr)
+        print(
+            "aqmlab reproduce: give experiment ids, a paper prefix or 'all' (see --list)",
+            file=sys.stderr,
+        )
         return 2
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
-    statuses = framework.run(args.ids, args.out, quick=args.quick, jobs=args.jobs,
-                             progress=not args.no_progress)
+    statuses = framework.run(
+        args.ids, args.out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress
+    )
     failed = [k for k, v in statuses.items() if v != "done"]
     print(f"{len(statuses)} experiments written to {args.out}/ (index: {args.out}/index.html)")
     if failed:

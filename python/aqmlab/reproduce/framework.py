@@ -20,7 +20,7 @@ import tempfile
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -85,20 +85,36 @@ class Comparison:
     def __init__(self) -> None:
         self.rows: List[Row] = []
 
-    def value(self, quantity: str, paper: float, aqmlab: float, tolerance: float,
-              relative: bool = False) -> bool:
+    def value(
+        self, quantity: str, paper: float, aqmlab: float, tolerance: float, relative: bool = False
+    ) -> bool:
         """A number: ok when |aqmlab - paper| <= tolerance (times |paper| if relative)."""
         tol = tolerance * abs(paper) if relative else tolerance
         ok = aqmlab is not None and not math.isnan(aqmlab) and abs(aqmlab - paper) <= tol + 1e-12
         tol_text = f"{tolerance:g} relative" if relative else f"{tolerance:g}"
-        self.rows.append(Row(quantity, _fmt(paper), _fmt(aqmlab), tol_text, "ok" if ok else "differs"))
+        self.rows.append(
+            Row(quantity, _fmt(paper), _fmt(aqmlab), tol_text, "ok" if ok else "differs")
+        )
         return ok
 
-    def claim(self, quantity: str, holds: bool, aqmlab: str = "", paper: str = "holds",
-              tolerance: str = "") -> bool:
+    def claim(
+        self,
+        quantity: str,
+        holds: bool,
+        aqmlab: str = "",
+        paper: str = "holds",
+        tolerance: str = "",
+    ) -> bool:
         """A qualitative claim checked as an inequality; `quantity` states it."""
-        self.rows.append(Row(quantity, paper, aqmlab or ("holds" if holds else "does not hold"),
-                             tolerance, "ok" if holds else "differs"))
+        self.rows.append(
+            Row(
+                quantity,
+                paper,
+                aqmlab or ("holds" if holds else "does not hold"),
+                tolerance,
+                "ok" if holds else "differs",
+            )
+        )
         return holds
 
     def not_reported(self, quantity: str, aqmlab, note: str = "") -> None:
@@ -157,10 +173,17 @@ class Context:
     def finish(self, status: str, error: str = "", seconds: float = 0.0) -> None:
         self.compare.write(self.out / "comparison.csv")
         meta = {
-            "id": self.id, "title": self.title, "paper": self.paper, "quick": self.quick,
-            "status": status, "error": error, "seconds": round(seconds, 3),
-            "assumptions": self.assumptions, "notes": self.notes,
-            "plots": self.plots, "data": self.data,
+            "id": self.id,
+            "title": self.title,
+            "paper": self.paper,
+            "quick": self.quick,
+            "status": status,
+            "error": error,
+            "seconds": round(seconds, 3),
+            "assumptions": self.assumptions,
+            "notes": self.notes,
+            "plots": self.plots,
+            "data": self.data,
         }
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2))
 
@@ -216,7 +239,9 @@ def stored_sweep(ctx: "Context", spec, group: str, tag: str):
         df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
     bad = df[df["error"].notna()]
     if len(bad):
-        raise RuntimeError(f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}")
+        raise RuntimeError(
+            f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}"
+        )
     return df
 
 
@@ -252,8 +277,10 @@ def select(ids: Iterable[str]) -> List[str]:
             matched = [k for k in catalogue_order() if k.startswith(i + "-")]
             if not matched:
                 known = ", ".join(sorted({k.split("-")[0] for k in REGISTRY}))
-                raise ValueError(f"unknown experiment id {i!r}: see 'aqmlab reproduce --list' "
-                                 f"(papers: {known}, or 'all')")
+                raise ValueError(
+                    f"unknown experiment id {i!r}: see 'aqmlab reproduce --list' "
+                    f"(papers: {known}, or 'all')"
+                )
         out.extend(m for m in matched if m not in out)
     return out
 
@@ -290,8 +317,13 @@ def _run_group(ids: List[str], out: str, quick: bool, jobs: int) -> List[Tuple[s
     return results
 
 
-def run(ids: Sequence[str], out: Union[str, Path], quick: bool = False, jobs: Optional[int] = None,
-        progress: bool = True) -> Dict[str, str]:
+def run(
+    ids: Sequence[str],
+    out: Union[str, Path],
+    quick: bool = False,
+    jobs: Optional[int] = None,
+    progress: bool = True,
+) -> Dict[str, str]:
     """Run experiments and write ``out/index.html``. Returns ``{id: status}``."""
     chosen = select(ids)
     out = Path(out)
@@ -317,7 +349,9 @@ def run(ids: Sequence[str], out: Union[str, Path], quick: bool = False, jobs: Op
                     bar.set_postfix_str(id_)
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futs = {pool.submit(_run_group, g, str(out), quick, inner_jobs): g for g in groups.values()}
+            futs = {
+                pool.submit(_run_group, g, str(out), quick, inner_jobs): g for g in groups.values()
+            }
             for f in as_completed(futs):
                 for id_, st, _ in f.result():
                     statuses[id_] = st
@@ -385,43 +419,64 @@ def write_index(out: Union[str, Path]) -> Path:
         errors += meta.get("status") == "error"
         for r in rows:
             counts[r["verdict"]] += 1
-    h = ["<!doctype html><html><head><meta charset='utf-8'><title>aqmlab reproductions</title>",
-         f"<style>{_CSS}</style></head><body>",
-         "<h1>aqmlab: reproducing the papers</h1>",
-         f"<div class='sum'><span>{len(entries)} experiments</span>"
-         f"<span class='ok'>{counts['ok']} ok</span>"
-         f"<span class='differs'>{counts['differs']} differ</span>"
-         f"<span class='not-reported'>{counts['not-reported']} not reported by the paper</span>"
-         + (f"<span class='error'>{errors} failed to run</span>" if errors else "") + "</div>",
-         "<table><tr><th>id</th><th>title</th><th>ok</th><th>differs</th><th>status</th></tr>"]
+    h = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>aqmlab reproductions</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>aqmlab: reproducing the papers</h1>",
+        f"<div class='sum'><span>{len(entries)} experiments</span>"
+        f"<span class='ok'>{counts['ok']} ok</span>"
+        f"<span class='differs'>{counts['differs']} differ</span>"
+        f"<span class='not-reported'>{counts['not-reported']} not reported by the paper</span>"
+        + (f"<span class='error'>{errors} failed to run</span>" if errors else "")
+        + "</div>",
+        "<table><tr><th>id</th><th>title</th><th>ok</th><th>differs</th><th>status</th></tr>",
+    ]
     for name, meta, rows in entries:
         ok = sum(r["verdict"] == "ok" for r in rows)
         dif = sum(r["verdict"] == "differs" for r in rows)
         st = meta.get("status", "?") + (" (quick)" if meta.get("quick") else "")
-        h.append(f"<tr><td><a href='#{name}'>{name}</a></td><td>{html.escape(meta.get('title', ''))}</td>"
-                 f"<td class='ok'>{ok}</td><td class='differs'>{dif}</td><td>{html.escape(st)}</td></tr>")
+        h.append(
+            f"<tr><td><a href='#{name}'>{name}</a></td><td>{html.escape(meta.get('title', ''))}</td>"
+            f"<td class='ok'>{ok}</td><td class='differs'>{dif}</td><td>{html.escape(st)}</td></tr>"
+        )
     h.append("</table>")
     for name, meta, rows in entries:
         h.append(f"<section id='{name}'><h2>{name}: {html.escape(meta.get('title', ''))}</h2>")
-        h.append(f"<div class='meta'>{html.escape(meta.get('paper', ''))} &middot; "
-                 f"{meta.get('seconds', 0):.1f} s{' &middot; quick run' if meta.get('quick') else ''}</div>")
+        h.append(
+            f"<div class='meta'>{html.escape(meta.get('paper', ''))} &middot; "
+            f"{meta.get('seconds', 0):.1f} s{' &middot; quick run' if meta.get('quick') else ''}</div>"
+        )
         if meta.get("status") == "error":
-            h.append(f"<p class='error'>failed to run</p><pre>{html.escape(meta.get('error', ''))}</pre>")
+            h.append(
+                f"<p class='error'>failed to run</p><pre>{html.escape(meta.get('error', ''))}</pre>"
+            )
         for p in meta.get("plots", []):
             h.append(f"<p><img src='{name}/{p}' alt='{html.escape(p)}'></p>")
         if rows:
             h.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in COMPARISON_COLUMNS) + "</tr>")
             for r in rows:
-                h.append(f"<tr class='v-{r['verdict']}'>" + "".join(
-                    f"<td class='{r['verdict'] if c == 'verdict' else ''}'>{html.escape(r[c])}</td>"
-                    for c in COMPARISON_COLUMNS) + "</tr>")
+                h.append(
+                    f"<tr class='v-{r['verdict']}'>"
+                    + "".join(
+                        f"<td class='{r['verdict'] if c == 'verdict' else ''}'>{html.escape(r[c])}</td>"
+                        for c in COMPARISON_COLUMNS
+                    )
+                    + "</tr>"
+                )
             h.append("</table>")
         for title, key in (("Assumptions", "assumptions"), ("Notes", "notes")):
             if meta.get(key):
-                h.append(f"<h4>{title}</h4><ul>" + "".join(f"<li>{html.escape(a)}</li>" for a in meta[key]) + "</ul>")
+                h.append(
+                    f"<h4>{title}</h4><ul>"
+                    + "".join(f"<li>{html.escape(a)}</li>" for a in meta[key])
+                    + "</ul>"
+                )
         if meta.get("data"):
-            h.append("<p class='meta'>data: " + ", ".join(
-                f"<a href='{name}/{d}'>{html.escape(d)}</a>" for d in meta["data"]) + "</p>")
+            h.append(
+                "<p class='meta'>data: "
+                + ", ".join(f"<a href='{name}/{d}'>{html.escape(d)}</a>" for d in meta["data"])
+                + "</p>"
+            )
         h.append("</section>")
     h.append("</body></html>")
     path = out / "index.html"

@@ -18,5 +18,14 @@ from .plot import plot
 from .spec import SweepSpec, load_spec
 from .store import SweepMismatch, load
 
-__all__ = ["sweep", "load", "plot", "load_spec", "SweepSpec", "SweepMismatch", "MetricError",
-           "DEFAULT_METRICS", "AGGREGATES"]
+__all__ = [
+    "sweep",
+    "load",
+    "plot",
+    "load_spec",
+    "SweepSpec",
+    "SweepMismatch",
+    "MetricError",
+    "DEFAULT_METRICS",
+    "AGGREGATES",
+]

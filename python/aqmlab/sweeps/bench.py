@@ -52,8 +52,9 @@ def _call(args):
     return execute.run_point(*args)
 
 
-def bench_speedup(spec_path: str, jobs_list: List[int], duration: Optional[str],
-                  keep: Optional[str] = None) -> Dict[str, Any]:
+def bench_speedup(
+    spec_path: str, jobs_list: List[int], duration: Optional[str], keep: Optional[str] = None
+) -> Dict[str, Any]:
     """The sweep with each job count, into a fresh directory each time (every point computed).
 
     Besides wall times it records the CPU time the worker processes got (``cores_obtained``
@@ -82,30 +83,42 @@ def bench_speedup(spec_path: str, jobs_list: List[int], duration: Optional[str],
             cluster.close()
         total = time.perf_counter() - t0
         st = df.attrs["sweep"]
-        r = {"points": len(df), "failed": int(df["error"].notna().sum()), "total_seconds": total,
-             "startup_seconds": total - st["run_seconds"], "run_seconds": st["run_seconds"],
-             "sum_point_seconds": float(df["wall_time"].sum()), "worker_cpu_seconds": worker_cpu,
-             "loadavg_after": _loadavg()}
+        r = {
+            "points": len(df),
+            "failed": int(df["error"].notna().sum()),
+            "total_seconds": total,
+            "startup_seconds": total - st["run_seconds"],
+            "run_seconds": st["run_seconds"],
+            "sum_point_seconds": float(df["wall_time"].sum()),
+            "worker_cpu_seconds": worker_cpu,
+            "loadavg_after": _loadavg(),
+        }
         # how many points ran at once on average: the machinery's share of the speed-up
         r["concurrency"] = r["sum_point_seconds"] / r["run_seconds"]
         # how many cores the workers actually got: the machine's share
         r["cores_obtained"] = worker_cpu / r["run_seconds"]
         res["runs"][j] = r
-        print(f"  jobs={j}: {r['points']} points ({r['failed']} failed) in {total:.1f} s "
-              f"(start-up and close {r['startup_seconds']:.1f} s, running {r['run_seconds']:.1f} s); "
-              f"{r['concurrency']:.2f} points running at once on average; the workers got "
-              f"{r['cores_obtained']:.2f} cores of CPU ({worker_cpu:.1f} s); load average {r['loadavg_after']}",
-              flush=True)
+        print(
+            f"  jobs={j}: {r['points']} points ({r['failed']} failed) in {total:.1f} s "
+            f"(start-up and close {r['startup_seconds']:.1f} s, running {r['run_seconds']:.1f} s); "
+            f"{r['concurrency']:.2f} points running at once on average; the workers got "
+            f"{r['cores_obtained']:.2f} cores of CPU ({worker_cpu:.1f} s); load average {r['loadavg_after']}",
+            flush=True,
+        )
     if 1 in res["runs"]:
         one = res["runs"][1]
         for j, r in res["runs"].items():
             if j != 1:
                 r["speedup_total"] = one["total_seconds"] / r["total_seconds"]
                 r["speedup_run"] = one["run_seconds"] / r["run_seconds"]
-                r["speedup_per_core_obtained"] = r["speedup_run"] * one["cores_obtained"] / r["cores_obtained"] * j
-                print(f"  speed-up jobs={j} vs 1: {r['speedup_total']:.2f} (whole command), "
-                      f"{r['speedup_run']:.2f} (running phase); with {j} full cores instead of the "
-                      f"{r['cores_obtained']:.2f} obtained: {r['speedup_per_core_obtained']:.2f}")
+                r["speedup_per_core_obtained"] = (
+                    r["speedup_run"] * one["cores_obtained"] / r["cores_obtained"] * j
+                )
+                print(
+                    f"  speed-up jobs={j} vs 1: {r['speedup_total']:.2f} (whole command), "
+                    f"{r['speedup_run']:.2f} (running phase); with {j} full cores instead of the "
+                    f"{r['cores_obtained']:.2f} obtained: {r['speedup_per_core_obtained']:.2f}"
+                )
     return res
 
 
@@ -152,33 +165,53 @@ def bench_overhead(spec_path: str, n: int, short_duration: str) -> Dict[str, Any
     startup = total - st["run_seconds"]  # cluster, scatter, warm-up, writing nothing
     dask_pp = st["run_seconds"] / n
     cpu_pp = (client_cpu + worker_cpu) / n
-    res = {"points": n, "short_duration": short_duration, "direct_per_point": direct,
-           "direct_cpu_per_point": direct_cpu, "processpool_per_point": pool,
-           "processpool_startup": pool_start, "dask_per_point": dask_pp, "dask_startup": startup,
-           "dask_cpu_per_point": cpu_pp, "client_cpu_per_point": client_cpu / n,
-           "worker_cpu_per_point": worker_cpu / n,
-           "overhead_per_point_vs_direct": dask_pp - direct, "overhead_per_point_vs_processpool": dask_pp - pool,
-           "overhead_cpu_per_point": cpu_pp - direct_cpu, "loadavg_after": _loadavg()}
-    print(f"  {n} points of {short_duration}: direct loop {direct * 1e3:.1f} ms/point ({direct_cpu * 1e3:.1f} ms CPU); "
-          f"ProcessPoolExecutor(1) {pool * 1e3:.1f} ms/point (start-up {pool_start:.2f} s); "
-          f"sweep on Dask {dask_pp * 1e3:.1f} ms/point incl. writing the row ({cpu_pp * 1e3:.1f} ms CPU: "
-          f"client+scheduler {client_cpu / n * 1e3:.1f}, worker {worker_cpu / n * 1e3:.1f}), "
-          f"start-up {startup:.2f} s")
-    print(f"  overhead per point: {res['overhead_per_point_vs_direct'] * 1e3:.1f} ms wall vs the direct loop, "
-          f"{res['overhead_per_point_vs_processpool'] * 1e3:.1f} ms vs plain processes, "
-          f"{res['overhead_cpu_per_point'] * 1e3:.1f} ms of CPU; plus {startup:.1f} s of start-up once per sweep; "
-          f"load average {res['loadavg_after']}", flush=True)
+    res = {
+        "points": n,
+        "short_duration": short_duration,
+        "direct_per_point": direct,
+        "direct_cpu_per_point": direct_cpu,
+        "processpool_per_point": pool,
+        "processpool_startup": pool_start,
+        "dask_per_point": dask_pp,
+        "dask_startup": startup,
+        "dask_cpu_per_point": cpu_pp,
+        "client_cpu_per_point": client_cpu / n,
+        "worker_cpu_per_point": worker_cpu / n,
+        "overhead_per_point_vs_direct": dask_pp - direct,
+        "overhead_per_point_vs_processpool": dask_pp - pool,
+        "overhead_cpu_per_point": cpu_pp - direct_cpu,
+        "loadavg_after": _loadavg(),
+    }
+    print(
+        f"  {n} points of {short_duration}: direct loop {direct * 1e3:.1f} ms/point ({direct_cpu * 1e3:.1f} ms CPU); "
+        f"ProcessPoolExecutor(1) {pool * 1e3:.1f} ms/point (start-up {pool_start:.2f} s); "
+        f"sweep on Dask {dask_pp * 1e3:.1f} ms/point incl. writing the row ({cpu_pp * 1e3:.1f} ms CPU: "
+        f"client+scheduler {client_cpu / n * 1e3:.1f}, worker {worker_cpu / n * 1e3:.1f}), "
+        f"start-up {startup:.2f} s"
+    )
+    print(
+        f"  overhead per point: {res['overhead_per_point_vs_direct'] * 1e3:.1f} ms wall vs the direct loop, "
+        f"{res['overhead_per_point_vs_processpool'] * 1e3:.1f} ms vs plain processes, "
+        f"{res['overhead_cpu_per_point'] * 1e3:.1f} ms of CPU; plus {startup:.1f} s of start-up once per sweep; "
+        f"load average {res['loadavg_after']}",
+        flush=True,
+    )
     return res
 
 
-def bench_ceiling(spec_path: str, jobs_list: List[int], n: int, duration: Optional[str]) -> Dict[str, Any]:
+def bench_ceiling(
+    spec_path: str, jobs_list: List[int], n: int, duration: Optional[str]
+) -> Dict[str, Any]:
     """The speed-up of plain processes on the sweep's first `n` points (no Dask, no rows)."""
     spec: Any = load_spec(spec_path)
     if duration:
         spec.base["duration"] = duration
         spec.base["warmup"] = "0s"
     pts = spec.points[:n]
-    args = [(spec.base, p.overrides, p.seed, spec.runner, spec.metrics, spec.default_metrics) for p in pts]
+    args = [
+        (spec.base, p.overrides, p.seed, spec.runner, spec.metrics, spec.default_metrics)
+        for p in pts
+    ]
     res: Dict[str, Any] = {"points": len(pts), "runs": {}}
     for j in jobs_list:
         with ProcessPoolExecutor(max_workers=j) as pool:
@@ -197,27 +230,53 @@ def bench_ceiling(spec_path: str, jobs_list: List[int], n: int, duration: Option
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aqmlab.sweeps.bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--spec", default=_default_spec(), help="sweep file (default sweeps/ared_fig1.toml)")
-    p.add_argument("--jobs", default="1,2", help="comma-separated job counts to compare (default 1,2)")
-    p.add_argument("--duration", default=None, help="override the runs' duration (e.g. 20s) for a quicker check")
-    p.add_argument("--overhead-points", type=int, default=100,
-                   help="points of the overhead measurement (at most the sweep's number of points)")
-    p.add_argument("--short-duration", default="0.5s", help="duration of the overhead measurement's points")
+    p = argparse.ArgumentParser(
+        prog="python -m aqmlab.sweeps.bench", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "--spec", default=_default_spec(), help="sweep file (default sweeps/ared_fig1.toml)"
+    )
+    p.add_argument(
+        "--jobs", default="1,2", help="comma-separated job counts to compare (default 1,2)"
+    )
+    p.add_argument(
+        "--duration",
+        default=None,
+        help="override the runs' duration (e.g. 20s) for a quicker check",
+    )
+    p.add_argument(
+        "--overhead-points",
+        type=int,
+        default=100,
+        help="points of the overhead measurement (at most the sweep's number of points)",
+    )
+    p.add_argument(
+        "--short-duration", default="0.5s", help="duration of the overhead measurement's points"
+    )
     p.add_argument("--skip-speedup", action="store_true")
     p.add_argument("--skip-overhead", action="store_true")
-    p.add_argument("--ceiling-points", type=int, default=48,
-                   help="points of the plain-process ceiling measurement (0 skips it)")
+    p.add_argument(
+        "--ceiling-points",
+        type=int,
+        default=48,
+        help="points of the plain-process ceiling measurement (0 skips it)",
+    )
     p.add_argument("--json", default=None, help="also write the figures to this JSON file")
-    p.add_argument("--keep", default=None, metavar="DIR",
-                   help="keep the dataset of the last speed-up run in DIR (for plot-sweep)")
+    p.add_argument(
+        "--keep",
+        default=None,
+        metavar="DIR",
+        help="keep the dataset of the last speed-up run in DIR (for plot-sweep)",
+    )
     a = p.parse_args(argv)
     try:
         import aqmlab.sim  # noqa: F401  (the benchmark needs the simulator)
     except ImportError as e:
         print(f"the benchmark needs the simulator (aqmlab.sim): {e}", file=sys.stderr)
         return 2
-    print(f"machine: {os.cpu_count()} cores, load average {_loadavg()}; workers started by {_start_method()}")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {_loadavg()}; workers started by {_start_method()}"
+    )
     out: Dict[str, Any] = {"cpus": os.cpu_count()}
     if not a.skip_overhead:
         print("per-point overhead:")
@@ -232,7 +291,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             sp = out["speedup"]["runs"].get(2, {}).get("speedup_run")
             ce = out["ceiling"].get("speedup_2")
             if sp and ce:
-                print(f"  the sweep's running-phase speed-up {sp:.2f} is {sp / ce:.0%} of the plain processes' {ce:.2f}")
+                print(
+                    f"  the sweep's running-phase speed-up {sp:.2f} is {sp / ce:.0%} of the plain processes' {ce:.2f}"
+                )
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1, default=str))
     return 0

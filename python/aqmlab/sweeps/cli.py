@@ -13,29 +13,62 @@ from typing import List, Optional
 
 
 def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", metavar="SWEEP.toml", help="the sweep file (base scenario, axes, replications, metrics)")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="dataset directory (manifest.json + points/*.parquet); re-running resumes it")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="worker processes of the embedded local cluster (default: all cores)")
-    p.add_argument("--batch", type=int, default=None, metavar="N",
-                   help="at most N points per cluster task (default 32; short points are grouped so that a "
-                        "task lasts about half a second; 1 sends every point alone)")
-    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                   help="run on this Dask distributed cluster instead of local processes")
+    p.add_argument(
+        "spec",
+        metavar="SWEEP.toml",
+        help="the sweep file (base scenario, axes, replications, metrics)",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="dataset directory (manifest.json + points/*.parquet); re-running resumes it",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes of the embedded local cluster (default: all cores)",
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N points per cluster task (default 32; short points are grouped so that a "
+        "task lasts about half a second; 1 sends every point alone)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run on this Dask distributed cluster instead of local processes",
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--force-new", action="store_true",
-                   help="if DIR holds a different sweep, move it aside to DIR.superseded-<hash> and start over")
-    g.add_argument("--extend", action="store_true",
-                   help="if only axis values or replications changed, keep DIR's finished points that are "
-                        "still in the sweep and compute the rest")
-    p.add_argument("--retry-failed", action="store_true", help="compute again the points recorded as failed")
-    p.add_argument("--dry-run", action="store_true", help="validate the sweep and list its points; run nothing")
+    g.add_argument(
+        "--force-new",
+        action="store_true",
+        help="if DIR holds a different sweep, move it aside to DIR.superseded-<hash> and start over",
+    )
+    g.add_argument(
+        "--extend",
+        action="store_true",
+        help="if only axis values or replications changed, keep DIR's finished points that are "
+        "still in the sweep and compute the rest",
+    )
+    p.add_argument(
+        "--retry-failed", action="store_true", help="compute again the points recorded as failed"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="validate the sweep and list its points; run nothing"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from . import execute, spec as _spec, store
+    from . import execute, store
+    from . import spec as _spec
 
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
@@ -44,28 +77,46 @@ def run_sweep(args: argparse.Namespace) -> int:
     s = _spec.load_spec(args.spec)
     if args.dry_run:
         execute.validate_points(s)
-        print(f"{s.name}: {len(s.points)} points ({len(s.axes)} axes, {s.replications} replication(s)); "
-              f"spec hash {s.spec_hash}")
+        print(
+            f"{s.name}: {len(s.points)} points ({len(s.axes)} axes, {s.replications} replication(s)); "
+            f"spec hash {s.spec_hash}"
+        )
         for p in s.points[:20]:
-            print(f"  {p.index:5d} {p.id} seed={p.seed} " + " ".join(f"{k}={v}" for k, v in p.params.items()))
+            print(
+                f"  {p.index:5d} {p.id} seed={p.seed} "
+                + " ".join(f"{k}={v}" for k, v in p.params.items())
+            )
         if len(s.points) > 20:
             print(f"  ... {len(s.points) - 20} more")
         return 0
     try:
-        df = execute.sweep(s, out=args.out, jobs=args.jobs, scheduler=args.scheduler,
-                           progress=not args.no_progress, force_new=args.force_new, extend=args.extend,
-                           retry_failed=args.retry_failed, start_method=_start_method(), batch=args.batch)
+        df = execute.sweep(
+            s,
+            out=args.out,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            progress=not args.no_progress,
+            force_new=args.force_new,
+            extend=args.extend,
+            retry_failed=args.retry_failed,
+            start_method=_start_method(),
+            batch=args.batch,
+        )
     except store.SweepMismatch as e:
         print(f"aqmlab sweep: error: {e}", file=sys.stderr)
         return 2
     st = df.attrs.get("sweep", {})
     nfail = int(df["error"].notna().sum()) if "error" in df else 0
-    print(f"{len(df)}/{st.get('points', len(df))} points in {args.out} "
-          f"({st.get('computed', 0)} computed now, {st.get('already_done', 0)} already there; "
-          f"{nfail} failed)")
+    print(
+        f"{len(df)}/{st.get('points', len(df))} points in {args.out} "
+        f"({st.get('computed', 0)} computed now, {st.get('already_done', 0)} already there; "
+        f"{nfail} failed)"
+    )
     if nfail:
-        print("failed points are recorded in the 'error' column; --retry-failed computes them again",
-              file=sys.stderr)
+        print(
+            "failed points are recorded in the 'error' column; --retry-failed computes them again",
+            file=sys.stderr,
+        )
     return 1 if nfail else 0
 
 
@@ -75,22 +126,37 @@ def _start_method() -> str:
     overrides it."""
     import os
 
-    return os.environ.get("AQMLAB_SWEEP_START_METHOD") or ("fork" if sys.platform.startswith("linux") else "spawn")
+    return os.environ.get("AQMLAB_SWEEP_START_METHOD") or (
+        "fork" if sys.platform.startswith("linux") else "spawn"
+    )
 
 
 def add_plot_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="a sweep's output directory")
-    p.add_argument("--x", required=True, help="column on the x axis (a unique suffix is enough, e.g. mean_queue)")
+    p.add_argument(
+        "--x",
+        required=True,
+        help="column on the x axis (a unique suffix is enough, e.g. mean_queue)",
+    )
     p.add_argument("--y", required=True, help="column on the y axis")
     p.add_argument("--hue", default=None, help="one line per value of this column")
-    p.add_argument("--connect", default=None,
-                   help="column ordering the points along a line; replications are averaged per "
-                        "(hue, connect) (default: x)")
-    p.add_argument("--agg", default="mean", choices=["mean", "median", "none"],
-                   help="reduce the replications (default mean, with std error bars)")
+    p.add_argument(
+        "--connect",
+        default=None,
+        help="column ordering the points along a line; replications are averaged per "
+        "(hue, connect) (default: x)",
+    )
+    p.add_argument(
+        "--agg",
+        default="mean",
+        choices=["mean", "median", "none"],
+        help="reduce the replications (default mean, with std error bars)",
+    )
     p.add_argument("--logx", action="store_true")
     p.add_argument("--logy", action="store_true")
-    p.add_argument("--scale-x", type=float, default=1.0, help="multiply x by this (e.g. 1000 for ms)")
+    p.add_argument(
+        "--scale-x", type=float, default=1.0, help="multiply x by this (e.g. 1000 for ms)"
+    )
     p.add_argument("--scale-y", type=float, default=1.0)
     p.add_argument("--xlabel", default=None)
     p.add_argument("--ylabel", default=None)
@@ -104,9 +170,21 @@ def run_plot(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     from .plot import plot
 
-    fig = plot(args.dir, x=args.x, y=args.y, hue=args.hue, connect=args.connect, agg=args.agg,
-               logx=args.logx, logy=args.logy, scale_x=args.scale_x, scale_y=args.scale_y,
-               xlabel=args.xlabel, ylabel=args.ylabel, title=args.title)
+    fig = plot(
+        args.dir,
+        x=args.x,
+        y=args.y,
+        hue=args.hue,
+        connect=args.connect,
+        agg=args.agg,
+        logx=args.logx,
+        logy=args.logy,
+        scale_x=args.scale_x,
+        scale_y=args.scale_y,
+        xlabel=args.xlabel,
+        ylabel=args.ylabel,
+        title=args.title,
+    )
     out = Path(args.output) if args.output else Path(args.dir) / "plot.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=120)
@@ -124,7 +202,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return run_sweep(args) if args.command == "sweep" else run_plot(args)
     except KeyboardInterrupt:
-        print("interrupted; finished points are kept, re-run the same command to resume", file=sys.stderr)
+        print(
+            "interrupted; finished points are kept, re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     except ValueError as e:
         print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)

@@ -29,8 +29,14 @@ from .spec import Point, SweepSpec, load_spec
 _RUNNER_CACHE: Dict[str, Any] = {}
 
 
-def run_point(base: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], seed: int, runner: str,
-              metric_paths: Sequence[str], optional_metrics: bool) -> Dict[str, Any]:
+def run_point(
+    base: Mapping[str, Any],
+    overrides: Sequence[Tuple[str, Any]],
+    seed: int,
+    runner: str,
+    metric_paths: Sequence[str],
+    optional_metrics: bool,
+) -> Dict[str, Any]:
     """Run one point (in a worker): returns ``{"metrics", "wall_time", "error"}``; never raises
     for a failure of the runner or of the metric extraction (the error is recorded)."""
     t0 = time.perf_counter()
@@ -54,14 +60,21 @@ def run_point(base: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], see
         return {"metrics": {}, "wall_time": time.perf_counter() - t0, "error": msg}
 
 
-def run_points(base: Mapping[str, Any], batch: Sequence[Tuple[Sequence[Tuple[str, Any]], int]], runner: str,
-               metric_paths: Sequence[str], optional_metrics: bool) -> list:
+def run_points(
+    base: Mapping[str, Any],
+    batch: Sequence[Tuple[Sequence[Tuple[str, Any]], int]],
+    runner: str,
+    metric_paths: Sequence[str],
+    optional_metrics: bool,
+) -> list:
     """Run several points in one task (``batch``: ``(overrides, seed)`` pairs); one result
     per point, as :func:`run_point` gives it."""
     return [run_point(base, ov, seed, runner, metric_paths, optional_metrics) for ov, seed in batch]
 
 
-def batch_size(point_seconds: float, remaining: int, workers: int, target: float = 0.5, cap: int = 32) -> int:
+def batch_size(
+    point_seconds: float, remaining: int, workers: int, target: float = 0.5, cap: int = 32
+) -> int:
     """Points per task: enough that a task lasts about `target` seconds (the per-task cost
     of the cluster, some 20 ms of CPU, then stays a few % of the work), at most `cap`, and
     small enough that every worker still gets two tasks of what remains."""
@@ -114,16 +127,22 @@ def validate_points(spec: SweepSpec) -> None:
             check(spec.scenario(p))
         except ValueError as e:
             vals = ", ".join(f"{k}={v}" for k, v in p.params.items())
-            raise ValueError(f"point {p.index} ({vals}, seed={p.seed}): invalid scenario: {e}") from None
+            raise ValueError(
+                f"point {p.index} ({vals}, seed={p.seed}): invalid scenario: {e}"
+            ) from None
 
 
-def _client_for(scheduler: Any, jobs: Optional[int], n_todo: int, start_method: Optional[str] = None):
+def _client_for(
+    scheduler: Any, jobs: Optional[int], n_todo: int, start_method: Optional[str] = None
+):
     """(client, cluster_to_close_or_None, own_client)."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as e:
-        raise ValueError(f"sweeps run on Dask distributed, which is not installed ({e}): "
-                         "pip install 'dask[distributed]'") from None
+        raise ValueError(
+            f"sweeps run on Dask distributed, which is not installed ({e}): "
+            "pip install 'dask[distributed]'"
+        ) from None
 
     if scheduler is None:
         import dask
@@ -136,13 +155,22 @@ def _client_for(scheduler: Any, jobs: Optional[int], n_todo: int, start_method: 
         # what is in flight, so that a point that kills its worker process takes no other
         # point with it (see top_up there).
         method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
-        with dask.config.set({"distributed.worker.profile.enabled": False,
-                              "distributed.scheduler.worker-saturation": 1.0,
-                              "distributed.worker.multiprocessing-method": method}):
+        with dask.config.set(
+            {
+                "distributed.worker.profile.enabled": False,
+                "distributed.scheduler.worker-saturation": 1.0,
+                "distributed.worker.multiprocessing-method": method,
+            }
+        ):
             # the scheduler's HTTP server (health, metrics) on a free port: several sweeps
             # may start clusters at once (the catalogue runs experiment groups in parallel)
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.ERROR)
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            )
         return Client(cluster), cluster, True
     if isinstance(scheduler, Client):
         return scheduler, None, False
@@ -163,14 +191,22 @@ class _Progress:
         if enabled:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, initial=done, unit="pt", dynamic_ncols=True, file=sys.stderr,
-                            desc="sweep", smoothing=0.1)
+            self.bar = tqdm(
+                total=total,
+                initial=done,
+                unit="pt",
+                dynamic_ncols=True,
+                file=sys.stderr,
+                desc="sweep",
+                smoothing=0.1,
+            )
             self._post()
 
     def _post(self) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(f"completed={self.ok} failed={self.failed} remaining={self.left}",
-                                     refresh=False)
+            self.bar.set_postfix_str(
+                f"completed={self.ok} failed={self.failed} remaining={self.left}", refresh=False
+            )
 
     def update(self, ok: bool) -> None:
         if ok:
@@ -187,10 +223,20 @@ class _Progress:
             self.bar.close()
 
 
-def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Optional[Union[str, os.PathLike]] = None,
-          jobs: Optional[int] = None, scheduler: Any = None, progress: bool = True, *,
-          force_new: bool = False, extend: bool = False, retry_failed: bool = False,
-          include_failed: bool = True, start_method: Optional[str] = None, batch: Optional[int] = None):
+def sweep(
+    spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
+    out: Optional[Union[str, os.PathLike]] = None,
+    jobs: Optional[int] = None,
+    scheduler: Any = None,
+    progress: bool = True,
+    *,
+    force_new: bool = False,
+    extend: bool = False,
+    retry_failed: bool = False,
+    include_failed: bool = True,
+    start_method: Optional[str] = None,
+    batch: Optional[int] = None,
+):
     """Run a sweep and return its rows as a pandas DataFrame (one row per point, in point order).
 
     `spec`: a sweep TOML path or a dict of the same structure (docs/sweeps.md).
@@ -224,8 +270,18 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
         tmp = tempfile.mkdtemp(prefix="aqmlab-sweep-")
         out = tmp
     try:
-        stats = _execute(s, Path(out), jobs, scheduler, progress, force_new, extend, retry_failed, start_method,
-                         32 if batch is None else batch)
+        stats = _execute(
+            s,
+            Path(out),
+            jobs,
+            scheduler,
+            progress,
+            force_new,
+            extend,
+            retry_failed,
+            start_method,
+            32 if batch is None else batch,
+        )
         df = store.load(out, include_failed=include_failed)
         df.attrs["sweep"] = stats
         return df
@@ -234,17 +290,32 @@ def sweep(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec], out: Opti
             store.remove_tree(tmp)
 
 
-def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progress: bool,
-             force_new: bool, extend: bool, retry_failed: bool,
-             start_method: Optional[str] = None, batch_cap: int = 32) -> Dict[str, Any]:
+def _execute(
+    s: SweepSpec,
+    out: Path,
+    jobs: Optional[int],
+    scheduler: Any,
+    progress: bool,
+    force_new: bool,
+    extend: bool,
+    retry_failed: bool,
+    start_method: Optional[str] = None,
+    batch_cap: int = 32,
+) -> Dict[str, Any]:
     store.prepare(out, s, force_new=force_new, extend=extend)
     have = store.finished(out)
     ids = {p.id for p in s.points}
     redo = store.failed(out, have & ids) if retry_failed else set()
     todo = [p for p in s.points if p.id not in have or p.id in redo]
-    stats: Dict[str, Any] = {"points": len(s.points), "already_done": len(s.points) - len(todo),
-                             "computed": 0, "failed": 0, "startup_seconds": 0.0, "run_seconds": 0.0,
-                             "out": str(out)}
+    stats: Dict[str, Any] = {
+        "points": len(s.points),
+        "already_done": len(s.points) - len(todo),
+        "computed": 0,
+        "failed": 0,
+        "startup_seconds": 0.0,
+        "run_seconds": 0.0,
+        "out": str(out),
+    }
     if not todo:
         return stats
     ptypes = store.param_types(s)
@@ -260,10 +331,16 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
         stats["workers"] = nthreads
         # The base scenario goes to the cluster once, as a task result rather than scattered
         # data: a task has lineage, so if the worker holding it dies it is recomputed.
-        base_f = client.submit(_identity, s.base, key=f"aqmlab-base-{s.fixed_hash}-{os.getpid()}-{int(t0 * 1e6)}",
-                               pure=False)
+        base_f = client.submit(
+            _identity,
+            s.base,
+            key=f"aqmlab-base-{s.fixed_hash}-{os.getpid()}-{int(t0 * 1e6)}",
+            pure=False,
+        )
         client.run(warm_worker, s.runner)
-        store.make_row(todo[0].to_dict(), ptypes, {"x": 0.0}, 0.0, None)  # imports (seconds): start-up
+        store.make_row(
+            todo[0].to_dict(), ptypes, {"x": 0.0}, 0.0, None
+        )  # imports (seconds): start-up
         t1 = time.perf_counter()
         stats["startup_seconds"] = t1 - t0
         bar = _Progress(len(s.points), len(s.points) - len(todo), progress)
@@ -284,12 +361,21 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
             else:
                 n = 1
                 if len(times) >= nthreads:
-                    n = batch_size(sorted(times)[len(times) // 2], len(queue), nthreads, cap=batch_cap)
+                    n = batch_size(
+                        sorted(times)[len(times) // 2], len(queue), nthreads, cap=batch_cap
+                    )
                 group = [queue.pop() for _ in range(min(n, len(queue)))]
             stats["max_batch"] = max(stats["max_batch"], len(group))
-            f = client.submit(run_points, base_f, [(p.overrides, p.seed) for p in group], s.runner, s.metrics,
-                              optional, key=f"aqmlab-points-{group[0].id}-{os.getpid()}-{int(t0 * 1e6)}",
-                              pure=False)
+            f = client.submit(
+                run_points,
+                base_f,
+                [(p.overrides, p.seed) for p in group],
+                s.runner,
+                s.metrics,
+                optional,
+                key=f"aqmlab-points-{group[0].id}-{os.getpid()}-{int(t0 * 1e6)}",
+                pure=False,
+            )
             futures[f] = group
             return f
 
@@ -319,8 +405,10 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
                 rs = e
             if isinstance(rs, BaseException) and "Cancelled" in type(rs).__name__:
                 # not the points' fault (scheduler gone, connection lost): stop, keep what is done
-                raise RuntimeError(f"the Dask cluster cancelled point {group[0].index} ({type(rs).__name__}: {rs}); "
-                                   "finished points are kept, re-run the command to resume") from None
+                raise RuntimeError(
+                    f"the Dask cluster cancelled point {group[0].index} ({type(rs).__name__}: {rs}); "
+                    "finished points are kept, re-run the command to resume"
+                ) from None
             if isinstance(rs, BaseException) and len(group) > 1:
                 fut.release()
                 solo.extend(reversed(group))
@@ -329,7 +417,9 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
             if isinstance(rs, BaseException) or not isinstance(rs, list) or len(rs) != len(group):
                 # worker died (KilledWorker), ...
                 e = rs if isinstance(rs, BaseException) else TypeError(f"unexpected result {rs!r}")
-                rs = [{"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}] * len(group)
+                rs = [
+                    {"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}
+                ] * len(group)
             fut.release()
             for p, r in zip(group, rs):
                 row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
@@ -341,8 +431,11 @@ def _execute(s: SweepSpec, out: Path, jobs: Optional[int], scheduler: Any, progr
                     stats["failed"] += 1
                     if not warned and progress:
                         warned = True
-                        print(f"\naqmlab sweep: point {p.index} failed: {r['error']} "
-                              "(recorded; the sweep goes on)", file=sys.stderr)
+                        print(
+                            f"\naqmlab sweep: point {p.index} failed: {r['error']} "
+                            "(recorded; the sweep goes on)",
+                            file=sys.stderr,
+                        )
                 bar.update(r["error"] is None)
             top_up()
         stats["run_seconds"] = time.perf_counter() - t1

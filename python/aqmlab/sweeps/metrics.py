@@ -35,7 +35,13 @@ AGGREGATES = ("sum", "mean", "min", "max", "std", "median", "count", "jain")
 #: (of every link if the summary names no ``bottleneck``), the per-flow sums and
 #: means, the goodput fairness and the event count. Entries of the default set that a
 #: runner's summary does not have are skipped.
-DEFAULT_METRICS = ("links.{bottleneck}.*", "flows.*.sum", "flows.*.mean", "flows.goodput_bps.jain", "events")
+DEFAULT_METRICS = (
+    "links.{bottleneck}.*",
+    "flows.*.sum",
+    "flows.*.mean",
+    "flows.goodput_bps.jain",
+    "events",
+)
 
 _BRACKET = re.compile(r"^\[(\d+|\*)\]")
 
@@ -46,9 +52,16 @@ class MetricError(ValueError):
 
 def parse(metric: str) -> None:
     """Check the syntax of a metric path (ValueError naming it)."""
-    if not isinstance(metric, str) or not metric or metric.startswith(".") or metric.endswith(".") \
-            or ".." in metric:
-        raise ValueError(f"metric {metric!r}: malformed (e.g. links.r1->r2.utilization, flows.goodput_bps.sum)")
+    if (
+        not isinstance(metric, str)
+        or not metric
+        or metric.startswith(".")
+        or metric.endswith(".")
+        or ".." in metric
+    ):
+        raise ValueError(
+            f"metric {metric!r}: malformed (e.g. links.r1->r2.utilization, flows.goodput_bps.sum)"
+        )
     if metric.count("[") != metric.count("]"):
         raise ValueError(f"metric {metric!r}: unbalanced brackets")
     for m in re.finditer(r"\[([^\]]*)\]", metric):
@@ -93,14 +106,16 @@ def _aggregate(agg: str, xs: Sequence[float]) -> float:
 def _next_step(rest: str) -> Tuple[str, str]:
     """Split the first dot-separated step (used for fields and aggregates)."""
     i = rest.find(".")
-    return (rest, "") if i < 0 else (rest[:i], rest[i + 1:])
+    return (rest, "") if i < 0 else (rest[:i], rest[i + 1 :])
 
 
 def _strip_dot(rest: str) -> str:
     return rest[1:] if rest.startswith(".") else rest
 
 
-def _resolve(node: Any, rest: str, name: str, metric: str, wild: bool, out: List[Tuple[str, Any]]) -> None:
+def _resolve(
+    node: Any, rest: str, name: str, metric: str, wild: bool, out: List[Tuple[str, Any]]
+) -> None:
     if rest == "":
         if isinstance(node, (Mapping, list)):
             if wild:
@@ -127,14 +142,23 @@ def _resolve(node: Any, rest: str, name: str, metric: str, wild: bool, out: List
             if wild:
                 return
             have = ", ".join(map(str, node)) or "nothing"
-            raise MetricError(f"metric {metric!r}: {name or 'the summary'} has no "
-                              f"{_next_step(rest)[0]!r} (it has: {have})")
-        _resolve(node[best], _strip_dot(rest[len(best):]), f"{name}.{best}" if name else best, metric, wild, out)
+            raise MetricError(
+                f"metric {metric!r}: {name or 'the summary'} has no "
+                f"{_next_step(rest)[0]!r} (it has: {have})"
+            )
+        _resolve(
+            node[best],
+            _strip_dot(rest[len(best) :]),
+            f"{name}.{best}" if name else best,
+            metric,
+            wild,
+            out,
+        )
         return
     if isinstance(node, list):
         m = _BRACKET.match(rest)
         if m:
-            after = _strip_dot(rest[m.end():])
+            after = _strip_dot(rest[m.end() :])
             if m.group(1) == "*":
                 for i, el in enumerate(node):
                     _resolve(el, after, f"{name}[{i}]", metric, True, out)
@@ -151,8 +175,10 @@ def _resolve(node: Any, rest: str, name: str, metric: str, wild: bool, out: List
         if agg not in AGGREGATES or after2:
             if wild:
                 return
-            raise MetricError(f"metric {metric!r}: on the array {name}, give FIELD.AGGREGATE with AGGREGATE "
-                              f"one of {', '.join(AGGREGATES)} (or index it: {name}[0].{fieldname})")
+            raise MetricError(
+                f"metric {metric!r}: on the array {name}, give FIELD.AGGREGATE with AGGREGATE "
+                f"one of {', '.join(AGGREGATES)} (or index it: {name}[0].{fieldname})"
+            )
         if fieldname == "*":
             fields: List[str] = []
             for el in node:
@@ -169,7 +195,9 @@ def _resolve(node: Any, rest: str, name: str, metric: str, wild: bool, out: List
             if wild:
                 return
             have = ", ".join(node[0]) if isinstance(node[0], Mapping) else "no fields"
-            raise MetricError(f"metric {metric!r}: the entries of {name} have no {fieldname!r} (they have: {have})")
+            raise MetricError(
+                f"metric {metric!r}: the entries of {name} have no {fieldname!r} (they have: {have})"
+            )
         xs = [_num(el[fieldname]) for el in present if _is_num(el[fieldname])]
         if len(xs) != len(present):
             raise MetricError(f"metric {metric!r}: {name}[*].{fieldname} is not numeric")
@@ -180,9 +208,13 @@ def _resolve(node: Any, rest: str, name: str, metric: str, wild: bool, out: List
     raise MetricError(f"metric {metric!r}: {name} is a value ({node!r}); nothing below it")
 
 
-def _substitute(summary: Mapping[str, Any], metric: str, scenario: Optional[Mapping[str, Any]]) -> str:
+def _substitute(
+    summary: Mapping[str, Any], metric: str, scenario: Optional[Mapping[str, Any]]
+) -> str:
     def ok(d: Optional[Mapping[str, Any]], k: str) -> bool:
-        return d is not None and k in d and d[k] is not None and not isinstance(d[k], (Mapping, list))
+        return (
+            d is not None and k in d and d[k] is not None and not isinstance(d[k], (Mapping, list))
+        )
 
     def rep(mo: "re.Match[str]") -> str:
         k = mo.group(1)
@@ -190,22 +222,32 @@ def _substitute(summary: Mapping[str, Any], metric: str, scenario: Optional[Mapp
             return str(scenario[k])  # type: ignore[index]
         if ok(summary, k):
             return str(summary[k])
-        raise MetricError(f"metric {metric!r}: neither the scenario nor the summary has a top-level "
-                          f"value {k!r} for {{{k}}}")
+        raise MetricError(
+            f"metric {metric!r}: neither the scenario nor the summary has a top-level "
+            f"value {k!r} for {{{k}}}"
+        )
 
     return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", rep, metric)
 
 
-def extract(summary: Mapping[str, Any], metrics: Sequence[str], optional: bool = False,
-            scenario: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+def extract(
+    summary: Mapping[str, Any],
+    metrics: Sequence[str],
+    optional: bool = False,
+    scenario: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
     """The columns named by `metrics` from `summary` (MetricError if one does not resolve,
     unless `optional`, as for the default set, where it is skipped). `scenario` is the
     point's scenario, for ``{key}`` references."""
     out: List[Tuple[str, Any]] = []
     for m in metrics:
         try:
-            if optional and m == "links.{bottleneck}.*" and "bottleneck" not in summary and \
-                    not (scenario and "bottleneck" in scenario):
+            if (
+                optional
+                and m == "links.{bottleneck}.*"
+                and "bottleneck" not in summary
+                and not (scenario and "bottleneck" in scenario)
+            ):
                 m = "links.*.*"
             _resolve(summary, _substitute(summary, m, scenario), "", m, False, out)
         except MetricError:

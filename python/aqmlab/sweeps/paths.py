@@ -25,8 +25,10 @@ def parse(path: str) -> List[Step]:
     for seg in path.split("."):
         m = _SEGMENT.match(seg)
         if not m:
-            raise ValueError(f"path {path!r}: malformed segment {seg!r} "
-                             "(expected name or name[index], e.g. link[0].queue.max_p)")
+            raise ValueError(
+                f"path {path!r}: malformed segment {seg!r} "
+                "(expected name or name[index], e.g. link[0].queue.max_p)"
+            )
         steps.append(m.group(1))
         steps.extend(int(i) for i in _INDEX.findall(m.group(2)))
     return steps
@@ -63,7 +65,9 @@ def check(doc: Any, path: str) -> None:
         else:
             if not isinstance(node, dict):
                 kind = "an array" if isinstance(node, list) else f"a value ({node!r})"
-                hint = f" (index it first, e.g. {where}[0].{step})" if isinstance(node, list) else ""
+                hint = (
+                    f" (index it first, e.g. {where}[0].{step})" if isinstance(node, list) else ""
+                )
                 raise ValueError(f"{where} is {kind}, it has no field {step!r}{hint}")
             if step not in node:
                 if last:

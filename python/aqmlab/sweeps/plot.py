@@ -28,11 +28,25 @@ def _resolve_column(df, name: str, what: str) -> str:
     raise ValueError(f"--{what} {name!r}: no such column (have: {', '.join(map(str, df.columns))})")
 
 
-def plot(data: Union[str, os.PathLike, Any], x: str, y: str, hue: Optional[str] = None, *,
-         agg: str = "mean", errorbars: bool = True, logx: bool = False, logy: bool = False,
-         scale_x: float = 1.0, scale_y: float = 1.0, title: Optional[str] = None,
-         xlabel: Optional[str] = None, ylabel: Optional[str] = None, ax: Any = None,
-         connect: Optional[str] = None, figsize: Sequence[float] = (6.4, 4.8)):
+def plot(
+    data: Union[str, os.PathLike, Any],
+    x: str,
+    y: str,
+    hue: Optional[str] = None,
+    *,
+    agg: str = "mean",
+    errorbars: bool = True,
+    logx: bool = False,
+    logy: bool = False,
+    scale_x: float = 1.0,
+    scale_y: float = 1.0,
+    title: Optional[str] = None,
+    xlabel: Optional[str] = None,
+    ylabel: Optional[str] = None,
+    ax: Any = None,
+    connect: Optional[str] = None,
+    figsize: Sequence[float] = (6.4, 4.8),
+):
     """A matplotlib Figure of `y` against `x`, one line per value of `hue`.
 
     `data` is a sweep directory or a DataFrame (failed points are left out). Rows with
@@ -66,12 +80,20 @@ def plot(data: Union[str, os.PathLike, Any], x: str, y: str, hue: Optional[str] 
             continue
         if agg not in ("mean", "median"):
             raise ValueError(f"agg must be mean, median or none, got {agg!r}")
-        red = g.groupby([order], sort=True).agg(xm=(x, agg), xs=(x, "std"), ym=(y, agg), ys=(y, "std"))
+        red = g.groupby([order], sort=True).agg(
+            xm=(x, agg), xs=(x, "std"), ym=(y, agg), ys=(y, "std")
+        )
         red = red.reset_index().sort_values(order if order != x else "xm")
         if errorbars and len(g) > len(red):
-            ax.errorbar(red["xm"] * scale_x, red["ym"] * scale_y,
-                        xerr=None if order == x else red["xs"].fillna(0) * scale_x,
-                        yerr=red["ys"].fillna(0) * scale_y, fmt="x-", capsize=2, label=label)
+            ax.errorbar(
+                red["xm"] * scale_x,
+                red["ym"] * scale_y,
+                xerr=None if order == x else red["xs"].fillna(0) * scale_x,
+                yerr=red["ys"].fillna(0) * scale_y,
+                fmt="x-",
+                capsize=2,
+                label=label,
+            )
         else:
             ax.plot(red["xm"] * scale_x, red["ym"] * scale_y, "x-", label=label)
     if logx:

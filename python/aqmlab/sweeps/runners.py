@@ -20,7 +20,7 @@ def resolve(ref: str) -> Callable[[Dict[str, Any]], Any]:
     """``"package.module:function"`` -> the callable (ValueError if it cannot be imported)."""
     mod, _, name = ref.partition(":")
     if not mod or not name:
-        raise ValueError(f"runner {ref!r}: must be \"module:function\"")
+        raise ValueError(f'runner {ref!r}: must be "module:function"')
     try:
         obj: Any = importlib.import_module(mod)
     except ImportError as e:
@@ -39,14 +39,17 @@ def summary_of(result: Any) -> Mapping[str, Any]:
     if callable(s) and not isinstance(s, Mapping):
         s = s()
     if not isinstance(s, Mapping):
-        raise TypeError(f"runner returned {type(result).__name__}, expected a summary dict "
-                        "(or an object with a .summary dict)")
+        raise TypeError(
+            f"runner returned {type(result).__name__}, expected a summary dict "
+            "(or an object with a .summary dict)"
+        )
     return s
 
 
 def simulate(scenario: Dict[str, Any]) -> Mapping[str, Any]:
     """The default runner: the packet-level simulator (``aqmlab.sim``)."""
-    from aqmlab.sim import Scenario, simulate as _simulate
+    from aqmlab.sim import Scenario
+    from aqmlab.sim import simulate as _simulate
 
     return summary_of(_simulate(Scenario.from_dict(scenario), progress=False))
 

@@ -27,8 +27,19 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as _toml  # type: ignore[no-redef]
 
 DEFAULT_RUNNER = "aqmlab.sweeps.runners:simulate"
-SPEC_KEYS = {"base", "axes", "axis", "replications", "metrics", "runner", "name", "description", "validate"}
+SPEC_KEYS = {
+    "base",
+    "axes",
+    "axis",
+    "replications",
+    "metrics",
+    "runner",
+    "name",
+    "description",
+    "validate",
+}
 AXIS_KEYS = {"path", "paths", "name", "values", "range", "sample", "labels"}
+
 
 def _round(v: Any) -> Any:
     """Floats rounded to 12 significant digits, so that point ids do not depend on the last ulp."""
@@ -56,8 +67,11 @@ class Axis:
     labels: Optional[List[Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {"paths": self.paths, "columns": self.columns,
-                             "values": [list(v) for v in self.values]}
+        d: Dict[str, Any] = {
+            "paths": self.paths,
+            "columns": self.columns,
+            "values": [list(v) for v in self.values],
+        }
         if self.label_column:
             d["label_column"] = self.label_column
             d["labels"] = self.labels
@@ -100,14 +114,26 @@ class SweepSpec:
         return cols
 
     def normalised(self) -> Dict[str, Any]:
-        return {"base": self.base, "axes": [a.to_dict() for a in self.axes],
-                "replications": self.replications, "metrics": self.metrics, "runner": self.runner}
+        return {
+            "base": self.base,
+            "axes": [a.to_dict() for a in self.axes],
+            "replications": self.replications,
+            "metrics": self.metrics,
+            "runner": self.runner,
+        }
 
     @property
     def fixed_hash(self) -> str:
         """Hash of what gives a point's row its meaning: base scenario, runner, metrics, axis paths."""
-        return digest({"base": self.base, "runner": self.runner, "metrics": self.metrics,
-                       "paths": [a.paths for a in self.axes], "columns": self.param_columns})
+        return digest(
+            {
+                "base": self.base,
+                "runner": self.runner,
+                "metrics": self.metrics,
+                "paths": [a.paths for a in self.axes],
+                "columns": self.param_columns,
+            }
+        )
 
     @property
     def spec_hash(self) -> str:
@@ -139,16 +165,20 @@ def _number(v: Any, where: str) -> float:
 def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
     kinds = [k for k in ("values", "range", "sample") if k in entry]
     if len(kinds) != 1:
-        raise _err(where, "give exactly one of values = [...], range = {start, stop, num, scale} "
-                          "or sample = {distribution, low, high, n, seed}")
+        raise _err(
+            where,
+            "give exactly one of values = [...], range = {start, stop, num, scale} "
+            "or sample = {distribution, low, high, n, seed}",
+        )
     kind = kinds[0]
     spec = entry[kind]
     if kind == "values":
         if not isinstance(spec, (list, tuple)) or not spec:
             raise _err(f"{where}.values", "must be a non-empty list")
         vals = list(spec)
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals) and \
-                any(isinstance(v, float) for v in vals):
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals) and any(
+            isinstance(v, float) for v in vals
+        ):
             vals = [float(v) for v in vals]  # one column type
         return [_round(v) for v in vals]
     import numpy as np
@@ -158,7 +188,10 @@ def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
     if kind == "range":
         unknown = set(spec) - {"start", "stop", "num", "scale", "step"}
         if unknown:
-            raise _err(f"{where}.range", f"unknown key(s) {sorted(unknown)}; allowed: start, stop, num, scale")
+            raise _err(
+                f"{where}.range",
+                f"unknown key(s) {sorted(unknown)}; allowed: start, stop, num, scale",
+            )
         for k in ("start", "stop", "num"):
             if k not in spec:
                 raise _err(f"{where}.range.{k}", "missing")
@@ -172,17 +205,24 @@ def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
             vals = np.linspace(start, stop, num)
         elif scale == "log":
             if start <= 0 or stop <= 0:
-                raise _err(f"{where}.range", "scale = \"log\" needs start > 0 and stop > 0")
+                raise _err(f"{where}.range", 'scale = "log" needs start > 0 and stop > 0')
             vals = np.geomspace(start, stop, num)
         else:
-            raise _err(f"{where}.range.scale", f"must be \"linear\" or \"log\", got {scale!r}")
-        ints = isinstance(spec["start"], int) and isinstance(spec["stop"], int) and scale == "linear" \
+            raise _err(f"{where}.range.scale", f'must be "linear" or "log", got {scale!r}')
+        ints = (
+            isinstance(spec["start"], int)
+            and isinstance(spec["stop"], int)
+            and scale == "linear"
             and all(float(v).is_integer() for v in vals)
+        )
         return [int(round(v)) if ints else _round(float(v)) for v in vals]
     # sample
     unknown = set(spec) - {"distribution", "low", "high", "n", "seed"}
     if unknown:
-        raise _err(f"{where}.sample", f"unknown key(s) {sorted(unknown)}; allowed: distribution, low, high, n, seed")
+        raise _err(
+            f"{where}.sample",
+            f"unknown key(s) {sorted(unknown)}; allowed: distribution, low, high, n, seed",
+        )
     for k in ("low", "high", "n"):
         if k not in spec:
             raise _err(f"{where}.sample.{k}", "missing")
@@ -202,19 +242,23 @@ def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
         vals = rng.uniform(low, high, n)
     elif dist == "loguniform":
         if low <= 0:
-            raise _err(f"{where}.sample.low", "distribution = \"loguniform\" needs low > 0")
+            raise _err(f"{where}.sample.low", 'distribution = "loguniform" needs low > 0')
         vals = np.exp(rng.uniform(math.log(low), math.log(high), n))
     else:
-        raise _err(f"{where}.sample.distribution", f"must be \"uniform\" or \"loguniform\", got {dist!r}")
+        raise _err(
+            f"{where}.sample.distribution", f'must be "uniform" or "loguniform", got {dist!r}'
+        )
     return [_round(float(v)) for v in vals]
 
 
 def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -> Axis:
     unknown = set(entry) - AXIS_KEYS
     if unknown:
-        raise _err(where, f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(AXIS_KEYS))}")
+        raise _err(
+            where, f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(AXIS_KEYS))}"
+        )
     if ("path" in entry) == ("paths" in entry):
-        raise _err(where, "give path = \"...\" (or paths = [...] for values varied together)")
+        raise _err(where, 'give path = "..." (or paths = [...] for values varied together)')
     zipped = "paths" in entry
     plist = list(entry["paths"]) if zipped else [entry["path"]]
     if not plist or not all(isinstance(p, str) for p in plist):
@@ -236,18 +280,22 @@ def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -
         values = []
         for i, v in enumerate(raw):
             if not isinstance(v, (list, tuple)) or len(v) != len(plist):
-                raise _err(f"{label}.values[{i}]", f"must be a list of {len(plist)} values (one per path)")
+                raise _err(
+                    f"{label}.values[{i}]", f"must be a list of {len(plist)} values (one per path)"
+                )
             values.append(tuple(_round(x) for x in v))
         names = entry.get("name")
         if "labels" in entry:
             labels = list(entry["labels"])
             if not isinstance(names, str):
-                raise _err(label, "labels need name = \"column\" (the column holding them)")
+                raise _err(label, 'labels need name = "column" (the column holding them)')
             if len(labels) != len(values):
                 raise _err(f"{label}.labels", f"has {len(labels)} entries for {len(values)} values")
             return Axis(plist, values, list(plist), names, [_round(x) for x in labels])
         if names is not None:
-            raise _err(label, "name on a zipped axis names its labels column; give labels = [...] too")
+            raise _err(
+                label, "name on a zipped axis names its labels column; give labels = [...] too"
+            )
         return Axis(plist, values, list(plist))
     if "labels" in entry:
         raise _err(label, "labels are for zipped axes (paths = [...])")
@@ -272,8 +320,10 @@ def _read_toml(path: Path) -> Dict[str, Any]:
         raise ValueError(f"{path}: invalid TOML: {e}") from None
 
 
-def load_spec(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
-              base_dir: Optional[Union[str, os.PathLike]] = None) -> SweepSpec:
+def load_spec(
+    spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
+    base_dir: Optional[Union[str, os.PathLike]] = None,
+) -> SweepSpec:
     """Read and validate a sweep: a path to a sweep TOML file or a dict of the same structure.
 
     Raises ValueError naming the offending entry (``axis 'link[7].queue_ab.max_p': link has
@@ -293,7 +343,9 @@ def load_spec(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
         raise TypeError(f"sweep spec must be a path or a dict, got {type(spec).__name__}")
     unknown = set(d) - SPEC_KEYS
     if unknown:
-        raise ValueError(f"sweep: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(SPEC_KEYS))}")
+        raise ValueError(
+            f"sweep: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(SPEC_KEYS))}"
+        )
 
     # base scenario
     if "base" not in d:
@@ -309,7 +361,9 @@ def load_spec(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
     elif hasattr(b, "to_dict"):  # an aqmlab.sim.Scenario
         base = b.to_dict()
     else:
-        raise ValueError(f"sweep: base must be a scenario file path or a table, got {type(b).__name__}")
+        raise ValueError(
+            f"sweep: base must be a scenario file path or a table, got {type(b).__name__}"
+        )
 
     # axes
     entries: List[Tuple[str, Mapping[str, Any]]] = []
@@ -344,7 +398,9 @@ def load_spec(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
     allcols = [c for a in axes for c in a.columns + ([a.label_column] if a.label_column else [])]
     dup = {c for c in allcols if allcols.count(c) > 1}
     if dup:
-        raise ValueError(f"axis columns {sorted(dup)} given twice (use name = ... to tell them apart)")
+        raise ValueError(
+            f"axis columns {sorted(dup)} given twice (use name = ... to tell them apart)"
+        )
     seed_axis = "seed" in seen
     if seed_axis and any(len(a.paths) > 1 and "seed" in a.paths for a in axes):
         raise ValueError("axis 'seed': cannot be zipped with other paths")
@@ -366,15 +422,24 @@ def load_spec(spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
 
     runner = d.get("runner", DEFAULT_RUNNER)
     if not isinstance(runner, str) or ":" not in runner:
-        raise ValueError(f"sweep: runner must be \"module:function\", got {runner!r}")
+        raise ValueError(f'sweep: runner must be "module:function", got {runner!r}')
     validate = d.get("validate", True)
     if not isinstance(validate, bool):
         raise ValueError("sweep: validate must be true or false")
     name = d.get("name") or (Path(source).stem if source else "sweep")
 
-    s = SweepSpec(base=base, axes=axes, replications=reps, seed_axis=seed_axis, metrics=mets,
-                  default_metrics=default_metrics, runner=runner, validate=validate, name=str(name),
-                  source=source)
+    s = SweepSpec(
+        base=base,
+        axes=axes,
+        replications=reps,
+        seed_axis=seed_axis,
+        metrics=mets,
+        default_metrics=default_metrics,
+        runner=runner,
+        validate=validate,
+        name=str(name),
+        source=source,
+    )
     s.points = _points(s)
     return s
 
@@ -410,8 +475,10 @@ def _points(s: SweepSpec) -> List[Point]:
             sd = seed if s.seed_axis else replication_seed(base_seed, r)
             pid = digest({"params": {p: v for p, v in overrides}, "seed": sd})
             if pid in ids:
-                raise ValueError(f"sweep: points {ids[pid]} and {len(pts)} are the same "
-                                 f"(parameters {params}, seed {sd}); remove the duplicate axis values")
+                raise ValueError(
+                    f"sweep: points {ids[pid]} and {len(pts)} are the same "
+                    f"(parameters {params}, seed {sd}); remove the duplicate axis values"
+                )
             ids[pid] = len(pts)
             pts.append(Point(len(pts), pid, dict(params), sd, list(overrides)))
     return pts

@@ -77,8 +77,9 @@ def _superseded_name(out: Path, old_hash: str) -> Path:
     return cand
 
 
-def prepare(out: Union[str, os.PathLike], spec: SweepSpec, force_new: bool = False,
-            extend: bool = False) -> Path:
+def prepare(
+    out: Union[str, os.PathLike], spec: SweepSpec, force_new: bool = False, extend: bool = False
+) -> Path:
     """Create or reopen the dataset in `out` for `spec` (see docs/sweeps.md, "Resuming").
 
     - no manifest: a new dataset;
@@ -104,14 +105,16 @@ def prepare(out: Union[str, os.PathLike], spec: SweepSpec, force_new: bool = Fal
             raise SweepMismatch(
                 f"{out} holds a sweep with a different base scenario, runner, metrics or axis paths "
                 f"(fixed hash {old.get('fixed_hash')} vs {spec.fixed_hash}); --extend only changes "
-                f"axis values or replications. Use --force-new (moves the old dataset aside) or another --out.")
+                f"axis values or replications. Use --force-new (moves the old dataset aside) or another --out."
+            )
         else:
             raise SweepMismatch(
                 f"{out} holds a different sweep (spec hash {old.get('spec_hash')}, this one is "
                 f"{spec.spec_hash}): the sweep file or its base scenario changed. Refusing to mix them. "
                 f"Use --extend to keep the finished points that are still in the sweep (only axis values "
                 f"or replications changed), --force-new to move the old dataset aside and start over, "
-                f"or another --out.")
+                f"or another --out."
+            )
     (out / POINTS).mkdir(parents=True, exist_ok=True)
     for tmp in (out / POINTS).glob(".tmp-*"):
         try:
@@ -129,8 +132,11 @@ def finished(out: Union[str, os.PathLike]) -> Set[str]:
     d = Path(out) / POINTS
     if not d.is_dir():
         return set()
-    return {p.name[:-len(".parquet")] for p in d.iterdir()
-            if p.name.endswith(".parquet") and not p.name.startswith(".")}
+    return {
+        p.name[: -len(".parquet")]
+        for p in d.iterdir()
+        if p.name.endswith(".parquet") and not p.name.startswith(".")
+    }
 
 
 def failed(out: Union[str, os.PathLike], ids: Iterable[str]) -> Set[str]:
@@ -167,8 +173,13 @@ def param_types(spec: SweepSpec) -> Dict[str, Any]:
     return {c: _arrow_type(vs) for c, vs in cols.items()}
 
 
-def make_row(point: Mapping[str, Any], ptypes: Mapping[str, Any], metrics: Mapping[str, Any],
-             wall_time: float, error: Optional[str]):
+def make_row(
+    point: Mapping[str, Any],
+    ptypes: Mapping[str, Any],
+    metrics: Mapping[str, Any],
+    wall_time: float,
+    error: Optional[str],
+):
     """A one-row Arrow table: point, point_id, parameters, seed, metrics, wall_time, error."""
     import pyarrow as pa
 
@@ -239,7 +250,9 @@ def load(out: Union[str, os.PathLike], include_failed: bool = True):
     # metric columns first seen in a later row go before wall_time / error
     names = [c for c in t.column_names if c not in ("wall_time", "error")] + ["wall_time", "error"]
     df = t.select(names).to_pandas()
-    df["point"] = [order[i] for i in df["point_id"]]  # the current manifest's order (after --extend)
+    df["point"] = [
+        order[i] for i in df["point_id"]
+    ]  # the current manifest's order (after --extend)
     df = df.sort_values("point", kind="stable").reset_index(drop=True)
     if not include_failed:
         df = df[df["error"].isna()].reset_index(drop=True)

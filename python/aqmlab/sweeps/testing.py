@@ -63,7 +63,9 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     rng = random.Random(h)
     xs = _numbers(scenario)
     load = sum(math.log1p(abs(x)) for x in xs)
-    nflows = sum(int(f.get("count", 1)) for f in scenario.get("flow", []) if isinstance(f, dict)) or 1
+    nflows = (
+        sum(int(f.get("count", 1)) for f in scenario.get("flow", []) if isinstance(f, dict)) or 1
+    )
     links = {}
     for ln in scenario.get("link", []) or [{"a": "r1", "b": "r2"}]:
         name = f"{ln.get('a', 'a')}->{ln.get('b', 'b')}"
@@ -74,20 +76,38 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
             "mean_queue": 10 * load + rng.random(),
             "mean_delay": 0.001 * load + 0.0001 * rng.random(),
         }
-    flows = [{"id": i, "src": "s", "dst": "k", "goodput_bps": 1e6 * (1 + rng.random()),
-              "drops": float(rng.randrange(10)), "timeouts": float(rng.randrange(3))}
-             for i in range(nflows)]
+    flows = [
+        {
+            "id": i,
+            "src": "s",
+            "dst": "k",
+            "goodput_bps": 1e6 * (1 + rng.random()),
+            "drops": float(rng.randrange(10)),
+            "timeouts": float(rng.randrange(3)),
+        }
+        for i in range(nflows)
+    ]
     log = os.environ.get("AQMLAB_SWEEP_TEST_LOG")
     if log:
         with open(log, "a") as f:
             f.write(canon + "\n")
             f.flush()
-    return {"links": links, "flows": flows, "events": len(canon) * 10,
-            "wall_seconds": time.perf_counter() - t0}
+    return {
+        "links": links,
+        "flows": flows,
+        "events": len(canon) * 10,
+        "wall_seconds": time.perf_counter() - t0,
+    }
 
 
-def example_spec(sleep: float = 0.0, max_p=(0.02, 0.05, 0.1, 0.2), counts=(1, 3, 10), replications: int = 2,
-                 fail_if: Any = None, **extra: Any) -> Dict[str, Any]:
+def example_spec(
+    sleep: float = 0.0,
+    max_p=(0.02, 0.05, 0.1, 0.2),
+    counts=(1, 3, 10),
+    replications: int = 2,
+    fail_if: Any = None,
+    **extra: Any,
+) -> Dict[str, Any]:
     """A small sweep over the test runner (max_p x flow count x replications), as a dict."""
     testing: Dict[str, Any] = {"sleep": sleep}
     if fail_if:
@@ -95,15 +115,29 @@ def example_spec(sleep: float = 0.0, max_p=(0.02, 0.05, 0.1, 0.2), counts=(1, 3,
     spec: Dict[str, Any] = {
         "runner": "aqmlab.sweeps.testing:run",
         "base": {
-            "duration": 10, "seed": 5, "testing": testing,
-            "link": [{"a": "r1", "b": "r2", "rate": "10Mbps", "delay": "10ms",
-                      "queue": {"type": "red", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.1}}],
+            "duration": 10,
+            "seed": 5,
+            "testing": testing,
+            "link": [
+                {
+                    "a": "r1",
+                    "b": "r2",
+                    "rate": "10Mbps",
+                    "delay": "10ms",
+                    "queue": {"type": "red", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.1},
+                }
+            ],
             "flow": [{"type": "tcp", "src": "r1", "dst": "r2", "count": 1}],
         },
         "axes": {"link[0].queue.max_p": list(max_p), "flow[0].count": list(counts)},
         "replications": replications,
-        "metrics": ["links.r1->r2.utilization", "links.r1->r2.mean_queue", "flows.goodput_bps.sum",
-                    "flows.goodput_bps.jain", "events"],
+        "metrics": [
+            "links.r1->r2.utilization",
+            "links.r1->r2.mean_queue",
+            "flows.goodput_bps.sum",
+            "flows.goodput_bps.jain",
+            "events",
+        ],
     }
     spec.update(extra)
     return spec
@@ -125,8 +159,11 @@ def to_toml(d: Any, _prefix: str = "") -> str:
             return "{ " + ", ".join(f"{json.dumps(k)} = {val(x)}" for k, x in v.items()) + " }"
         raise TypeError(type(v))
 
-    lines = [f"{json.dumps(k) if not k.isidentifier() else k} = {val(v)}" for k, v in d.items()
-             if not isinstance(v, dict)]
+    lines = [
+        f"{json.dumps(k) if not k.isidentifier() else k} = {val(v)}"
+        for k, v in d.items()
+        if not isinstance(v, dict)
+    ]
     for k, v in d.items():
         if isinstance(v, dict):
             lines.append(f"\n[{_prefix}{k}]")

@@ -18,11 +18,32 @@ Public entry points:
 ``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity.
 """
 
-from .core import (Testbed, add_arguments, ensure_tools, gateway_args, gateway_binary, predict, run,
-                   run_testbed)
+from .core import (
+    Testbed,
+    add_arguments,
+    ensure_tools,
+    gateway_args,
+    gateway_binary,
+    predict,
+    run,
+    run_testbed,
+)
 from .netns import PrivilegeError, cleanup_stale, owned_namespaces, privilege_problem
 from .scenario import KERNEL_CC, plan
 
-__all__ = ["run_testbed", "add_arguments", "run", "Testbed", "cleanup_stale", "owned_namespaces",
-           "privilege_problem", "PrivilegeError", "gateway_binary", "gateway_args", "ensure_tools", "predict",
-           "plan", "KERNEL_CC"]
+__all__ = [
+    "run_testbed",
+    "add_arguments",
+    "run",
+    "Testbed",
+    "cleanup_stale",
+    "owned_namespaces",
+    "privilege_problem",
+    "PrivilegeError",
+    "gateway_binary",
+    "gateway_args",
+    "ensure_tools",
+    "predict",
+    "plan",
+    "KERNEL_CC",
+]

@@ -6,6 +6,9 @@ import sys
 from . import add_arguments, run
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(prog="aqmlab testbed", description="run a scenario on live Linux flows through aqmlab-gateway")
+    p = argparse.ArgumentParser(
+        prog="aqmlab testbed",
+        description="run a scenario on live Linux flows through aqmlab-gateway",
+    )
     add_arguments(p)
     sys.exit(run(p.parse_args()))

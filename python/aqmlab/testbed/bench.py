@@ -32,8 +32,24 @@ def measure(size: int, seconds: float, out: Path, gateway: str, pps: float = 0) 
     with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway) as tb:
         cnt = tb.spawn("b", [tb.gateway_bin, "count", "--iface", "eth0"], stdout=d / "count.json")
         time.sleep(0.2)
-        blast = tb.spawn("a", [tb.gateway_bin, "blast", "--iface", "eth0", "--size", str(size), "--flows", "64",
-                               "--seconds", str(seconds), "--pps", str(pps)], stdout=d / "blast.json")
+        blast = tb.spawn(
+            "a",
+            [
+                tb.gateway_bin,
+                "blast",
+                "--iface",
+                "eth0",
+                "--size",
+                str(size),
+                "--flows",
+                "64",
+                "--seconds",
+                str(seconds),
+                "--pps",
+                str(pps),
+            ],
+            stdout=d / "blast.json",
+        )
         blast.wait(seconds + 30)
         time.sleep(0.3)
         cnt.terminate()
@@ -44,24 +60,42 @@ def measure(size: int, seconds: float, out: Path, gateway: str, pps: float = 0) 
     ab = stats["links"]["ab"]
     side_a = stats["gateway"]["side_a"]
     return {
-        "ip_bytes": size, "frame_bytes": size + 14, "seconds": b["seconds"],
-        "offered_pps": b["pps"], "gateway_rx": side_a["rx_frames"], "kernel_drops_before_gateway": side_a["kernel_drops"],
-        "asked_pps": pps, "forwarded": ab["departures"], "forwarded_pps": ab["departures"] / b["seconds"],
+        "ip_bytes": size,
+        "frame_bytes": size + 14,
+        "seconds": b["seconds"],
+        "offered_pps": b["pps"],
+        "gateway_rx": side_a["rx_frames"],
+        "kernel_drops_before_gateway": side_a["kernel_drops"],
+        "asked_pps": pps,
+        "forwarded": ab["departures"],
+        "forwarded_pps": ab["departures"] / b["seconds"],
         "forwarded_mbps": ab["departed_bytes"] * 8 / b["seconds"] / 1e6,
-        "received_at_b": c["frames"], "red_drops": ab["drops"],
+        "received_at_b": c["frames"],
+        "red_drops": ab["drops"],
     }
 
 
 def pipeline(gateway: str, size: int) -> Dict[str, Any]:
-    r = subprocess.run([gateway, "bench-pipeline", "--size", str(size + 14)], capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [gateway, "bench-pipeline", "--size", str(size + 14)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(r.stdout)
 
 
 def main(argv: List[str] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aqmlab.testbed.bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m aqmlab.testbed.bench", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--sizes", default="1500,64", help="IP packet sizes, bytes (default 1500,64)")
     p.add_argument("--seconds", type=float, default=5.0)
-    p.add_argument("--pps", default="0", help="offered loads to try, packets/s, comma-separated (0 = as fast as the sender can)")
+    p.add_argument(
+        "--pps",
+        default="0",
+        help="offered loads to try, packets/s, comma-separated (0 = as fast as the sender can)",
+    )
     p.add_argument("--gateway", default=None)
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
@@ -77,11 +111,15 @@ def main(argv: List[str] = None) -> int:
     if a.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'IP bytes':>8} {'offered pps':>12} {'forwarded pps':>14} {'Mb/s':>8} {'lost %':>7} {'in-process pps':>15}")
+    print(
+        f"{'IP bytes':>8} {'offered pps':>12} {'forwarded pps':>14} {'Mb/s':>8} {'lost %':>7} {'in-process pps':>15}"
+    )
     for r in rows:
         lost = 100 * (1 - r["forwarded"] / max(1, r["offered_pps"] * r["seconds"]))
-        print(f"{r['ip_bytes']:>8} {r['offered_pps']:>12.0f} {r['forwarded_pps']:>14.0f} {r['forwarded_mbps']:>8.0f} "
-              f"{lost:>7.1f} {r['in_process_pps']:>15.0f}")
+        print(
+            f"{r['ip_bytes']:>8} {r['offered_pps']:>12.0f} {r['forwarded_pps']:>14.0f} {r['forwarded_mbps']:>8.0f} "
+            f"{lost:>7.1f} {r['in_process_pps']:>15.0f}"
+        )
     return 0
 
 

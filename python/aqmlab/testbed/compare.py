@@ -26,9 +26,17 @@ def _f(v, fmt):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aqmlab.testbed.compare", description=__doc__.split("\n\n")[0])
-    p.add_argument("scenarios", nargs="*", help=f"scenario files (default: {', '.join(DEFAULT)} in {SCENARIOS})")
-    p.add_argument("--out", default="testbed-compare", help="output directory (one subdirectory per scenario)")
+    p = argparse.ArgumentParser(
+        prog="python -m aqmlab.testbed.compare", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "scenarios",
+        nargs="*",
+        help=f"scenario files (default: {', '.join(DEFAULT)} in {SCENARIOS})",
+    )
+    p.add_argument(
+        "--out", default="testbed-compare", help="output directory (one subdirectory per scenario)"
+    )
     a = p.parse_args(argv)
     files = [Path(s) for s in a.scenarios] or [SCENARIOS / s for s in DEFAULT]
     rows = []
@@ -38,19 +46,29 @@ def main(argv: Optional[List[str]] = None) -> int:
         t = s["links"][link]
         pr = (s.get("prediction") or {}).get("links", {}).get(link)
         rows.append((f.stem, len(s["flows"]), t, pr, s.get("prediction_note")))
-    print(f"{'scenario':<14} {'flows':>5}   {'utilization':>17}   {'mean queue':>15}   {'mean avg':>15}   {'drop rate %':>15}")
-    print(f"{'':<14} {'':>5}   {'testbed':>8} {'sim':>8}   {'testbed':>7} {'sim':>7}   {'testbed':>7} {'sim':>7}   {'testbed':>7} {'sim':>7}")
+    print(
+        f"{'scenario':<14} {'flows':>5}   {'utilization':>17}   {'mean queue':>15}   {'mean avg':>15}   {'drop rate %':>15}"
+    )
+    print(
+        f"{'':<14} {'':>5}   {'testbed':>8} {'sim':>8}   {'testbed':>7} {'sim':>7}   {'testbed':>7} {'sim':>7}   {'testbed':>7} {'sim':>7}"
+    )
     for name, n, t, pr, note in rows:
         g = lambda d, k: d.get(k) if d else None  # noqa: E731
         rt, rp = _rate(t), _rate(pr)
-        print(f"{name:<14} {n:>5}   {_f(t['utilization'], '8.3f')} {_f(g(pr, 'utilization'), '8.3f')}   "
-              f"{_f(t['mean_queue'], '7.2f')} {_f(g(pr, 'mean_queue'), '7.2f')}   "
-              f"{_f(t['mean_avg'], '7.2f')} {_f(g(pr, 'mean_avg'), '7.2f')}   "
-              f"{_f(rt and rt * 100, '7.2f')} {_f(rp and rp * 100, '7.2f')}")
+        print(
+            f"{name:<14} {n:>5}   {_f(t['utilization'], '8.3f')} {_f(g(pr, 'utilization'), '8.3f')}   "
+            f"{_f(t['mean_queue'], '7.2f')} {_f(g(pr, 'mean_queue'), '7.2f')}   "
+            f"{_f(t['mean_avg'], '7.2f')} {_f(g(pr, 'mean_avg'), '7.2f')}   "
+            f"{_f(rt and rt * 100, '7.2f')} {_f(rp and rp * 100, '7.2f')}"
+        )
         if note:
             print(f"  ({note})")
-    (Path(a.out) / "comparison.json").write_text(json.dumps(
-        [{"scenario": r[0], "flows": r[1], "testbed": r[2], "simulator": r[3]} for r in rows], indent=2))
+    (Path(a.out) / "comparison.json").write_text(
+        json.dumps(
+            [{"scenario": r[0], "flows": r[1], "testbed": r[2], "simulator": r[3]} for r in rows],
+            indent=2,
+        )
+    )
     return 0
 
 

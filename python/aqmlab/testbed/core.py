@@ -53,14 +53,27 @@ def gateway_binary(build: bool = True) -> str:
     if exe.exists() and (not build or shutil.which("cargo") is None):
         return str(exe)
     if not build:
-        raise RuntimeError(f"aqmlab-gateway not built ({exe} missing); set {GATEWAY_ENV} or build it")
+        raise RuntimeError(
+            f"aqmlab-gateway not built ({exe} missing); set {GATEWAY_ENV} or build it"
+        )
     if shutil.which("cargo") is None:
         raise RuntimeError(f"aqmlab-gateway is not built and cargo is missing; set {GATEWAY_ENV}")
     manifest = _REPO / "crates" / "gateway" / "Cargo.toml"
     global _BUILT
     if _BUILT is None:
-        subprocess.run(["cargo", "build", "--release", "--manifest-path", str(manifest), "--bin", "aqmlab-gateway"],
-                       check=True, env={**os.environ, "CARGO_TARGET_DIR": str(target)})
+        subprocess.run(
+            [
+                "cargo",
+                "build",
+                "--release",
+                "--manifest-path",
+                str(manifest),
+                "--bin",
+                "aqmlab-gateway",
+            ],
+            check=True,
+            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        )
         _BUILT = str(exe)
     return _BUILT
 
@@ -72,10 +85,14 @@ def ensure_tools() -> None:
     if not missing:
         return
     if shutil.which("apt-get") is None or os.geteuid() != 0:
-        raise RuntimeError(f"missing {', '.join(missing)}: install them (apt-get install -y {' '.join(missing)})")
+        raise RuntimeError(
+            f"missing {', '.join(missing)}: install them (apt-get install -y {' '.join(missing)})"
+        )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env, capture_output=True)
-    subprocess.run(["apt-get", "install", "-y", "-qq"] + missing, check=True, env=env, capture_output=True)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq"] + missing, check=True, env=env, capture_output=True
+    )
 
 
 def _jq(d: Dict[str, Any]) -> str:
@@ -93,8 +110,16 @@ class Testbed:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, out_dir: Path, gateway_args: Sequence[str], hosts: Dict[str, int], *,
-                 gateway: Optional[str] = None, cc: str = "reno", ecn: bool = False):
+    def __init__(
+        self,
+        out_dir: Path,
+        gateway_args: Sequence[str],
+        hosts: Dict[str, int],
+        *,
+        gateway: Optional[str] = None,
+        cc: str = "reno",
+        ecn: bool = False,
+    ):
         self.out = Path(out_dir)
         self.gateway_args = list(gateway_args)
         self.hosts = hosts
@@ -139,8 +164,22 @@ class Testbed:
             nsmod.sh(["ip", "link", "set", ifn, "up"], ns=ns[role])
         for side in ("a", "b"):
             for i in range(max(1, self.hosts.get(side, 1))):
-                nsmod.sh(["ip", "addr", "add", scmod.host_address(side, i) + "/16", "dev", "eth0"], ns=ns[side])
-                nsmod.sh(["ip", "addr", "add", scmod.host_address6(side, i) + "/64", "dev", "eth0", "nodad"], ns=ns[side])
+                nsmod.sh(
+                    ["ip", "addr", "add", scmod.host_address(side, i) + "/16", "dev", "eth0"],
+                    ns=ns[side],
+                )
+                nsmod.sh(
+                    [
+                        "ip",
+                        "addr",
+                        "add",
+                        scmod.host_address6(side, i) + "/64",
+                        "dev",
+                        "eth0",
+                        "nodad",
+                    ],
+                    ns=ns[side],
+                )
             # The namespace's default; iperf3 also sets it per socket (-C), which is what
             # counts when a namespace may not default to an algorithm outside
             # net.ipv4.tcp_allowed_congestion_control.
@@ -156,15 +195,33 @@ class Testbed:
         for p in (ready, self.stats_path):
             if p.exists():
                 p.unlink()
-        cmd = ["ip", "netns", "exec", self.ns["gw"], self.gateway_bin, "--if-a", "gwa", "--if-b", "gwb",
-               *self.gateway_args, "--stats", str(self.stats_path), "--ready", str(ready)]
+        cmd = [
+            "ip",
+            "netns",
+            "exec",
+            self.ns["gw"],
+            self.gateway_bin,
+            "--if-a",
+            "gwa",
+            "--if-b",
+            "gwb",
+            *self.gateway_args,
+            "--stats",
+            str(self.stats_path),
+            "--ready",
+            str(ready),
+        ]
         (self.out / "gateway.cmd").write_text(" ".join(f"'{c}'" for c in cmd) + "\n")
-        self.gw = subprocess.Popen(cmd, stdout=open(self.out / "gateway.log", "wb"), stderr=subprocess.STDOUT)
+        self.gw = subprocess.Popen(
+            cmd, stdout=open(self.out / "gateway.log", "wb"), stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 10
         while not ready.exists():
             if self.gw.poll() is not None:
-                raise RuntimeError(f"the gateway exited at start (code {self.gw.returncode}): "
-                                   f"{(self.out / 'gateway.log').read_text().strip()}")
+                raise RuntimeError(
+                    f"the gateway exited at start (code {self.gw.returncode}): "
+                    f"{(self.out / 'gateway.log').read_text().strip()}"
+                )
             if time.monotonic() > deadline:
                 raise RuntimeError("the gateway did not start within 10 s")
             time.sleep(0.01)
@@ -174,7 +231,9 @@ class Testbed:
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def spawn(self, role: str, args: Sequence[str], stdout: Optional[Path] = None) -> subprocess.Popen:
+    def spawn(
+        self, role: str, args: Sequence[str], stdout: Optional[Path] = None
+    ) -> subprocess.Popen:
         """Start a process inside a namespace; it is killed at teardown if still running."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(str(stdout) + ".err", "wb") if stdout else subprocess.DEVNULL
@@ -185,8 +244,10 @@ class Testbed:
     def check_gateway(self) -> None:
         """Raise if the gateway died (crash, SIGKILL)."""
         if self.gw is not None and self.gw.poll() is not None and not self.stats_path.exists():
-            raise RuntimeError(f"the gateway exited unexpectedly (code {self.gw.returncode}); "
-                               f"see {self.out / 'gateway.log'}")
+            raise RuntimeError(
+                f"the gateway exited unexpectedly (code {self.gw.returncode}); "
+                f"see {self.out / 'gateway.log'}"
+            )
 
     def stop_gateway(self) -> Optional[Dict[str, Any]]:
         """SIGTERM the gateway and read its statistics."""
@@ -230,17 +291,36 @@ def _raise_exit(signum, frame):  # pragma: no cover - signal path
 
 
 def gateway_args(pl: scmod.Plan, exit_slack_s: float = 60.0) -> List[str]:
-    return ["--rate-ab", str(pl.rate_ab), "--rate-ba", str(pl.rate_ba), "--delay", str(pl.delay_s),
-            "--queue-ab", _jq(pl.queue_ab), "--queue-ba", _jq(pl.queue_ba), "--warmup", str(pl.warmup_s),
-            "--duration", str(pl.duration_s), "--exit-after", str(pl.duration_s + exit_slack_s),
-            "--seed", str(pl.seed)]
+    return [
+        "--rate-ab",
+        str(pl.rate_ab),
+        "--rate-ba",
+        str(pl.rate_ba),
+        "--delay",
+        str(pl.delay_s),
+        "--queue-ab",
+        _jq(pl.queue_ab),
+        "--queue-ba",
+        _jq(pl.queue_ba),
+        "--warmup",
+        str(pl.warmup_s),
+        "--duration",
+        str(pl.duration_s),
+        "--exit-after",
+        str(pl.duration_s + exit_slack_s),
+        "--seed",
+        str(pl.seed),
+    ]
 
 
 def _iperf_server(tb: Testbed, pl: scmod.Plan, f: scmod.FlowPlan, port: int) -> subprocess.Popen:
     dst_side = "b" if f.src_side == "a" else "a"
     addr = scmod.host_address(dst_side, pl.hosts[dst_side].index(f.dst))
-    return tb.spawn(dst_side, ["iperf3", "-s", "-1", "-J", "-i", "0.5", "-B", addr, "-p", str(port)],
-                    stdout=tb.out / f"flow{f.index}.server.json")
+    return tb.spawn(
+        dst_side,
+        ["iperf3", "-s", "-1", "-J", "-i", "0.5", "-B", addr, "-p", str(port)],
+        stdout=tb.out / f"flow{f.index}.server.json",
+    )
 
 
 def _iperf_client_args(pl: scmod.Plan, f: scmod.FlowPlan, port: int) -> List[str]:
@@ -254,12 +334,25 @@ def _iperf_client_args(pl: scmod.Plan, f: scmod.FlowPlan, port: int) -> List[str
             # TCP_MAXSEG counts the timestamp option: the IP packet is MSS + 40 bytes.
             a += ["-M", str(max(88, f.packet_size - 40))]
         if f.packets:
-            a += ["-n", str(f.packets * scmod.payload_per_packet(f.packet_size or scmod.DEFAULT_PACKET_SIZE))]
+            a += [
+                "-n",
+                str(
+                    f.packets * scmod.payload_per_packet(f.packet_size or scmod.DEFAULT_PACKET_SIZE)
+                ),
+            ]
         else:
             a += ["-t", str(scmod.iperf_duration(f))]
     else:
         size = f.packet_size or scmod.DEFAULT_PACKET_SIZE
-        a += ["-u", "-b", str(int(f.rate_bps or 0)), "-l", str(max(16, size - 28)), "-t", str(scmod.iperf_duration(f))]
+        a += [
+            "-u",
+            "-b",
+            str(int(f.rate_bps or 0)),
+            "-l",
+            str(max(16, size - 28)),
+            "-t",
+            str(scmod.iperf_duration(f)),
+        ]
     return a
 
 
@@ -280,8 +373,13 @@ def _load_json(p: Path) -> Optional[Dict[str, Any]]:
         return None
 
 
-def _goodput(server: Optional[Dict[str, Any]], client: Optional[Dict[str, Any]], start: float,
-             warmup: float, duration: float) -> Optional[float]:
+def _goodput(
+    server: Optional[Dict[str, Any]],
+    client: Optional[Dict[str, Any]],
+    start: float,
+    warmup: float,
+    duration: float,
+) -> Optional[float]:
     """Bytes the receiver got during [warmup, duration] (its 0.5 s intervals, prorated), in b/s."""
     win = duration - warmup
     if server and server.get("intervals") and win > 0:
@@ -302,8 +400,17 @@ def _goodput(server: Optional[Dict[str, Any]], client: Optional[Dict[str, Any]],
     return None
 
 
-_NSTAT_KEYS = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPTimeouts", "TcpExtTCPLossProbes", "TcpExtTCPSackRecovery",
-               "TcpExtTCPRenoRecovery", "TcpExtDelayedACKs", "TcpExtTCPFastRetrans", "TcpExtTCPSpuriousRTOs")
+_NSTAT_KEYS = (
+    "TcpOutSegs",
+    "TcpRetransSegs",
+    "TcpExtTCPTimeouts",
+    "TcpExtTCPLossProbes",
+    "TcpExtTCPSackRecovery",
+    "TcpExtTCPRenoRecovery",
+    "TcpExtDelayedACKs",
+    "TcpExtTCPFastRetrans",
+    "TcpExtTCPSpuriousRTOs",
+)
 
 
 def _tcp_counters(tb: Testbed, side: str) -> Optional[Dict[str, int]]:
@@ -349,7 +456,9 @@ def predict(scenario: Any, path: Optional[str]) -> (Optional[Dict[str, Any]], Op
         return None, f"simulator failed ({type(e).__name__}: {e})"
 
 
-def _comparison(summary: Dict[str, Any], pred: Optional[Dict[str, Any]], link: str) -> Dict[str, Any]:
+def _comparison(
+    summary: Dict[str, Any], pred: Optional[Dict[str, Any]], link: str
+) -> Dict[str, Any]:
     def rate(l):
         return (l.get("drops", 0) / l["arrivals"]) if l and l.get("arrivals") else None
 
@@ -362,8 +471,14 @@ def _comparison(summary: Dict[str, Any], pred: Optional[Dict[str, Any]], link: s
     return row
 
 
-def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, prediction: bool = True,
-                progress: bool = False) -> Dict[str, Any]:
+def run_testbed(
+    scenario: Any,
+    out_dir: Any,
+    *,
+    gateway: Optional[str] = None,
+    prediction: bool = True,
+    progress: bool = False,
+) -> Dict[str, Any]:
     """Run a dumbbell scenario (TOML path or dict) on live Linux flows through the
     gateway; write ``out_dir/summary.json`` (the simulator's shape, plus
     ``"prediction"`` and ``"testbed"``) and return it."""
@@ -376,13 +491,24 @@ def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, p
     ccs = sorted({f.kernel_cc for f in pl.flows if f.kernel_cc})
     hosts = {s: len(pl.hosts[s]) for s in ("a", "b")}
     flow_rows: List[Dict[str, Any]] = []
-    with Testbed(out, gateway_args(pl), hosts, gateway=gateway, cc=ccs[0] if ccs else "reno", ecn=pl.ecn) as tb:
-        counters = {side: tb.spawn(side, [tb.gateway_bin, "count", "--iface", "eth0"], stdout=out / f"count_{side}.json")
-                    for side in ("a", "b")}
+    with Testbed(
+        out, gateway_args(pl), hosts, gateway=gateway, cc=ccs[0] if ccs else "reno", ecn=pl.ecn
+    ) as tb:
+        counters = {
+            side: tb.spawn(
+                side,
+                [tb.gateway_bin, "count", "--iface", "eth0"],
+                stdout=out / f"count_{side}.json",
+            )
+            for side in ("a", "b")
+        }
         for (side, node), window in scmod.window_clamps(pl).items():
             rcv = "b" if side == "a" else "a"
             addr = scmod.host_address(side, pl.hosts[side].index(node))
-            nsmod.sh(["ip", "route", "add", f"{addr}/32", "dev", "eth0", "window", str(window)], ns=tb.ns[rcv])
+            nsmod.sh(
+                ["ip", "route", "add", f"{addr}/32", "dev", "eth0", "window", str(window)],
+                ns=tb.ns[rcv],
+            )
         ports = {f.index: 5201 + f.index for f in pl.flows}
         for f in pl.flows:
             _iperf_server(tb, pl, f, ports[f.index])
@@ -402,8 +528,11 @@ def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, p
             while pending and pending[0].start_s <= now:
                 f = pending.pop(0)
                 started[f.index] = tb.elapsed()
-                clients[f.index] = tb.spawn(f.src_side, _iperf_client_args(pl, f, ports[f.index]),
-                                            stdout=out / f"flow{f.index}.client.json")
+                clients[f.index] = tb.spawn(
+                    f.src_side,
+                    _iperf_client_args(pl, f, ports[f.index]),
+                    stdout=out / f"flow{f.index}.client.json",
+                )
             if now > pl.duration_s + 30:
                 break  # a client that hangs (its peer lost) does not hold the run
             time.sleep(0.02)
@@ -432,19 +561,36 @@ def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, p
         except (TypeError, KeyError, IndexError):
             pass
         link = ab if f.src_side == "a" else ba
-        gf = next((g for g in link.get("flows", []) if g["src"] == f"{src}:{lport}" and g["dst"] == f"{dst}:{ports[f.index]}"), None)
+        gf = next(
+            (
+                g
+                for g in link.get("flows", [])
+                if g["src"] == f"{src}:{lport}" and g["dst"] == f"{dst}:{ports[f.index]}"
+            ),
+            None,
+        )
         retrans = None
         if client and f.kind == "tcp":
             retrans = client.get("end", {}).get("sum_sent", {}).get("retransmits")
-        flow_rows.append({
-            "id": f.index, "src": f.src, "dst": f.dst, "type": "tcp" if f.kind == "tcp" else "cbr",
-            "goodput_bps": _goodput(server, client, started.get(f.index, f.start_s), pl.warmup_s, pl.duration_s),
-            "drops": gf["drops"] if gf else None, "marks": gf["marks"] if gf else None,
-            "timeouts": None, "retransmits": retrans,
-            "variant": f.variant, "kernel_cc": f.kernel_cc,
-            "address": f"{src}:{lport} -> {dst}:{ports[f.index]}",
-            "error": (client or {}).get("error"),
-        })
+        flow_rows.append(
+            {
+                "id": f.index,
+                "src": f.src,
+                "dst": f.dst,
+                "type": "tcp" if f.kind == "tcp" else "cbr",
+                "goodput_bps": _goodput(
+                    server, client, started.get(f.index, f.start_s), pl.warmup_s, pl.duration_s
+                ),
+                "drops": gf["drops"] if gf else None,
+                "marks": gf["marks"] if gf else None,
+                "timeouts": None,
+                "retransmits": retrans,
+                "variant": f.variant,
+                "kernel_cc": f.kernel_cc,
+                "address": f"{src}:{lport} -> {dst}:{ports[f.index]}",
+                "error": (client or {}).get("error"),
+            }
+        )
     counts = {s: _load_json(out / f"count_{s}.json") for s in ("a", "b")}
     summary: Dict[str, Any] = {
         "links": {pl.link_name: _link_view(ab), pl.link_name_back: _link_view(ba)},
@@ -454,14 +600,21 @@ def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, p
         "testbed": {
             "namespaces": list(tb.ns.names.values()),
             "gateway": gw["gateway"],
-            "rate_bps": pl.rate_ab, "one_way_delay_s": pl.delay_s,
+            "rate_bps": pl.rate_ab,
+            "one_way_delay_s": pl.delay_s,
             "kernel_congestion_control": {f.variant: f.kernel_cc for f in pl.flows if f.variant},
             "ecn": pl.ecn,
             "ce_received": {s: (c or {}).get("ce") for s, c in counts.items()},
             "tcp_counters": tcp_counters,
-            "notes": pl.notes + ["goodput: bytes the iperf3 receiver reported in [warmup, duration]",
-                                 "timeouts: not observed per flow on live Linux flows (null)"],
-            "gateway_flows": {pl.link_name: ab.get("flows", []), pl.link_name_back: ba.get("flows", [])},
+            "notes": pl.notes
+            + [
+                "goodput: bytes the iperf3 receiver reported in [warmup, duration]",
+                "timeouts: not observed per flow on live Linux flows (null)",
+            ],
+            "gateway_flows": {
+                pl.link_name: ab.get("flows", []),
+                pl.link_name_back: ba.get("flows", []),
+            },
         },
     }
     if prediction:
@@ -476,11 +629,28 @@ def run_testbed(scenario: Any, out_dir: Any, *, gateway: Optional[str] = None, p
 
 # -- command line ---------------------------------------------------------------
 def add_arguments(parser) -> None:
-    parser.add_argument("scenario", nargs="?", help="scenario TOML file (a dumbbell: every flow crosses one bottleneck link)")
-    parser.add_argument("--out", help="output directory (summary.json, gateway.json, iperf3 logs); required with a scenario")
-    parser.add_argument("--gateway", default=None, help=f"aqmlab-gateway binary (default ${GATEWAY_ENV} or a cargo build)")
-    parser.add_argument("--no-prediction", action="store_true", help="do not run the simulator on the same scenario")
-    parser.add_argument("--cleanup", action="store_true", help="only remove namespaces left by killed runs, then exit")
+    parser.add_argument(
+        "scenario",
+        nargs="?",
+        help="scenario TOML file (a dumbbell: every flow crosses one bottleneck link)",
+    )
+    parser.add_argument(
+        "--out",
+        help="output directory (summary.json, gateway.json, iperf3 logs); required with a scenario",
+    )
+    parser.add_argument(
+        "--gateway",
+        default=None,
+        help=f"aqmlab-gateway binary (default ${GATEWAY_ENV} or a cargo build)",
+    )
+    parser.add_argument(
+        "--no-prediction", action="store_true", help="do not run the simulator on the same scenario"
+    )
+    parser.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="only remove namespaces left by killed runs, then exit",
+    )
 
 
 def _fmt(v, pct=False):
@@ -495,12 +665,18 @@ def run(args) -> int:
         nsmod.require_privileges()
         if args.cleanup:
             removed = nsmod.cleanup_stale()
-            print(f"removed {len(removed)} stale namespace(s): {' '.join(removed)}" if removed else "nothing to clean up")
+            print(
+                f"removed {len(removed)} stale namespace(s): {' '.join(removed)}"
+                if removed
+                else "nothing to clean up"
+            )
             return 0
         if not args.scenario or not args.out:
             print("aqmlab testbed: give a SCENARIO and --out DIR (or --cleanup)", file=sys.stderr)
             return 2
-        s = run_testbed(args.scenario, args.out, gateway=args.gateway, prediction=not args.no_prediction)
+        s = run_testbed(
+            args.scenario, args.out, gateway=args.gateway, prediction=not args.no_prediction
+        )
     except nsmod.PrivilegeError as e:
         print(f"aqmlab testbed: {e}", file=sys.stderr)
         return 2
@@ -508,13 +684,18 @@ def run(args) -> int:
         print(f"aqmlab testbed: error: {e}", file=sys.stderr)
         return 1
     for name, l in s["links"].items():
-        print(f"{name}: utilization {_fmt(l['utilization'], True)}, arrivals {l['arrivals']}, drops {l['drops']} "
-              f"(early {l['early_drops']}, forced {l['forced_drops']}), marks {l['marks']}, "
-              f"mean queue {_fmt(l['mean_queue'])}, mean avg {_fmt(l['mean_avg'])}")
+        print(
+            f"{name}: utilization {_fmt(l['utilization'], True)}, arrivals {l['arrivals']}, drops {l['drops']} "
+            f"(early {l['early_drops']}, forced {l['forced_drops']}), marks {l['marks']}, "
+            f"mean queue {_fmt(l['mean_queue'])}, mean avg {_fmt(l['mean_avg'])}"
+        )
     for f in s["flows"]:
         g = f["goodput_bps"]
-        print(f"flow {f['id']} {f['type']} {f['src']}->{f['dst']}: goodput {g / 1e6:.2f} Mb/s" if g is not None
-              else f"flow {f['id']}: no goodput ({f.get('error')})")
+        print(
+            f"flow {f['id']} {f['type']} {f['src']}->{f['dst']}: goodput {g / 1e6:.2f} Mb/s"
+            if g is not None
+            else f"flow {f['id']}: no goodput ({f.get('error')})"
+        )
     if "prediction_note" in s:
         print(f"prediction: {s['prediction_note']}")
     print(f"wrote {Path(args.out) / 'summary.json'}")

@@ -49,8 +49,10 @@ def privilege_problem() -> Optional[str]:
     caps = _capabilities()
     need = (1 << CAP_NET_ADMIN) | (1 << CAP_NET_RAW) | (1 << CAP_SYS_ADMIN)
     if os.geteuid() != 0 and caps & need != need:
-        return ("aqmlab testbed creates network namespaces and veth pairs and opens raw sockets: "
-                "it needs root (or CAP_NET_ADMIN, CAP_NET_RAW and CAP_SYS_ADMIN). Run it with sudo.")
+        return (
+            "aqmlab testbed creates network namespaces and veth pairs and opens raw sockets: "
+            "it needs root (or CAP_NET_ADMIN, CAP_NET_RAW and CAP_SYS_ADMIN). Run it with sudo."
+        )
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
     if r.returncode != 0:
         return f"`ip netns` does not work here: {r.stderr.strip()}"
@@ -64,7 +66,9 @@ def require_privileges() -> None:
         raise PrivilegeError(p)
 
 
-def sh(args: Sequence[str], check: bool = True, ns: Optional[str] = None, **kw) -> subprocess.CompletedProcess:
+def sh(
+    args: Sequence[str], check: bool = True, ns: Optional[str] = None, **kw
+) -> subprocess.CompletedProcess:
     """Run a command (inside namespace `ns` if given), capturing its output."""
     cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -145,7 +149,9 @@ class Netns:
     def create(self) -> None:
         for name in self.names.values():
             if name in list_namespaces():
-                raise RuntimeError(f"namespace {name} already exists (another run of this process?)")
+                raise RuntimeError(
+                    f"namespace {name} already exists (another run of this process?)"
+                )
             sh(["ip", "netns", "add", name])
             self.created.append(name)
             sh(["ip", "link", "set", "lo", "up"], ns=name)
@@ -157,7 +163,23 @@ class Netns:
 
     def veth(self, ns1: str, if1: str, ns2: str, if2: str) -> None:
         """A veth pair created directly inside the namespaces (no name in the caller's)."""
-        sh(["ip", "-n", self[ns1], "link", "add", if1, "type", "veth", "peer", "name", if2, "netns", self[ns2]])
+        sh(
+            [
+                "ip",
+                "-n",
+                self[ns1],
+                "link",
+                "add",
+                if1,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                if2,
+                "netns",
+                self[ns2],
+            ]
+        )
 
     def offloads_off(self, role: str, ifname: str) -> None:
         """Segmentation and receive offloads off (packets are packets) and checksums

@@ -34,10 +34,27 @@ DEFAULT_VARIANT = "newreno"
 # and its "reno" module is NewReno (RFC 6582 partial-ACK handling is built into the
 # stack's loss recovery, with SACK on by default), so every variant maps to "reno";
 # "cubic" is accepted for comparisons with Linux's default.
-KERNEL_CC = {"tahoe": "reno", "reno": "reno", "newreno": "reno", "sack": "reno", "cubic": "cubic", "bbr": "bbr"}
+KERNEL_CC = {
+    "tahoe": "reno",
+    "reno": "reno",
+    "newreno": "reno",
+    "sack": "reno",
+    "cubic": "cubic",
+    "bbr": "bbr",
+}
 
 _UNITS_T = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0}
-_UNITS_R = {"": 1.0, "bps": 1.0, "kbps": 1e3, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "kb/s": 1e3, "Mb/s": 1e6, "Gb/s": 1e9}
+_UNITS_R = {
+    "": 1.0,
+    "bps": 1.0,
+    "kbps": 1e3,
+    "Kbps": 1e3,
+    "Mbps": 1e6,
+    "Gbps": 1e9,
+    "kb/s": 1e3,
+    "Mb/s": 1e6,
+    "Gb/s": 1e9,
+}
 _NUM = re.compile(r"^\s*([-+0-9.eE]+)\s*([A-Za-z/]*)\s*$")
 
 
@@ -52,7 +69,9 @@ def _quantity(v: Any, table: Dict[str, float], path: str, kind: str) -> float:
             except ValueError:
                 pass
     hint = '"20ms"' if kind == "time" else '"10Mbps"'
-    raise ValueError(f"{path} = {v!r} is invalid: allowed a {kind} (a number or a string such as {hint})")
+    raise ValueError(
+        f"{path} = {v!r} is invalid: allowed a {kind} (a number or a string such as {hint})"
+    )
 
 
 def secs(v: Any, path: str) -> float:
@@ -188,7 +207,9 @@ def plan(sc: Dict[str, Any]) -> Plan:
                 side[m] = "a"
                 stack.append(m)
     if L["b"] in side:
-        raise ValueError(f"link[{bott}] ({L['a']}-{L['b']}) is not a cut: the network has another path around it")
+        raise ValueError(
+            f"link[{bott}] ({L['a']}-{L['b']}) is not a cut: the network has another path around it"
+        )
     for n in adj:
         side.setdefault(n, "b")
     delay = secs(L.get("delay", 0), f"link[{bott}].delay")
@@ -196,10 +217,22 @@ def plan(sc: Dict[str, Any]) -> Plan:
     qab = L.get("queue_ab") or L.get("queue")
     qba = L.get("queue_ba") or L.get("queue")
     if not qab or not qba:
-        raise ValueError(f"link[{bott}].queue: the bottleneck needs a queue table (queue, or queue_ab and queue_ba)")
-    pl = Plan(duration_s=duration, warmup_s=warmup, seed=seed, link_name=f"{L['a']}->{L['b']}",
-              link_name_back=f"{L['b']}->{L['a']}", rate_ab=rate, rate_ba=rate, delay_s=delay,
-              queue_ab=dict(qab), queue_ba=dict(qba), hosts={"a": [], "b": []})
+        raise ValueError(
+            f"link[{bott}].queue: the bottleneck needs a queue table (queue, or queue_ab and queue_ba)"
+        )
+    pl = Plan(
+        duration_s=duration,
+        warmup_s=warmup,
+        seed=seed,
+        link_name=f"{L['a']}->{L['b']}",
+        link_name_back=f"{L['b']}->{L['a']}",
+        rate_ab=rate,
+        rate_ba=rate,
+        delay_s=delay,
+        queue_ab=dict(qab),
+        queue_ba=dict(qba),
+        hosts={"a": [], "b": []},
+    )
     access = []
     idx = 0
     for i, f in enumerate(flows):
@@ -207,11 +240,17 @@ def plan(sc: Dict[str, Any]) -> Plan:
         if kind in ("cbr", "udp"):
             kind = "udp"
         elif kind != "tcp":
-            raise ValueError(f"flow[{i}].type = {f.get('type')!r}: the testbed runs tcp and cbr flows only")
+            raise ValueError(
+                f"flow[{i}].type = {f.get('type')!r}: the testbed runs tcp and cbr flows only"
+            )
         s, d = f["src"], f["dst"]
         if side[s] == side[d]:
-            raise ValueError(f"flow[{i}]: {s} and {d} are on the same side of the bottleneck {pl.link_name}")
-        one_way = sum(secs(links[li].get("delay", 0), f"link[{li}].delay") for li in paths[i] if li != bott)
+            raise ValueError(
+                f"flow[{i}]: {s} and {d} are on the same side of the bottleneck {pl.link_name}"
+            )
+        one_way = sum(
+            secs(links[li].get("delay", 0), f"link[{li}].delay") for li in paths[i] if li != bott
+        )
         access.append(one_way)
         for n in (s, d):
             if n not in pl.hosts[side[n]]:
@@ -224,8 +263,17 @@ def plan(sc: Dict[str, Any]) -> Plan:
             else:
                 start = secs(st, f"flow[{i}].start")
             stop = secs(f["stop"], f"flow[{i}].stop") if "stop" in f else duration
-            fp = FlowPlan(index=idx, kind=kind, src=s, dst=d, src_side=side[s], start_s=start, stop_s=stop,
-                          packet_size=int(f.get("packet_size", DEFAULT_PACKET_SIZE)), path_delay_s=one_way)
+            fp = FlowPlan(
+                index=idx,
+                kind=kind,
+                src=s,
+                dst=d,
+                src_side=side[s],
+                start_s=start,
+                stop_s=stop,
+                packet_size=int(f.get("packet_size", DEFAULT_PACKET_SIZE)),
+                path_delay_s=one_way,
+            )
             if kind == "tcp":
                 v = str(f.get("variant", DEFAULT_VARIANT)).lower()
                 if v not in KERNEL_CC:
@@ -247,24 +295,32 @@ def plan(sc: Dict[str, Any]) -> Plan:
             pl.flows.append(fp)
             idx += 1
     if access and max(access) - min(access) > 1e-4:
-        pl.notes.append(f"access-link delays differ between flows ({min(access)*1e3:.1f}-{max(access)*1e3:.1f} ms one-way); "
-                        "the gateway adds their mean to every flow, so RTTs are equalised")
+        pl.notes.append(
+            f"access-link delays differ between flows ({min(access) * 1e3:.1f}-{max(access) * 1e3:.1f} ms one-way); "
+            "the gateway adds their mean to every flow, so RTTs are equalised"
+        )
     pl.delay_s = delay + (sum(access) / len(access) if access else 0.0)
     tcp = [f for f in pl.flows if f.kind == "tcp"]
     pl.ecn = any(f.ecn for f in tcp)
     if pl.ecn and not all(f.ecn for f in tcp):
-        pl.notes.append("ECN is a namespace-wide setting (net.ipv4.tcp_ecn): every TCP flow runs ECN-capable")
+        pl.notes.append(
+            "ECN is a namespace-wide setting (net.ipv4.tcp_ecn): every TCP flow runs ECN-capable"
+        )
         for f in tcp:
             f.ecn = True
     for side in ("a", "b"):
         wins = {f.max_window for f in tcp if f.src_side == side}
         if len(wins) > 1:
-            pl.notes.append(f"flows from side {side} have different max_window; the receive window is clamped per "
-                            f"sender host, to the largest ({max(wins)} packets)")
+            pl.notes.append(
+                f"flows from side {side} have different max_window; the receive window is clamped per "
+                f"sender host, to the largest ({max(wins)} packets)"
+            )
     if len(pl.hosts["a"]) > 250 or len(pl.hosts["b"]) > 250:
         raise ValueError("the testbed supports at most 250 hosts per side")
     if any(f.kind == "tcp" and f.variant in ("tahoe",) for f in pl.flows):
-        pl.notes.append("tahoe has no Linux counterpart: run as the kernel's reno (NewReno with SACK)")
+        pl.notes.append(
+            "tahoe has no Linux counterpart: run as the kernel's reno (NewReno with SACK)"
+        )
     return pl
 
 

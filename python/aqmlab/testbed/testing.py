@@ -22,12 +22,24 @@ def skip_reason() -> Optional[str]:
     return None
 
 
-def dumbbell(queue: Dict[str, Any], flows: List[Dict[str, Any]], *, rate: str = "10Mbps", delay: str = "20ms",
-             duration: float = 8.0, warmup: float = 2.0, senders: int = 1, access_delay: str = "0ms",
-             seed: int = 1) -> Dict[str, Any]:
+def dumbbell(
+    queue: Dict[str, Any],
+    flows: List[Dict[str, Any]],
+    *,
+    rate: str = "10Mbps",
+    delay: str = "20ms",
+    duration: float = 8.0,
+    warmup: float = 2.0,
+    senders: int = 1,
+    access_delay: str = "0ms",
+    seed: int = 1,
+) -> Dict[str, Any]:
     """A dumbbell: senders s1..sN - r1 =bottleneck= r2 - k1 (receiver). `flows` give
     type/variant/src/...; a missing src is s1 and a missing dst k1."""
-    links = [{"a": f"s{i + 1}", "b": "r1", "rate": "1Gbps", "delay": access_delay} for i in range(senders)]
+    links = [
+        {"a": f"s{i + 1}", "b": "r1", "rate": "1Gbps", "delay": access_delay}
+        for i in range(senders)
+    ]
     links.append({"a": "r1", "b": "r2", "rate": rate, "delay": delay, "queue": queue})
     links.append({"a": "r2", "b": "k1", "rate": "1Gbps", "delay": "0ms"})
     fl = [{"src": "s1", "dst": "k1", **f} for f in flows]
@@ -37,5 +49,14 @@ def dumbbell(queue: Dict[str, Any], flows: List[Dict[str, Any]], *, rate: str = 
 def tcp_flows(n: int, **kw) -> List[Dict[str, Any]]:
     """n Reno flows from s1 of 1500-byte packets and a window (200 packets) that
     does not limit them at 10 Mb/s, 40 ms."""
-    return [{"type": "tcp", "variant": "reno", "start": 0.05 * i, "packet_size": 1500, "max_window": 200, **kw}
-            for i in range(n)]
+    return [
+        {
+            "type": "tcp",
+            "variant": "reno",
+            "start": 0.05 * i,
+            "packet_size": 1500,
+            "max_window": 200,
+            **kw,
+        }
+        for i in range(n)
+    ]

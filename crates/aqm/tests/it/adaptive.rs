@@ -1,10 +1,10 @@
 //! Adaptive RED (Floyd, Gummadi & Shenker 2001) and Feng et al.'s original Adaptive RED.
 
-
-
-use aqm::config::{BuildContext, QueueConfig};
-use aqm::{AdaptiveRed, AnyAqm, AredAdaptation, Duration, FengAdaptation, FengAdaptiveRed, Time, Verdict};
 use crate::common::*;
+use aqm::config::{BuildContext, QueueConfig};
+use aqm::{
+    AdaptiveRed, AnyAqm, AredAdaptation, Duration, FengAdaptation, FengAdaptiveRed, Time, Verdict,
+};
 
 fn ared(initial_max_p: f64) -> AdaptiveRed {
     let mut p = params(20.0, 80.0, initial_max_p);
@@ -170,13 +170,17 @@ fn invalid_adaptation_named() {
     assert_eq!(AdaptiveRed::new(p.clone(), bad, 1).unwrap_err().param(), Some("interval"));
     let mut p2 = p.clone();
     p2.max_p = 0.9;
-    assert_eq!(AdaptiveRed::new(p2, AredAdaptation::default(), 1).unwrap_err().param(), Some("max_p"));
+    assert_eq!(
+        AdaptiveRed::new(p2, AredAdaptation::default(), 1).unwrap_err().param(),
+        Some("max_p")
+    );
 }
 
 // Feng et al.: max_p / 3 when avg goes below min_th, x 2 when it goes above max_th, once per crossing.
 #[test]
 fn feng_multiplicative_on_crossings() {
-    let mut f = FengAdaptiveRed::new(params(20.0, 80.0, 0.1), FengAdaptation::default(), 1).unwrap();
+    let mut f =
+        FengAdaptiveRed::new(params(20.0, 80.0, 0.1), FengAdaptation::default(), 1).unwrap();
     f.on_arrival(Time(1), &pkt(1000), backlog(10));
     assert!((f.core.max_p - 0.1 / 3.0).abs() < 1e-12);
     f.on_arrival(Time(2), &pkt(1000), backlog(10));

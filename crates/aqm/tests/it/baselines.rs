@@ -9,7 +9,8 @@ fn p(flow: u32, size: u32) -> PacketInfo {
 // Drop Tail with a packet limit drops exactly the arrivals that find the buffer full.
 #[test]
 fn droptail_packet_limit() {
-    let mut q: Queue<PacketInfo, DropTail> = Queue::new(DropTail::new(Limit::new(Some(5), None).unwrap(), false));
+    let mut q: Queue<PacketInfo, DropTail> =
+        Queue::new(DropTail::new(Limit::new(Some(5), None).unwrap(), false));
     let mut dropped = vec![];
     for f in 0..8 {
         q.enqueue(Time(0), p(f, 100), |x, r| {
@@ -24,7 +25,8 @@ fn droptail_packet_limit() {
 // Drop Tail with a byte limit accepts a packet only if it fits in the remaining bytes.
 #[test]
 fn droptail_byte_limit() {
-    let mut q: Queue<PacketInfo, DropTail> = Queue::new(DropTail::new(Limit::new(None, Some(2500)).unwrap(), false));
+    let mut q: Queue<PacketInfo, DropTail> =
+        Queue::new(DropTail::new(Limit::new(None, Some(2500)).unwrap(), false));
     let mut dropped = vec![];
     for (f, s) in [(0, 1000), (1, 1000), (2, 1000), (3, 500), (4, 40)] {
         q.enqueue(Time(0), p(f, s), |x, _| dropped.push(x.flow));
@@ -36,7 +38,8 @@ fn droptail_byte_limit() {
 // Drop-front with a byte limit evicts head packets until the arrival fits.
 #[test]
 fn drop_front_byte_limit_evicts_until_fit() {
-    let mut q: Queue<PacketInfo, DropTail> = Queue::new(DropTail::new(Limit::new(None, Some(3000)).unwrap(), true));
+    let mut q: Queue<PacketInfo, DropTail> =
+        Queue::new(DropTail::new(Limit::new(None, Some(3000)).unwrap(), true));
     let mut dropped = vec![];
     for (f, s) in [(0, 500), (1, 500), (2, 1000), (3, 1000), (4, 1500)] {
         q.enqueue(Time(0), p(f, s), |x, _| dropped.push(x.flow));
@@ -52,7 +55,8 @@ fn random_drop_victim_uniform() {
     let limit = 9u32;
     let trials = 20_000;
     let mut hits = vec![0u32; limit as usize + 1];
-    let mut q: Queue<PacketInfo, RandomDrop> = Queue::new(RandomDrop::new(Limit::new(Some(limit as u64), None).unwrap(), 5));
+    let mut q: Queue<PacketInfo, RandomDrop> =
+        Queue::new(RandomDrop::new(Limit::new(Some(limit as u64), None).unwrap(), 5));
     for f in 0..limit {
         q.enqueue(Time(0), p(f, 100), |_, _| panic!());
     }

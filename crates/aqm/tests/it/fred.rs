@@ -30,7 +30,11 @@ fn params(min_th: f64, max_th: f64, w_q: f64, max_p: f64, min_q: f64) -> FredPar
 
 /// Byte-mode parameters, MaximumPacketSize = 1000 bytes, a large byte buffer.
 fn byte_params(min_th: f64, max_th: f64, w_q: f64, max_p: f64, min_q: f64) -> FredParams {
-    FredParams { limit: Limit { packets: None, bytes: Some(10_000_000) }, byte_mode: true, ..params(min_th, max_th, w_q, max_p, min_q) }
+    FredParams {
+        limit: Limit { packets: None, bytes: Some(10_000_000) },
+        byte_mode: true,
+        ..params(min_th, max_th, w_q, max_p, min_q)
+    }
 }
 
 fn queue(p: FredParams, seed: u64) -> Queue<PacketInfo, Fred> {
@@ -92,14 +96,24 @@ fn fragile_flow_below_min_q_never_dropped() {
                     }
                 }
                 let v = arrive(&mut q, t, 0, 1000);
-                assert_eq!(v, Verdict::Enqueue, "fragile flow (qlen {qlen}, avgcq {avgcq}) dropped at avg {avg}");
+                assert_eq!(
+                    v,
+                    Verdict::Enqueue,
+                    "fragile flow (qlen {qlen}, avgcq {avgcq}) dropped at avg {avg}"
+                );
             }
         }
     }
     // The scenario did exercise random drops of robust flows with the fragile flow present.
     assert!(robust_early >= 1000, "only {robust_early} early drops of robust flows");
-    assert!(fragile_in_ramp >= 1000, "only {fragile_in_ramp} fragile arrivals with min_th <= avg < max_th");
-    assert!(fragile_above_avgcq >= 500, "only {fragile_above_avgcq} fragile arrivals with avgcq <= qlen < min_q");
+    assert!(
+        fragile_in_ramp >= 1000,
+        "only {fragile_in_ramp} fragile arrivals with min_th <= avg < max_th"
+    );
+    assert!(
+        fragile_above_avgcq >= 500,
+        "only {fragile_above_avgcq} fragile arrivals with avgcq <= qlen < min_q"
+    );
 }
 
 // A flow holding maxq (= min_th below max_th) packets has its arrival dropped with FlowLimit, and each such attempt adds a strike.
@@ -386,7 +400,10 @@ fn byte_mode_scales_pb() {
         let drops = (0..n).filter(|&s| byte_mode_trial(s, size)).count() as f64;
         let freq = drops / n as f64;
         let sigma = (expected * (1.0 - expected) / n as f64).sqrt();
-        assert!((freq - expected).abs() < 5.0 * sigma, "size {size}: frequency {freq}, paper p_a {expected}");
+        assert!(
+            (freq - expected).abs() < 5.0 * sigma,
+            "size {size}: frequency {freq}, paper p_a {expected}"
+        );
     }
 }
 
@@ -441,7 +458,11 @@ fn double_sampling_guard() {
         q.dequeue(Time(MS)); // q = 1: 0.75
         arrive(&mut q, MS, 3, 1000); // q = 1 again, same instant
         let expected = if guard { 0.75 } else { 0.75 + 0.5 * (1.0 - 0.75) };
-        assert!(close(q.discipline().avg(), expected), "guard {guard}: avg {}", q.discipline().avg());
+        assert!(
+            close(q.discipline().avg(), expected),
+            "guard {guard}: avg {}",
+            q.discipline().avg()
+        );
     }
 }
 

@@ -129,7 +129,11 @@ fn check(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
         let bytes: u64 = q.iter().map(|p| p.size as u64).sum();
         prop_assert_eq!(bytes, q.len_bytes());
         let s = *q.stats();
-        prop_assert_eq!(s.arrivals, s.departures + s.drops() + q.len_packets() as u64, "conservation");
+        prop_assert_eq!(
+            s.arrivals,
+            s.departures + s.drops() + q.len_packets() as u64,
+            "conservation"
+        );
         prop_assert_eq!(s.drops(), dropped);
         let d = q.discipline();
         prop_assert!(d.avg().is_finite() && d.avg() >= 0.0);

@@ -1,11 +1,10 @@
 //! RED against the properties Floyd & Jacobson (1993) state.
 
-
-
-use aqm::{
-    Backlog, CountMode, DropReason, MarkMethod, PacketInfo, Queue, QueueDiscipline, Red, Time, Verdict,
-};
 use crate::common::*;
+use aqm::{
+    Backlog, CountMode, DropReason, MarkMethod, PacketInfo, Queue, QueueDiscipline, Red, Time,
+    Verdict,
+};
 
 const N_MARKS: usize = 20_000;
 
@@ -62,7 +61,8 @@ fn method1_gaps_geometric_mean_inv_pb() {
     for &x in &g {
         counts[(x as usize - 1).min(bins)] += 1.0;
     }
-    let mut expected: Vec<f64> = (1..=bins).map(|n| N_MARKS as f64 * (1.0 - pb).powi(n as i32 - 1) * pb).collect();
+    let mut expected: Vec<f64> =
+        (1..=bins).map(|n| N_MARKS as f64 * (1.0 - pb).powi(n as i32 - 1) * pb).collect();
     expected.push(N_MARKS as f64 * (1.0 - pb).powi(bins as i32));
     let pv = chi_square_p(&counts, &expected);
     assert!(pv > 0.001, "chi-square p = {pv}");
@@ -118,7 +118,12 @@ fn burst_average_matches_eq2() {
         for i in 1..=l {
             red.on_arrival(Time(i as u64), &pkt(1000), backlog(i));
         }
-        assert!((red.core.avg - eq2(w, l)).abs() < 1e-9, "w {w} L {l}: {} vs {}", red.core.avg, eq2(w, l));
+        assert!(
+            (red.core.avg - eq2(w, l)).abs() < 1e-9,
+            "w {w} L {l}: {} vs {}",
+            red.core.avg,
+            eq2(w, l)
+        );
     }
     // The paper prints 4.88: eq. (2) gives 4.8874, which the paper truncates (rounding gives 4.89).
     assert_eq!((eq2(0.001, 100) * 100.0).floor() / 100.0, 4.88);
@@ -297,7 +302,9 @@ fn drop_front_evicts_head() {
     let mut q: Queue<PacketInfo, Red> = Queue::new(Red::new(p, 1).unwrap());
     let mut dropped = vec![];
     for f in 0..5u32 {
-        q.enqueue(Time(f as u64), PacketInfo { size: 100, flow: f, ecn_capable: false }, |p, _| dropped.push(p.flow));
+        q.enqueue(Time(f as u64), PacketInfo { size: 100, flow: f, ecn_capable: false }, |p, _| {
+            dropped.push(p.flow)
+        });
     }
     assert_eq!(dropped, vec![0, 1]);
     let left: Vec<u32> = q.iter().map(|p| p.flow).collect();

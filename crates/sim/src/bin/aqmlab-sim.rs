@@ -27,7 +27,15 @@ fn main() {
         if l.arrivals > 0 {
             println!(
                 "{name:>14} util {:.4} arr {} dep {} drops {} (early {}) marks {} meanq {:.2} avg {:.2} delay {:.5}",
-                l.utilization, l.arrivals, l.departures, l.drops, l.early_drops, l.marks, l.mean_queue, l.mean_avg, l.mean_delay
+                l.utilization,
+                l.arrivals,
+                l.departures,
+                l.drops,
+                l.early_drops,
+                l.marks,
+                l.mean_queue,
+                l.mean_avg,
+                l.mean_delay
             );
         }
     }

@@ -14,8 +14,8 @@
 //! window ends).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::{Condvar, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use super::*;
 
@@ -84,7 +84,8 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
         let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
         weight[tx] += 2;
         weight[rx] += 1;
-        let ways: &[(usize, &Vec<usize>, usize)] = if f.kind.is_tcp() { &[(tx, &data, rx), (rx, &acks, tx)] } else { &[(tx, &data, rx)] };
+        let ways: &[(usize, &Vec<usize>, usize)] =
+            if f.kind.is_tcp() { &[(tx, &data, rx), (rx, &acks, tx)] } else { &[(tx, &data, rx)] };
         for &(from, p, to) in ways {
             let mut prev = from;
             for &d in p.iter() {
@@ -105,7 +106,8 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
         let r = find(&mut parent, x);
         group_weight[r] += weight[x];
     }
-    let mut groups: Vec<usize> = (0..nd + 2 * nf).filter(|&x| parent[x] == x && group_weight[x] > 0).collect();
+    let mut groups: Vec<usize> =
+        (0..nd + 2 * nf).filter(|&x| parent[x] == x && group_weight[x] > 0).collect();
     groups.sort_by_key(|&g| (std::cmp::Reverse(group_weight[g]), g));
     let mut part_of = vec![0u8; nd + 2 * nf];
     let mut load = [0u64; 2];
@@ -147,7 +149,13 @@ const SPINS: u32 = 2000;
 
 impl Shared {
     fn new() -> Shared {
-        Shared { arrived: AtomicUsize::new(0), sleep: Mutex::new(()), wake: Condvar::new(), failed: AtomicBool::new(false), boxes: Default::default() }
+        Shared {
+            arrived: AtomicUsize::new(0),
+            sleep: Mutex::new(()),
+            wake: Condvar::new(),
+            failed: AtomicBool::new(false),
+            boxes: Default::default(),
+        }
     }
 
     /// Wait for the other thread to end window `j`; false if it failed.
@@ -338,7 +346,11 @@ impl Sim {
         }
         for f in 0..self.flows.len() {
             let (x, y) = (&mut self.flows[f], &mut b.flows[f]);
-            let (drops, ack_drops, marks) = (x.mon.drops + y.mon.drops, x.mon.ack_drops + y.mon.ack_drops, x.mon.marks + y.mon.marks);
+            let (drops, ack_drops, marks) = (
+                x.mon.drops + y.mon.drops,
+                x.mon.ack_drops + y.mon.ack_drops,
+                x.mon.marks + y.mon.marks,
+            );
             if plan.tx_part[f] == 1 {
                 std::mem::swap(x, y);
             }
