@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension ``aqmlab._native``."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -35,6 +35,7 @@ class Queue:
     def __len__(self) -> int: ...
 
 def queue_types() -> List[str]: ...
+def parse_quantity(value: Union[str, float], dimension: str, name: str) -> float: ...
 
 class Simulation:
     """One simulation run of a scenario (dict in the scenario-file shape)."""
@@ -55,3 +56,4 @@ class Simulation:
 
 def sim_validate(scenario: Dict[str, Any]) -> None: ...
 def sim_validate_toml(text: str) -> None: ...
+def sim_normalize(scenario: Union[Dict[str, Any], str]) -> Dict[str, Any]: ...

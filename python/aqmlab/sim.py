@@ -75,6 +75,16 @@ class Scenario:
         """A deep copy of the scenario's structure."""
         return copy.deepcopy(self._data)
 
+    def normalized(self) -> Dict[str, Any]:
+        """The scenario as the simulator reads it: every quantity a number in SI units
+        (seconds, b/s, bytes), defaults filled in, flows expanded (``count``, web
+        connections), link directions named ("a->b"), each flow's ``path`` and
+        ``ack_path`` routed and its ``bottleneck`` chosen. Read numbers from here rather
+        than from the file: the shape is described in ``docs/simulator.md``."""
+        from . import _native
+
+        return _native.sim_normalize(self._data)
+
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with top-level keys changed (e.g. ``duration="10s"``, ``seed=2``)."""
         d = self.to_dict()

@@ -31,7 +31,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from .analysis import _validate as v
-from .analysis._units import parse_rate, parse_size, parse_time
+from .units import parse_rate, parse_size, parse_time
 from .analysis.ared import (
     BETA,
     INTERVAL,

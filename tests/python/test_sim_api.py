@@ -256,3 +256,28 @@ def test_floyd1993_fig3_reference_run():
     assert abs(u1 - 0.76) < 0.03, u1
     assert abs(u2 - 0.82) < 0.03, u2
     assert all(l["overflow_drops"] == 0 and 2 < l["mean_avg"] < 15 for l in second)
+
+
+def test_normalized_scenario_has_numbers_routes_and_expanded_flows():
+    """normalized() gives SI numbers, named directions, routed and expanded flows."""
+    d = dict(PATH)
+    d["flow"] = [
+        {"type": "tcp", "src": "s1", "dst": "k1", "count": 3, "start": "1.5s"},
+        {"type": "cbr", "src": "k1", "dst": "s1", "rate": "1Mbps", "packet_size": 500},
+    ]
+    d["link"] = [dict(d["link"][0]), dict(d["link"][1])]
+    d["link"][1]["queue"] = {"type": "ared", "limit": 200, "link_rate_bps": "10Mbps"}
+    n = Scenario(d).normalized()
+    assert (n["duration"], n["warmup"], n["seed"]) == (10.0, 2.0, 3)
+    assert n["nodes"] == ["s1", "r1", "k1"]
+    assert [x["name"] for x in n["directions"]] == ["s1->r1", "r1->s1", "r1->k1", "k1->r1"]
+    r1k1 = n["directions"][2]
+    assert (r1k1["rate_bps"], r1k1["delay"], r1k1["queue"]["type"]) == (10e6, 0.02, "ared")
+    assert r1k1["queue"]["link_rate_bps"] == 10e6 and r1k1["queue"]["interval"] == 0.5
+    tcp = [f for f in n["flows"] if f["type"] == "tcp"]
+    assert [f["id"] for f in tcp] == [0, 1, 2] and all(f["start"] == 1.5 for f in tcp)
+    assert tcp[0]["path"] == ["s1->r1", "r1->k1"] and tcp[0]["ack_path"] == ["k1->r1", "r1->s1"]
+    assert tcp[0]["bottleneck"] == "r1->k1" and tcp[0]["tcp"]["variant"] == "newreno"
+    cbr = n["flows"][3]
+    assert cbr["interval"] == pytest.approx(8 * 500 / 1e6) and cbr["ack_path"] == []
+    assert cbr["tcp"] is None and cbr["bottleneck"] == "k1->r1"

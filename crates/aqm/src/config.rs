@@ -13,7 +13,7 @@ use crate::fred::{Fred, FredParams};
 use crate::queue::AnyAqm;
 use crate::red::{CountMode, Red, RedParams};
 use crate::time::Duration;
-use crate::units::Quantity;
+use crate::units::{Dimension, Quantity};
 
 /// Link rate assumed for idle-time aging and automatic parameters when neither the
 /// configuration nor the caller (the simulator passes the real link rate) gives one.
@@ -465,6 +465,33 @@ impl QueueConfig {
             QueueConfig::FengAred(_) => "feng_ared",
             QueueConfig::Fred(_) => "fred",
         }
+    }
+
+    /// The same configuration with every quantity a number in SI units (seconds,
+    /// b/s), as the normalised scenario shows it; an error names a string that does
+    /// not parse.
+    pub fn normalized(&self) -> Result<QueueConfig> {
+        fn num(q: &mut Option<Quantity>, param: &str, dim: Dimension) -> Result<()> {
+            if let Some(v) = q {
+                *v = Quantity::Number(v.value(param, dim)?);
+            }
+            Ok(())
+        }
+        let mut c = self.clone();
+        let (rate, idle) = match &mut c {
+            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) => return Ok(c),
+            QueueConfig::Red(c) => (&mut c.link_rate_bps, &mut c.idle_pkt_time),
+            QueueConfig::Ared(a) => {
+                a.interval = Quantity::Number(a.interval.secs("interval")?);
+                a.target_delay = Quantity::Number(a.target_delay.secs("target_delay")?);
+                (&mut a.link_rate_bps, &mut a.idle_pkt_time)
+            }
+            QueueConfig::FengAred(c) => (&mut c.link_rate_bps, &mut c.idle_pkt_time),
+            QueueConfig::Fred(c) => (&mut c.link_rate_bps, &mut c.idle_pkt_time),
+        };
+        num(rate, "link_rate_bps", Dimension::Rate)?;
+        num(idle, "idle_pkt_time", Dimension::Time)?;
+        Ok(c)
     }
 
     /// Packet limit given in the configuration, if any.

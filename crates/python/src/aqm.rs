@@ -186,8 +186,36 @@ fn queue_types() -> Vec<&'static str> {
     ::aqm::config::QUEUE_TYPES.to_vec()
 }
 
+/// A quantity in SI units read by the one unit grammar (`aqm::units`): `value` a
+/// number (passed through) or a string with a unit, `dimension` "time", "rate" or
+/// "size"; a string that does not parse is a ValueError naming `name`.
+#[pyfunction]
+#[pyo3(signature = (value, dimension, name))]
+fn parse_quantity(value: &Bound<'_, PyAny>, dimension: &str, name: &str) -> PyResult<f64> {
+    use ::aqm::units::{Dimension, Quantity};
+    let dim = Dimension::from_name(dimension).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "dimension = {dimension:?} is invalid: allowed \"time\", \"rate\" or \"size\""
+        ))
+    })?;
+    let q = if value.is_instance_of::<pyo3::types::PyBool>() {
+        None
+    } else if let Ok(s) = value.extract::<String>() {
+        Some(Quantity::Text(s))
+    } else {
+        value.extract::<f64>().ok().map(Quantity::Number)
+    };
+    let Some(q) = q else {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{name} = {value} is invalid: allowed a number or a string with a unit"
+        )));
+    };
+    q.value(name, dim).map_err(crate::errors::aqm_error)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQueue>()?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(queue_types, m)?)?;
     Ok(())
 }

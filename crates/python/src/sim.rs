@@ -40,6 +40,18 @@ fn sim_validate(scenario: &Bound<'_, PyAny>) -> PyResult<()> {
     scenario_from(scenario).map(|_| ())
 }
 
+/// The validated scenario as plain data: every quantity in SI units, flows expanded,
+/// directions named, routes computed (see `sim::scenario::Normalized`).
+#[pyfunction]
+fn sim_normalize<'py>(
+    py: Python<'py>,
+    scenario: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let sc = scenario_from(scenario)?;
+    let n = guard(|| sc.normalized().map_err(sim_error))?;
+    pythonize::pythonize(py, &n).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// Read and validate a TOML scenario file; returns nothing, raises ValueError.
 #[pyfunction]
 fn sim_validate_toml(text: &str) -> PyResult<()> {
@@ -149,5 +161,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(sim_validate, m)?)?;
     m.add_function(wrap_pyfunction!(sim_validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_normalize, m)?)?;
     Ok(())
 }

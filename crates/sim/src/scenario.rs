@@ -31,6 +31,9 @@ use crate::error::{Result, SimError};
 use crate::rng::{stream_rng, stream_seed};
 use crate::tcp::{NewRenoFlavor, NewRenoTimer, TcpParams, Variant};
 
+mod normal;
+pub use normal::{NormalDirection, NormalEvent, NormalFlow, NormalLink, NormalTrace, Normalized};
+
 /// The queue a link direction gets when the scenario gives none: Drop Tail with a
 /// 50-packet buffer (ns-2's default `queue-limit`).
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;

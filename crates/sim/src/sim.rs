@@ -690,19 +690,7 @@ impl Sim {
         let mut flows = Vec::with_capacity(nflows);
         for (id, f) in sc.flows.iter().enumerate() {
             let path = routes.path(f.src, f.dst, &sc.links);
-            let bottleneck = match sc.bottleneck {
-                Some(b) if path.contains(&b) => b,
-                _ => {
-                    // The slowest link direction on the path (the first of equals).
-                    let mut best = path[0];
-                    for &d in &path {
-                        if dirs[d].rate_bps < dirs[best].rate_bps {
-                            best = d;
-                        }
-                    }
-                    best
-                }
-            };
+            let bottleneck = sc.flow_bottleneck(&path);
             if dirs[bottleneck].flow_bytes.is_empty() {
                 dirs[bottleneck].flow_bytes = vec![0; nflows];
                 dirs[bottleneck].flow_arrivals = vec![0; nflows];

@@ -17,10 +17,12 @@
 use std::collections::VecDeque;
 
 use aqm::Time;
+use serde::Serialize;
 
 use crate::packet::{Pkt, flags};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Slow start, congestion avoidance, fast retransmit, go-back-N (Jacobson 1988).
     Tahoe,
@@ -41,7 +43,8 @@ impl Variant {
 }
 
 /// Which NewReno.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NewRenoFlavor {
     /// RFC 6582: on a full ACK, cwnd = ssthresh.
     Rfc6582,
@@ -53,18 +56,20 @@ pub enum NewRenoFlavor {
 
 /// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582
 /// Section 4 describes both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NewRenoTimer {
     /// Only on the first partial ACK of a recovery, so that a window with many
     /// losses ends in a timeout (and go-back-N) instead of one retransmission per
     /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
     Impatient,
     /// On every partial ACK.
+    #[serde(rename = "steady")]
     SlowButSteady,
 }
 
 /// TCP parameters (see the module docs for the defaults).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpParams {
     pub variant: Variant,
     pub newreno: NewRenoFlavor,

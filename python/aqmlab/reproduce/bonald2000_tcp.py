@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from ..analysis._units import parse_time
+from ..units import parse_time
 from .framework import Context, build_id, experiment, stored_sweep
 
 PAPER = "Bonald, May & Bolot 2000, Infocom"

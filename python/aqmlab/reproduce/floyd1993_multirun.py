@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from ..analysis._units import parse_time
+from ..units import parse_time
 from .framework import Context, build_id, experiment, stored_sweep
 
 PAPER = "Floyd & Jacobson 1993, IEEE/ACM ToN 1(4)"

@@ -6,3 +6,4 @@ mod common;
 mod fred;
 mod invariants;
 mod red;
+mod units;
