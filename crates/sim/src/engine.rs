@@ -259,7 +259,7 @@ mod tests {
         let mut now = 0u64;
         for i in 0..2000u32 {
             x = crate::rng::mix64(x);
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let got = q.pop();
                 model.sort();
                 let want = if model.is_empty() { None } else { Some(model.remove(0)) };

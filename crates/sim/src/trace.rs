@@ -27,6 +27,16 @@ fn csv(dir: &Path, name: &str, header: &str) -> Result<BufWriter<File>> {
     Ok(w)
 }
 
+/// What a pcap record needs of a packet's flow: its end nodes (addresses 10.0.x.y),
+/// whether it is TCP, and its data packet size (TCP sequence numbers count bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct PcapFlow {
+    pub src: u16,
+    pub dst: u16,
+    pub tcp: bool,
+    pub data_size: u32,
+}
+
 impl Traces {
     pub fn open(
         dir: &Path,
@@ -108,17 +118,10 @@ impl Traces {
         }
     }
 
-    /// A packet leaves link direction `d` at `t`: IPv4 + TCP (or UDP) headers.
-    pub fn pcap(
-        &mut self,
-        t: u64,
-        d: usize,
-        p: &Pkt,
-        src: u16,
-        dst: u16,
-        tcp: bool,
-        data_size: u32,
-    ) {
+    /// A packet of flow `f` leaves link direction `d` at `t`: IPv4 + TCP (or UDP)
+    /// headers.
+    pub fn pcap(&mut self, t: u64, d: usize, p: &Pkt, f: &PcapFlow) {
+        let &PcapFlow { src, dst, tcp, data_size } = f;
         let Some(w) = self.pcap[d].as_mut() else { return };
         let ip = |n: u16| [10u8, 0, (n >> 8) as u8, n as u8];
         let (sip, dip) = if p.is_ack() { (ip(dst), ip(src)) } else { (ip(src), ip(dst)) };

@@ -260,7 +260,7 @@ action = "up"
         let f = &s.flows[0];
         // Only the packets on the primary link when it failed are lost.
         assert!(f.drops <= 3, "{f:?}");
-        assert_eq!(s.links["r1->r2"].link_down_drops as u64, f.drops);
+        assert_eq!(s.links["r1->r2"].link_down_drops, f.drops);
     }
 }
 

@@ -17,7 +17,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::*;
+use aqm::Time;
+
+use super::Sim;
+use super::event::Kind;
+use super::link::Dir;
+use crate::engine::Target;
+use crate::net::Routes;
+use crate::packet::Pkt;
+use crate::scenario::Scenario;
 
 /// A packet for a merging direction of the other part.
 #[derive(Clone, Copy, Debug)]
@@ -43,14 +51,14 @@ impl Plan {
     /// Does part `me` run the events of `t`?
     fn owns(&self, me: u8, t: Target) -> bool {
         let i = t.index as usize;
-        match t.kind {
-            K_DELIVER | K_MERGE => self.dir_part[i] == me,
-            K_SEND | K_RTO | K_APP | K_STOP => self.tx_part[i] == me,
-            K_DELACK => self.rx_part[i] == me,
+        match Kind::of(t) {
+            Kind::Deliver | Kind::Merge => self.dir_part[i] == me,
+            Kind::Send | Kind::Rto | Kind::App | Kind::Stop => self.tx_part[i] == me,
+            Kind::Delack => self.rx_part[i] == me,
             // (each part snapshots its own senders)
-            K_WARMUP => true,
+            Kind::Warmup => true,
             // (no plan is made for link events and traces)
-            _ => me == 0,
+            Kind::Link | Kind::Sample => me == 0,
         }
     }
 }
@@ -90,7 +98,7 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
             let mut prev = from;
             for &d in p.iter() {
                 weight[d] += 1;
-                if dirs[d].merged && prev < nd {
+                if dirs[d].express.merged && prev < nd {
                     cut.push((d, prev));
                 } else {
                     union(&mut parent, prev, d);
@@ -102,9 +110,9 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
     }
     // The heaviest groups first, each to the lighter part.
     let mut group_weight = vec![0u64; nd + 2 * nf];
-    for x in 0..nd + 2 * nf {
+    for (x, &w) in weight.iter().enumerate() {
         let r = find(&mut parent, x);
-        group_weight[r] += weight[x];
+        group_weight[r] += w;
     }
     let mut groups: Vec<usize> =
         (0..nd + 2 * nf).filter(|&x| parent[x] == x && group_weight[x] > 0).collect();
@@ -230,7 +238,7 @@ impl Sim {
                 }
                 r
             });
-            let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, &sh, start, t, w)));
+            let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, sh, start, t, w)));
             if ra.is_err() {
                 sh.fail();
             }
@@ -289,7 +297,7 @@ impl Sim {
         };
         for (me, sim) in [(0u8, &mut *self), (1u8, &mut b)] {
             for (d, dir) in sim.dirs.iter_mut().enumerate() {
-                dir.remote = dir.merged && plan.dir_part[d] != me;
+                dir.express.remote = dir.express.merged && plan.dir_part[d] != me;
             }
             sim.q.retain(|t| plan.owns(me, t));
         }
@@ -342,7 +350,7 @@ impl Sim {
             if plan.dir_part[d] == 1 {
                 std::mem::swap(&mut self.dirs[d], &mut b.dirs[d]);
             }
-            self.dirs[d].remote = false;
+            self.dirs[d].express.remote = false;
         }
         for f in 0..self.flows.len() {
             let (x, y) = (&mut self.flows[f], &mut b.flows[f]);
@@ -359,7 +367,7 @@ impl Sim {
                 if let (Some(a), Some(o)) = (x.tcp.as_mut(), y.tcp.as_mut()) {
                     std::mem::swap(&mut a.1, &mut o.1);
                 }
-                x.delack_at = y.delack_at;
+                x.timers.delack_at = y.timers.delack_at;
                 x.mon.delivered = y.mon.delivered;
                 x.mon.delivered_bytes = y.mon.delivered_bytes;
             }
@@ -368,6 +376,6 @@ impl Sim {
             x.mon.marks = marks;
         }
         // (both parts hold the warm-up's snapshot event while it is pending)
-        self.q.absorb(std::mem::take(&mut b.q), |t| t.kind != K_WARMUP);
+        self.q.absorb(std::mem::take(&mut b.q), |t| Kind::of(t) != Kind::Warmup);
     }
 }

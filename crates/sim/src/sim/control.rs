@@ -1,0 +1,85 @@
+//! Events that act on the network rather than on a packet or a flow: links going down
+//! and up (routes recomputed; everything on a link that goes down is lost), queue
+//! samples for the traces, and the opening of the measurement window.
+
+use aqm::{Backlog, QueueDiscipline, Time};
+
+use super::Sim;
+use super::event::Kind;
+use super::link::{Slot, advance};
+use crate::net::Routes;
+
+impl Sim {
+    /// The scenario's link event `i`: a link goes down or comes back up.
+    pub(super) fn on_link_event(&mut self, i: usize) {
+        let ev = self.sc.events[i].clone();
+        if ev.up == self.link_up[ev.link] {
+            return;
+        }
+        self.link_up[ev.link] = ev.up;
+        for d in [2 * ev.link, 2 * ev.link + 1] {
+            if ev.up {
+                let dir = &mut self.dirs[d];
+                dir.up = true;
+                if self.sc.express_hops {
+                    dir.lean = dir.lean_limit();
+                }
+            } else {
+                self.link_down(d);
+            }
+        }
+        self.routes = Routes::compute(&self.sc.nodes, &self.sc.links, &self.link_up);
+    }
+
+    /// Direction `d` goes down: everything queued, in transmission or propagating is
+    /// lost.
+    fn link_down(&mut self, d: usize) {
+        let now = self.now;
+        let dir = &mut self.dirs[d];
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
+        dir.up = false;
+        dir.lean = 0;
+        dir.scheduled = None;
+        dir.n_plain = 0;
+        let lost: Vec<Slot> = dir.q.drain(..).collect();
+        let n_started = dir.n_started;
+        dir.n_started = 0;
+        for (k, s) in lost.iter().enumerate() {
+            if k >= n_started {
+                dir.bytes_waiting -= s.pkt.size as u64;
+                let bl = Backlog { packets: (lost.len() - k - 1) as u32, bytes: dir.bytes_waiting };
+                dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
+                dir.mon.waited(s.enq, now);
+            }
+            dir.mon.link_down_drops += 1;
+        }
+        dir.busy_until = now;
+        for s in &lost {
+            self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
+        }
+    }
+
+    /// Sample traced queue `i` (an entry of `trace.queue`) and schedule the next sample.
+    pub(super) fn on_sample(&mut self, i: usize) {
+        let now = self.now;
+        let d = self.sc.trace.queue[i];
+        let dir = &mut self.dirs[d];
+        advance(dir, d, now, self.now, &mut self.traces, &self.flows);
+        let (w, avg) = (dir.waiting(), dir.aqm.avg());
+        if let Some(t) = self.traces.as_mut() {
+            t.queue(now, d, w, avg);
+        }
+        let next = now + self.sc.trace.interval.0;
+        if next <= self.end {
+            self.schedule(next, Kind::Sample, i);
+        }
+    }
+
+    /// The measurement window opens: each sender's counters are snapshot, to be
+    /// subtracted in the summary.
+    pub(super) fn on_warmup(&mut self) {
+        for fl in self.flows.iter_mut() {
+            fl.mon.at_warmup = fl.tcp.as_ref().map(|_| fl.tcp_stats());
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Merging directions: a direction fed by several directions takes their packets from
+//! an inbox, in batches, ahead of the clock.
+//!
+//! A direction fed by several directions (and by no host) cannot take packets at once
+//! as an express hop does: its arrivals from different feeders must come in time
+//! order. But nothing can reach it sooner than its feeders' shortest propagation delay
+//! after the clock (the lookahead), since every feeder accepts packets at the clock or
+//! later. So each feeder hands a packet bound for it, at acceptance, to its inbox.
+//! Batch events fall on multiples of the span, the largest power of two of
+//! nanoseconds not above the lookahead (no division per packet); a batch at `T` may
+//! offer every arrival before `T` plus the lookahead. The inbox keeps the packets in
+//! buckets of half a span of arrival times, unsorted until their batch sorts them by
+//! arrival time, then feeder (the order of simultaneous deliveries), and offers them
+//! to the direction in order, ahead of the clock.
+//!
+//! An inbox offers nothing past the time `run_until` runs to, nor past the end of a
+//! two-thread window (`Sim::cap`), and neither the horizon nor a feeder's packets
+//! waiting for their delivery events hold a hand-over back (the inbox sorts). Not
+//! merging: a direction with a host among its feeders, a traced one, one that may
+//! discard an accepted packet or whose feeders may, feeders without propagation
+//! delay, and any scenario with link events. docs/simulator.md ("Merging directions")
+//! has the measurements behind the bucket layout.
+
+use std::collections::VecDeque;
+
+use super::Sim;
+use super::event::Kind;
+use super::express::{Feeds, evicts};
+use super::link::Dir;
+use super::parts::Handover;
+use crate::packet::Pkt;
+use crate::scenario::Scenario;
+
+/// An inbox's entry: a key `(arrival time - bucket start) << 24 | feeding direction`
+/// (ties go in direction order, as simultaneous deliveries do; a direction delivers
+/// one packet at a time) and the packet.
+type Entry = (u64, Pkt);
+
+/// The inbox of a merging direction.
+#[derive(Clone)]
+pub(super) struct Merge {
+    /// The shortest propagation delay of the feeding directions: nothing can arrive
+    /// sooner than this after the clock.
+    pub(super) look: u64,
+    /// Batch events fall on multiples of `2^span` ns, the largest power of two not
+    /// above `look`: a batch at such a time takes all of its span, and more.
+    span: u32,
+    /// Buckets are `2^fine` ns wide, half a span, so that each holds a few packets
+    /// (sorted by insertion) and a batch visits few empty ones.
+    fine: u32,
+    /// Packets handed over and not yet offered, in buckets of arrival time
+    /// `[k 2^fine, (k + 1) 2^fine)` from `k = base` on, each unsorted until its batch.
+    buckets: VecDeque<Vec<Entry>>,
+    base: u64,
+    /// Emptied buckets, kept for their allocations.
+    spare: Vec<Vec<Entry>>,
+    /// Arrivals before this time have been offered.
+    frontier: u64,
+    /// Time of the pending batch event.
+    at: Option<u64>,
+}
+
+impl Merge {
+    pub(super) fn new(look: u64) -> Merge {
+        let span = 63 - look.leading_zeros();
+        Merge {
+            look,
+            span,
+            fine: span.saturating_sub(1),
+            buckets: VecDeque::new(),
+            base: 0,
+            spare: Vec::new(),
+            frontier: 0,
+            at: None,
+        }
+    }
+
+    /// The batch time for an arrival at `t`: the start of its span, which is less than
+    /// a lookahead before it.
+    #[inline(always)]
+    fn batch_time(&self, t: u64) -> u64 {
+        t >> self.span << self.span
+    }
+
+    /// File `pkt`, arriving at `t` from direction `from`, into its bucket.
+    #[inline(always)]
+    fn file(&mut self, t: u64, from: u32, pkt: Pkt) {
+        debug_assert!(t >= self.frontier, "an arrival behind the merging direction's frontier");
+        let k = t >> self.fine;
+        if self.buckets.is_empty() {
+            self.base = k;
+        }
+        while k < self.base {
+            // (a batch dropped the empty buckets after the one it took)
+            let v = self.spare.pop().unwrap_or_default();
+            self.buckets.push_front(v);
+            self.base -= 1;
+        }
+        while self.base + self.buckets.len() as u64 <= k {
+            let v = self.spare.pop().unwrap_or_default();
+            self.buckets.push_back(v);
+        }
+        let key = ((t - (k << self.fine)) << 24) | from as u64;
+        self.buckets[(k - self.base) as usize].push((key, pkt));
+    }
+
+    /// Put back what a batch did not offer (`batch[taken..]`, all at or past its limit)
+    /// as the front bucket; true if the front bucket holds packets.
+    fn put_back(&mut self, mut batch: Vec<Entry>, taken: usize) -> bool {
+        let front = self.buckets.front_mut().expect("the front bucket is still there");
+        if taken == batch.len() {
+            batch.clear();
+            if front.is_empty() {
+                *front = batch;
+            } else {
+                self.spare.push(batch);
+            }
+        } else {
+            batch.drain(..taken);
+            if front.is_empty() {
+                *front = batch;
+            } else {
+                // (a batch run late, past its span's start, may have put packets into
+                // this bucket meanwhile)
+                front.extend_from_slice(&batch);
+                batch.clear();
+                self.spare.push(batch);
+            }
+        }
+        !self.buckets.front().expect("a front bucket").is_empty()
+    }
+
+    /// When the next batch should run after one at `now`: at the start of the span of
+    /// the earliest arrival left, or, for one at or past `bound` (the horizon or the
+    /// window's end), not before `bound`. None if the inbox is empty.
+    fn next_batch(&self, bound: u64, now: u64) -> Option<u64> {
+        let i = self.buckets.iter().position(|v| !v.is_empty())?;
+        let first = self.buckets[i].iter().map(|e| e.0).min().expect("a non-empty bucket");
+        let min_t = ((self.base + i as u64) << self.fine) + (first >> 24);
+        let at = self.batch_time(min_t);
+        let at = if min_t >= bound { at.max(bound) } else { at };
+        Some(at.max(now + 1))
+    }
+}
+
+/// Sort a bucket of an inbox by key: insertion for the few packets a bucket holds.
+fn sort_bucket(v: &mut [Entry]) {
+    if v.len() > 24 {
+        v.sort_unstable_by_key(|e| e.0);
+        return;
+    }
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].0 > x.0 {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
+
+/// Make merging directions of those fed by several directions only, none of which may
+/// re-time a packet it accepted, with a positive lookahead; nothing traced.
+pub(super) fn mark_merging(sc: &Scenario, feeds: &Feeds, dirs: &mut [Dir]) {
+    for d in 0..dirs.len() {
+        if !feeds.many(d) || feeds.host_fed[d] || feeds.traced.contains(&d) || evicts(sc, d) {
+            continue;
+        }
+        let up = &feeds.upstream[d];
+        if up.iter().any(|&u| evicts(sc, u as usize)) {
+            continue;
+        }
+        let look = up.iter().map(|&u| dirs[u as usize].delay).min().unwrap_or(0);
+        if !(2..1 << 40).contains(&look) {
+            continue; // (an offset in the span must fit 40 bits of a key)
+        }
+        dirs[d].express.merged = true;
+        dirs[d].merge = Some(Box::new(Merge::new(look)));
+        for &u in up {
+            dirs[u as usize].express.any = true;
+        }
+    }
+}
+
+impl Sim {
+    fn inbox(&mut self, b: usize) -> &mut Merge {
+        self.dirs[b].merge.as_mut().expect("a merging direction has an inbox")
+    }
+
+    /// Hand `pkt`, arriving at the merging direction `b` at `t` from direction `from`,
+    /// to its inbox, and make sure a batch event will take it.
+    #[inline(never)]
+    pub(super) fn inbox_push(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
+        if self.dirs[b].express.remote {
+            self.outbox.push(Handover { dir: b as u32, from, t, pkt });
+            return;
+        }
+        let now = self.now;
+        let m = self.inbox(b);
+        m.file(t, from, pkt);
+        // The batch runs at the start of the arrival's span: nothing can arrive before
+        // `t` after that (`t >= clock + look`).
+        let at = m.batch_time(t).max(now);
+        if m.at.is_none_or(|a| a > at) {
+            m.at = Some(at);
+            self.schedule(at, Kind::Merge, b);
+        }
+    }
+
+    /// The batch event of the merging direction `b`: offer, in order, the arrivals that
+    /// nothing can precede any more (before the clock plus the lookahead) and that do
+    /// not pass the time `run_until` runs to.
+    pub(super) fn on_merge(&mut self, b: usize) {
+        let now = self.now;
+        // (no batch takes arrivals at or past the horizon, nor past the window's end)
+        let bound = self.horizon.saturating_add(1).min(self.cap);
+        let m = self.inbox(b);
+        if m.at != Some(now) {
+            return; // stale
+        }
+        m.at = None;
+        let limit = (now + m.look).min(bound);
+        m.frontier = m.frontier.max(limit);
+        while self.offer_bucket(b, limit) {}
+        let m = self.inbox(b);
+        if let Some(at) = m.next_batch(bound, now)
+            && m.at.is_none_or(|a| a > at)
+        {
+            m.at = Some(at);
+            self.schedule(at, Kind::Merge, b);
+        }
+    }
+
+    /// Offer direction `b` the packets of its inbox's front bucket that arrive before
+    /// `limit`, in order; true if the next bucket may hold more of them.
+    fn offer_bucket(&mut self, b: usize, limit: u64) -> bool {
+        let m = self.inbox(b);
+        let start = m.base << m.fine;
+        if start >= limit {
+            return false;
+        }
+        let Some(front) = m.buckets.front_mut() else { return false };
+        if front.is_empty() {
+            let v = m.buckets.pop_front().expect("a front bucket");
+            m.spare.push(v);
+            m.base += 1;
+            return true;
+        }
+        // The packets are offered from the bucket taken out; arrivals handed over
+        // meanwhile are at or past the limit (`t >= clock + look`).
+        let mut batch = std::mem::take(front);
+        sort_bucket(&mut batch);
+        let mut i = 0;
+        while i < batch.len() {
+            let (key, pkt) = batch[i];
+            let t = start + (key >> 24);
+            if t >= limit {
+                break;
+            }
+            i += 1;
+            self.enqueue(b, pkt, t);
+        }
+        // (the rest is at or past the limit)
+        !self.inbox(b).put_back(batch, i)
+    }
+}

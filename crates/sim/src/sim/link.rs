@@ -1,0 +1,298 @@
+//! A link direction: its line, its output queue and the packets on their way.
+//!
+//! ## One event per hop
+//! A FIFO line's departure schedule is known when a packet is accepted: it starts
+//! transmitting at `max(now, busy_until)` and arrives at the far end `tx + delay`
+//! later. So a direction keeps its packets in one FIFO of [`Slot`]s
+//! `(enqueued, start, end, packet)` (waiting, in transmission, or propagating) and the
+//! event queue holds a single entry per direction: the time its head packet reaches
+//! the far end. The AQM is told of a packet leaving the buffer (at its `start`)
+//! lazily, by [`advance`], before the next arrival at that queue or a sample, in time
+//! order, so it sees exactly the sequence of arrivals and removals a per-packet
+//! dequeue event would give.
+
+use std::collections::VecDeque;
+
+use aqm::config::BuildContext;
+use aqm::{AnyAqm, Backlog, QueueConfig, QueueDiscipline, Time};
+
+use super::flow::Flow;
+use super::inbox::Merge;
+use crate::error::{Result, SimError};
+use crate::monitor::DirMon;
+use crate::packet::{Pkt, flags};
+use crate::trace::{PcapFlow, Traces};
+
+/// A packet in a direction's FIFO: it arrived at `enq`, starts transmitting at
+/// `start` and leaves the line at `end` (ns).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Slot {
+    pub(super) enq: u64,
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) pkt: Pkt,
+}
+
+/// How packets of and for a direction may be handed on ahead of their events: the
+/// speed mechanisms' flags, set when the network is built (see the modules
+/// `express`, `inbox` and `parts`). All false: the plain hop-by-hop path.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Express {
+    /// The one upstream direction whose packets this direction receives at once
+    /// (an express hop).
+    pub(super) from: Option<u32>,
+    /// Packets this direction takes to their destination host may be handed to the
+    /// host at once (the flow decides as well).
+    pub(super) to_host: bool,
+    /// Some packet of this direction may be handed on early (to a host at its far end,
+    /// to a direction fed by it alone, or to an inbox): its FIFO may hold expressed slots.
+    pub(super) any: bool,
+    /// Takes its arrivals through an inbox (a merging direction).
+    pub(super) merged: bool,
+    /// A merging direction run by the other thread: packets for it go to the outbox.
+    pub(super) remote: bool,
+}
+
+/// What is traced of a direction.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct DirTrace {
+    /// Per-packet events.
+    pub(super) pkts: bool,
+    /// The queue after every arrival (a queue trace without a sampling interval).
+    pub(super) q_every_arrival: bool,
+    /// Departing packets to a pcap file.
+    pub(super) pcap: bool,
+}
+
+impl DirTrace {
+    fn any(self) -> bool {
+        self.pkts || self.q_every_arrival || self.pcap
+    }
+}
+
+/// One direction of a link. Laid out by hand: the fields every packet touches first
+/// (two cache lines).
+#[derive(Clone)]
+#[repr(C)]
+pub(super) struct Dir {
+    pub(super) q: VecDeque<Slot>,
+    pub(super) busy_until: u64,
+    /// The largest packet that takes the lean path (see `lean`); 0 = none (also while
+    /// the link is down).
+    pub(super) lean: u64,
+    /// Propagation delay, ns.
+    pub(super) delay: u64,
+    /// Transmission time of the last packet size seen (see `tx_ns`).
+    pub(super) last_tx: u64,
+    pub(super) rate_bps: u64,
+    pub(super) bytes_waiting: u64,
+    /// Slots at the front that have left the buffer (in transmission or propagating).
+    pub(super) n_started: usize,
+    /// Slots in `q` that need a delivery event (not expressed to the next hop).
+    pub(super) n_plain: usize,
+    /// Time of this direction's pending delivery event.
+    pub(super) scheduled: Option<u64>,
+    pub(super) express: Express,
+    pub(super) last_size: u32,
+    /// The node at the far end.
+    pub(super) to: u16,
+    pub(super) up: bool,
+    /// The discipline keeps an average (RED family, FRED).
+    pub(super) has_avg: bool,
+    /// A plain Drop Tail's buffer: its decision needs nothing else.
+    pub(super) tail_limit: Option<aqm::Limit>,
+    pub(super) trace: DirTrace,
+    /// Per-flow data bytes departing / packets arriving (only for flows whose
+    /// bottleneck this is).
+    pub(super) flow_bytes: Vec<u64>,
+    pub(super) flow_arrivals: Vec<u64>,
+    pub(super) merge: Option<Box<Merge>>,
+    pub(super) mon: DirMon,
+    pub(super) aqm: AnyAqm,
+}
+
+impl Dir {
+    /// Direction `path` (for errors) towards node `to` over a link of `rate_bps` and
+    /// `delay_ns`, with the discipline `qc` seeded with `seed`; monitored over [w0, w1].
+    pub(super) fn new(
+        qc: &QueueConfig,
+        path: &str,
+        to: usize,
+        rate_bps: f64,
+        delay_ns: u64,
+        seed: u64,
+        (w0, w1): (u64, u64),
+    ) -> Result<Dir> {
+        let aqm = qc
+            .build(&BuildContext { link_rate_bps: Some(rate_bps), seed: Some(seed) })
+            .map_err(|e| SimError::Scenario(e.at(path).to_string()))?;
+        let has_avg = !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
+        let tail_limit = match &aqm {
+            AnyAqm::DropTail(t) if !t.drop_front => Some(t.limit),
+            _ => None,
+        };
+        Ok(Dir {
+            q: VecDeque::new(),
+            busy_until: 0,
+            lean: 0,
+            delay: delay_ns,
+            last_tx: 0,
+            rate_bps: rate_bps.round().clamp(1.0, 1e15) as u64,
+            bytes_waiting: 0,
+            n_started: 0,
+            n_plain: 0,
+            scheduled: None,
+            express: Express::default(),
+            last_size: u32::MAX,
+            to: to as u16,
+            up: true,
+            has_avg,
+            tail_limit,
+            trace: DirTrace::default(),
+            flow_bytes: Vec::new(),
+            flow_arrivals: Vec::new(),
+            merge: None,
+            mon: DirMon::new(w0, w1),
+            aqm,
+        })
+    }
+
+    /// The value of `lean` for this direction with its link up: a plain Drop Tail
+    /// (see `lean`) takes packets up to its byte limit.
+    pub(super) fn lean_limit(&self) -> u64 {
+        match self.tail_limit {
+            Some(l)
+                if l.packets != Some(0)
+                    && self.flow_bytes.is_empty()
+                    && self.flow_arrivals.is_empty()
+                    && !self.trace.any() =>
+            {
+                l.bytes.unwrap_or(u64::MAX)
+            }
+            _ => 0,
+        }
+    }
+    /// Transmission time of `size` bytes, ns (rounded; at least 1). `size` < 2^16 and
+    /// the rate is clamped to [1, 2^63 / 2] b/s, so the product fits in 64 bits.
+    #[inline]
+    pub(super) fn tx_ns(&mut self, size: u32) -> u64 {
+        // Most packets of a direction have the size of the one before (data or ACKs):
+        // the last size's time is kept, which spares a 64-bit division.
+        if size != self.last_size {
+            let r = self.rate_bps;
+            self.last_size = size;
+            self.last_tx = ((size as u64 * 8_000_000_000 + r / 2) / r).max(1);
+        }
+        self.last_tx
+    }
+    #[inline]
+    pub(super) fn waiting(&self) -> u32 {
+        (self.q.len() - self.n_started) as u32
+    }
+    /// Packets waiting at `t` (arrived by `t`, not yet started), for `t` no earlier than
+    /// the last delivery.
+    pub(super) fn waiting_at(&self, t: u64) -> u32 {
+        self.q.iter().filter(|s| s.enq <= t && s.start > t).count() as u32
+    }
+    #[inline]
+    pub(super) fn backlog(&self) -> Backlog {
+        Backlog { packets: self.waiting(), bytes: self.bytes_waiting }
+    }
+}
+
+/// Pop the waiting packets whose transmission has started by `now`, telling the AQM;
+/// `clock` is the simulated time (`now` may be later for a direction running ahead).
+#[inline(always)]
+pub(super) fn advance(
+    dir: &mut Dir,
+    d: usize,
+    now: u64,
+    clock: u64,
+    tr: &mut Option<Box<Traces>>,
+    flows: &[Flow],
+) {
+    // Most calls find nothing to do: check that before paying for a call.
+    if dir.q.get(dir.n_started).is_some_and(|s| s.start <= now) {
+        advance_slow(dir, d, now, clock, tr, flows);
+    }
+}
+
+#[inline(never)]
+fn advance_slow(
+    dir: &mut Dir,
+    d: usize,
+    now: u64,
+    clock: u64,
+    tr: &mut Option<Box<Traces>>,
+    flows: &[Flow],
+) {
+    if dir.n_plain == 0 && dir.express.any {
+        // (with plain slots pending, the delivery of the head forgets them instead)
+        drop_expressed(dir, clock);
+    }
+    while dir.n_started < dir.q.len() {
+        let s = dir.q[dir.n_started];
+        if s.start > now {
+            break;
+        }
+        // An expressed slot at the front is forgotten at once (see `drop_expressed`).
+        if dir.n_started == 0 && s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock {
+            dir.q.pop_front();
+        } else {
+            dir.n_started += 1;
+        }
+        dir.bytes_waiting -= s.pkt.size as u64;
+        departed(dir, d, &s, tr, flows);
+    }
+}
+
+/// The packet of slot `s` left the buffer of direction `d` (already taken out of the
+/// waiting count): tell the AQM, the monitors and the traces.
+#[inline(always)]
+pub(super) fn departed(
+    dir: &mut Dir,
+    d: usize,
+    s: &Slot,
+    tr: &mut Option<Box<Traces>>,
+    flows: &[Flow],
+) {
+    if dir.has_avg {
+        // (Drop Tail and Random Drop keep no state of their own to update.)
+        let bl = dir.backlog();
+        dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+    }
+    dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
+    if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {
+        dir.flow_bytes[s.pkt.flow as usize] += s.pkt.size as u64;
+    }
+    if let Some(t) = tr.as_mut() {
+        trace_departure(t, dir, d, &s.pkt, s.start, flows);
+    }
+}
+
+#[cold]
+fn trace_departure(t: &mut Traces, dir: &Dir, d: usize, pkt: &Pkt, start: u64, flows: &[Flow]) {
+    if dir.trace.pkts {
+        t.packet(start, d, 'd', pkt);
+    }
+    if dir.trace.pcap {
+        let f = &flows[pkt.flow as usize];
+        let flow =
+            PcapFlow { src: f.src, dst: f.dst, tcp: f.tcp.is_some(), data_size: f.packet_size };
+        t.pcap(start, d, pkt, &flow);
+    }
+}
+
+/// Forget the slots at the front that were expressed (no delivery event waits for
+/// them) and had left the buffer by `clock`, the simulated time. A direction running
+/// ahead of the clock keeps the later ones, so that the queue it has at the clock can
+/// still be counted (`waiting_at`).
+#[inline]
+pub(super) fn drop_expressed(dir: &mut Dir, clock: u64) {
+    while dir.n_started > 0
+        && dir.q.front().is_some_and(|s| s.pkt.flags & flags::EXPRESS != 0 && s.start <= clock)
+    {
+        dir.q.pop_front();
+        dir.n_started -= 1;
+    }
+}
