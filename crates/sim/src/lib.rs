@@ -14,14 +14,20 @@
 //! - **One event per hop.** A FIFO line's departure times are known when a packet is
 //!   accepted, so a link direction keeps its packets in one FIFO and the event queue
 //!   holds one entry per direction: when its head packet reaches the far end (see
-//!   [`sim`]). Events are 128-bit keys `(time, sequence, target)` in a binary heap
-//!   ([`engine`]): no payload, no allocation per event, deterministic tie-breaking.
+//!   [`sim`]; the plain hop-by-hop path is in `sim.rs`, each faster mechanism that
+//!   gives its results bit for bit in a module of its own). Events are 128-bit keys
+//!   `(time, target, sequence)` in a binary heap ([`engine`]): no payload, no
+//!   allocation per event, ties broken by the target (event kind, then index) and then
+//!   by insertion order, so runs are deterministic.
 //! - **Lazy timers.** A TCP retransmission timer is a deadline; one event per flow is
 //!   pending and re-checks the deadline when it fires.
 //! - **Queue length convention.** The queue an AQM sees and `mean_queue` count the
 //!   packets waiting, not the one being transmitted (as ns-2 and Linux count it).
 //! - **Deterministic randomness.** Each flow and each queue owns a generator seeded
 //!   from the scenario seed and a stable stream name ([`rng::stream_seed`]).
+//! - **One scenario model.** [`Scenario`] is the validated scenario; its
+//!   [`Scenario::normalized`] view (SI numbers, expanded flows, named directions,
+//!   routes) is what the Python front end reads instead of parsing files again.
 
 pub mod engine;
 pub mod error;

@@ -358,129 +358,157 @@ impl TcpSender {
             self.stats.ecn_reductions += 1;
         }
         if a > self.snd_una {
-            let newly = (a - self.snd_una) as f64;
-            if let Some(s) = self.rtt_seq
-                && a > s
-            {
-                self.rtt_sample((now - self.rtt_ts).as_secs_f64());
-                self.rtt_seq = None;
-                self.backoff = 1;
-                self.set_rto_span();
-            }
-            if self.in_recovery {
-                let partial = a < self.recover;
-                match self.p.variant {
-                    Variant::NewReno if partial => {
-                        // RFC 6582 step 5: retransmit the first unacknowledged packet,
-                        // deflate by the amount acknowledged, add back one.
-                        self.snd_una = a;
-                        if self.snd_nxt < a {
-                            self.snd_nxt = a;
-                        }
-                        self.emit(now, a, true, out);
-                        self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                        if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady
-                        {
-                            self.restart_timer(now);
-                        }
-                        self.partial_seen = true;
-                        self.send_much(now, out, max);
-                        return;
-                    }
-                    Variant::NewReno if self.p.newreno == NewRenoFlavor::LinMorris => {
-                        if a as f64 + self.ssthresh >= self.snd_max as f64 {
-                            self.in_recovery = false;
-                            self.cwnd = (self.snd_max - a) as f64 + 1.0;
-                        } else {
-                            // Stay in recovery: deflate as for a partial ACK, no retransmission.
-                            self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                        }
-                    }
-                    _ => {
-                        self.in_recovery = false;
-                        self.cwnd = self.ssthresh;
-                    }
-                }
-            } else if self.cwnd < self.ssthresh {
-                self.cwnd += 1.0;
-            } else {
-                self.cwnd += 1.0 / self.cwnd;
-            }
-            // cwnd never grows past the receiver window (it could not be used; Linux's
-            // snd_cwnd_clamp). Fast-recovery inflation is bounded the same way below.
-            self.cwnd = self.cwnd.min(self.p.max_window as f64);
-            self.dupacks = 0;
-            self.snd_una = a;
-            if self.snd_nxt < a {
-                self.snd_nxt = a;
-            }
-            if self.snd_max < a {
-                self.snd_max = a;
-            }
-            if self.snd_una >= self.snd_max {
-                self.rtx_deadline = None;
-            } else {
-                self.restart_timer(now);
-            }
-            if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none()
-            {
-                self.done_at = Some(now);
-                self.rtx_deadline = None;
-            }
-            self.send_much(now, out, max);
+            self.new_ack(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
-            self.dupacks += 1;
-            if self.in_recovery {
-                // Fast recovery: each duplicate ACK means a packet has left the network.
-                self.cwnd = (self.cwnd + 1.0)
-                    .min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
+            self.dup_ack(now, a, out, max);
+        }
+    }
+
+    /// An ACK for new data (`a` > `snd_una`).
+    #[inline(always)]
+    fn new_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
+        let newly = (a - self.snd_una) as f64;
+        if let Some(s) = self.rtt_seq
+            && a > s
+        {
+            self.rtt_sample((now - self.rtt_ts).as_secs_f64());
+            self.rtt_seq = None;
+            self.backoff = 1;
+            self.set_rto_span();
+        }
+        if self.in_recovery {
+            if self.recovery_ack(now, a, newly, out, max) {
+                return;
+            }
+        } else if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        // cwnd never grows past the receiver window (it could not be used; Linux's
+        // snd_cwnd_clamp). Fast-recovery inflation is bounded the same way below.
+        self.cwnd = self.cwnd.min(self.p.max_window as f64);
+        self.dupacks = 0;
+        self.snd_una = a;
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        if self.snd_max < a {
+            self.snd_max = a;
+        }
+        if self.snd_una >= self.snd_max {
+            self.rtx_deadline = None;
+        } else {
+            self.restart_timer(now);
+        }
+        if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none() {
+            self.done_at = Some(now);
+            self.rtx_deadline = None;
+        }
+        self.send_much(now, out, max);
+    }
+
+    /// A new ACK during fast recovery, acknowledging `newly` packets: a NewReno partial
+    /// ACK is answered here in full (true); otherwise the window is set for the exit
+    /// from recovery, or deflated for Lin & Morris's NewReno that stays in it (false).
+    fn recovery_ack(
+        &mut self,
+        now: Time,
+        a: u32,
+        newly: f64,
+        out: &mut Vec<Pkt>,
+        max: u32,
+    ) -> bool {
+        let partial = a < self.recover;
+        match self.p.variant {
+            Variant::NewReno if partial => {
+                // RFC 6582 step 5: retransmit the first unacknowledged packet,
+                // deflate by the amount acknowledged, add back one.
+                self.snd_una = a;
+                if self.snd_nxt < a {
+                    self.snd_nxt = a;
+                }
+                self.emit(now, a, true, out);
+                self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady {
+                    self.restart_timer(now);
+                }
+                self.partial_seen = true;
                 self.send_much(now, out, max);
-            } else if self.dupacks == self.p.dupack_threshold {
-                if self.have_recover && a < self.recover {
-                    // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
-                    // window already reduced for.
-                    return;
-                }
-                self.stats.fast_retransmits += 1;
-                self.halve();
-                self.recover = self.snd_max;
-                self.have_recover = true;
-                match self.p.variant {
-                    Variant::Tahoe => {
-                        self.cwnd = 1.0;
-                        self.snd_nxt = self.snd_una;
-                        self.rtt_seq = None;
-                        self.restart_timer(now);
-                        self.send_much(now, out, max);
-                    }
-                    Variant::Reno | Variant::NewReno => {
-                        self.emit(now, self.snd_una, true, out);
-                        self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
-                        self.in_recovery = true;
-                        self.partial_seen = false;
-                        self.restart_timer(now);
-                        self.send_much(now, out, max);
-                    }
-                }
-            } else if self.p.tiny_window
-                && self.dupacks < self.p.dupack_threshold
-                && self.window() < 10
-            {
-                // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
-                // conservation); if the receiver window forbids it, resend the last one.
-                if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
-                    let seq = self.snd_max;
-                    self.emit(now, seq, false, out);
-                    self.snd_max += 1;
-                    if self.snd_nxt < self.snd_max {
-                        self.snd_nxt = self.snd_max;
-                    }
+                return true;
+            }
+            Variant::NewReno if self.p.newreno == NewRenoFlavor::LinMorris => {
+                if a as f64 + self.ssthresh >= self.snd_max as f64 {
+                    self.in_recovery = false;
+                    self.cwnd = (self.snd_max - a) as f64 + 1.0;
                 } else {
-                    let seq = self.snd_max - 1;
-                    self.emit(now, seq, true, out);
+                    // Stay in recovery: deflate as for a partial ACK, no retransmission.
+                    self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
                 }
+            }
+            _ => {
+                self.in_recovery = false;
+                self.cwnd = self.ssthresh;
             }
         }
+        false
+    }
+
+    /// A duplicate ACK (`a` == `snd_una`, data outstanding).
+    fn dup_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            // Fast recovery: each duplicate ACK means a packet has left the network.
+            self.cwnd =
+                (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
+            self.send_much(now, out, max);
+        } else if self.dupacks == self.p.dupack_threshold {
+            if self.have_recover && a < self.recover {
+                // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
+                // window already reduced for.
+                return;
+            }
+            self.fast_retransmit(now, out, max);
+        } else if self.p.tiny_window && self.dupacks < self.p.dupack_threshold && self.window() < 10
+        {
+            // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
+            // conservation); if the receiver window forbids it, resend the last one.
+            if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
+                let seq = self.snd_max;
+                self.emit(now, seq, false, out);
+                self.snd_max += 1;
+                if self.snd_nxt < self.snd_max {
+                    self.snd_nxt = self.snd_max;
+                }
+            } else {
+                let seq = self.snd_max - 1;
+                self.emit(now, seq, true, out);
+            }
+        }
+    }
+
+    /// The duplicate-ACK threshold is reached: Tahoe goes back to slow start from the
+    /// lost packet, Reno and NewReno retransmit it and enter fast recovery.
+    fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        self.stats.fast_retransmits += 1;
+        self.halve();
+        self.recover = self.snd_max;
+        self.have_recover = true;
+        match self.p.variant {
+            Variant::Tahoe => {
+                self.cwnd = 1.0;
+                self.snd_nxt = self.snd_una;
+                self.rtt_seq = None;
+            }
+            Variant::Reno | Variant::NewReno => {
+                self.emit(now, self.snd_una, true, out);
+                self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
+                self.in_recovery = true;
+                self.partial_seen = false;
+            }
+        }
+        self.restart_timer(now);
+        self.send_much(now, out, max);
     }
 
     /// The retransmission timer fired (the caller checked the deadline).
