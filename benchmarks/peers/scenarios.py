@@ -26,7 +26,7 @@ Conventions (see docs/peers.md for the reasons):
 * Measurement window: ``[duration / 2, duration]``.
 * ``limit`` is ns-2's queue limit: its Drop Tail lets limit - 1 packets wait
   (the one on the wire counts), its RED lets limit wait; ns-3 is set up to
-  match each (docs/peers.md, section 1).
+  match each (docs/peers.md, section 2).
 """
 
 from __future__ import annotations
