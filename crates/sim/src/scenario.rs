@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use aqm::config::{BuildContext, DropTailConfig, QUEUE_TYPES};
+use aqm::config::{BuildContext, DropTailConfig};
 use aqm::{QueueConfig, Time, units::Quantity};
 use rand::Rng;
 use serde::Deserialize;
@@ -405,45 +405,7 @@ fn int_in(v: i64, path: &str, lo: i64, hi: i64) -> Result<i64> {
 
 /// Parse a queue table `{ type = "red", ... }` (the type is required).
 pub fn parse_queue(v: &Value, path: &str) -> Result<QueueConfig> {
-    let Some(t) = v.as_table() else {
-        return Err(SimError::at(
-            path,
-            format!(
-                "expected a table such as {{ type = \"red\", limit = 100 }}; allowed types {}",
-                QUEUE_TYPES.join(", ")
-            ),
-        ));
-    };
-    let mut t = t.clone();
-    let kind = match t.remove("type") {
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(SimError::invalid(
-                &join(path, "type"),
-                other,
-                format!("one of {}", QUEUE_TYPES.join(", ")),
-            ));
-        }
-        None => {
-            return Err(SimError::at(
-                &join(path, "type"),
-                format!("missing; allowed one of {}", QUEUE_TYPES.join(", ")),
-            ));
-        }
-    };
-    if !QUEUE_TYPES.contains(&kind.as_str()) {
-        return Err(SimError::invalid(
-            &join(path, "type"),
-            format!("{kind:?}"),
-            format!("one of {}", QUEUE_TYPES.join(", ")),
-        ));
-    }
-    let mut track = serde_path_to_error::Track::new();
-    let r = QueueConfig::deserialize_kind(
-        &kind,
-        serde_path_to_error::Deserializer::new(Value::Table(t), &mut track),
-    );
-    r.map_err(|e| path_error(path, track, e))
+    aqm::config::parse_queue(v.clone(), path).map_err(|e| SimError::Scenario(e.to_string()))
 }
 
 /// Check a queue configuration by building it as the run will.
@@ -585,8 +547,7 @@ impl Scenario {
                 Some(q) => parse_queue(q, &format!("{p}.queue"))?,
                 None => QueueConfig::DropTail(DropTailConfig {
                     limit: Some(DEFAULT_QUEUE_LIMIT),
-                    limit_bytes: None,
-                    drop_front: false,
+                    ..Default::default()
                 }),
             };
             let queue_ab = match &l.queue_ab {
