@@ -286,8 +286,8 @@ fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [F
     };
     let mut paths = Vec::with_capacity(flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
-        let data = routes.path(f.src, f.dst, &sc.links);
-        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
+        let data = routes.path(f.src, f.dst);
+        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
         for (role, p) in [&data, &acks].into_iter().enumerate() {
             if let Some(&first) = p.first() {
                 note(first, Feeder::Host((2 * i + role) as u32));
@@ -689,7 +689,7 @@ impl Sim {
         let nflows = sc.flows.len();
         let mut flows = Vec::with_capacity(nflows);
         for (id, f) in sc.flows.iter().enumerate() {
-            let path = routes.path(f.src, f.dst, &sc.links);
+            let path = routes.path(f.src, f.dst);
             let bottleneck = sc.flow_bottleneck(&path);
             if dirs[bottleneck].flow_bytes.is_empty() {
                 dirs[bottleneck].flow_bytes = vec![0; nflows];
@@ -1824,7 +1824,7 @@ impl Sim {
                 self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);
             }
         }
-        self.routes = Routes::compute(&self.sc.nodes, &self.sc.links, &self.link_up);
+        self.routes = self.sc.routes(&self.link_up);
     }
 
     fn on_sample(&mut self, i: usize) {
