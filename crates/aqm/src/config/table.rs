@@ -109,6 +109,22 @@ pub enum Value {
     Table,
 }
 
+impl Value {
+    /// What was found, for an error.
+    fn unexpected(&self) -> Unexpected<'_> {
+        match self {
+            Value::Bool(b) => Unexpected::Bool(*b),
+            Value::Int(i) => Unexpected::Signed(*i),
+            Value::UInt(u) => Unexpected::Unsigned(*u),
+            Value::Float(x) => Unexpected::Float(*x),
+            Value::Str(s) => Unexpected::Str(s),
+            Value::Null => Unexpected::Unit,
+            Value::List => Unexpected::Seq,
+            Value::Table => Unexpected::Map,
+        }
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -197,8 +213,7 @@ impl<'de> Deserializer<'de> for &Value {
             Value::Float(x) => v.visit_f64(*x),
             Value::Str(s) => v.visit_str(s),
             Value::Null => v.visit_unit(),
-            Value::List => Err(de::Error::invalid_type(Unexpected::Seq, &SCALAR)),
-            Value::Table => Err(de::Error::invalid_type(Unexpected::Map, &SCALAR)),
+            Value::List | Value::Table => Err(de::Error::invalid_type(self.unexpected(), &SCALAR)),
         }
     }
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
@@ -216,7 +231,7 @@ impl<'de> Deserializer<'de> for &Value {
     ) -> Result<V::Value> {
         match self {
             Value::Str(s) => v.visit_enum(s.as_str().into_deserializer()),
-            _ => self.deserialize_any(v),
+            _ => Err(de::Error::invalid_type(self.unexpected(), &"a string")),
         }
     }
     serde::forward_to_deserialize_any! {

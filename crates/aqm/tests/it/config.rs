@@ -59,7 +59,7 @@ fn errors_name_the_key() {
         ("type = \"red\"\nlimit = 5.5", "link[0].queue.limit", "u64"),
         ("type = \"red\"\ngentle = \"yes\"", "link[0].queue.gentle", "boolean"),
         ("type = \"red\"\nmark_method = \"fancy\"", "link[0].queue.mark_method", "ns2_wait"),
-        ("type = \"red\"\nmark_method = 3", "link[0].queue.mark_method", "MarkMethod"),
+        ("type = \"red\"\nmark_method = 3", "link[0].queue.mark_method", "a string"),
         ("type = \"ared\"\ncount_mode = \"fig\"", "link[0].queue.count_mode", "figure2"),
         ("type = \"ared\"\ninterval = [1]", "link[0].queue.interval", "sequence"),
         ("type = \"ared\"\nfeng_alpha = 3", "link[0].queue.feng_alpha", "max_p_max"),
