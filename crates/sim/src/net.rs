@@ -6,6 +6,9 @@
 //! down carries no route; giving the primary path a lower cost than an alternate one
 //! makes the alternate a lower-precedence route that takes over only while the primary
 //! is down (ARED Fig. 18).
+//!
+//! Routing sees a link only as an [`Edge`] (its ends and cost); the scenario turns its
+//! links into edges (`Scenario::edges`, `Scenario::routes`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
