@@ -178,6 +178,16 @@ def test_queue_dict_type_anywhere_and_config_table():
     assert a.config["mark_method"] == "uniform" and a.config["count_mode"] == "text"
 
 
+def test_queue_dict_takes_numpy_scalars():
+    """Parameters taken from NumPy arrays read as the numbers they hold."""
+    np = pytest.importorskip("numpy")
+    a = aqm.Queue(
+        {"type": "red", "limit": np.int64(20), "max_th": np.int32(9), "gentle": np.bool_(True)}
+    )
+    b = aqm.Queue({"type": "red", "limit": 20, "max_th": 9, "gentle": True})
+    assert a.config == b.config
+
+
 def test_invalid_time_and_size():
     """Negative times, sizes and flow ids are ValueErrors, not crashes."""
     q = aqm.DropTail(limit=5)

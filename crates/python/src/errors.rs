@@ -39,10 +39,35 @@ pub fn guard<T>(f: impl FnOnce() -> pyo3::PyResult<T>) -> pyo3::PyResult<T> {
 pub fn queue_config_from_python(
     obj: &pyo3::Bound<'_, pyo3::PyAny>,
 ) -> pyo3::PyResult<::aqm::QueueConfig> {
-    use pyo3::types::{PyAnyMethods, PyDict};
-    if !obj.is_instance_of::<PyDict>() {
+    use pyo3::types::PyDict;
+    let Ok(dict) = obj.cast::<PyDict>() else {
         return Err(PyValueError::new_err("queue configuration must be a dict"));
-    }
-    let mut de = pythonize::Depythonizer::from_object(obj);
+    };
+    let plain = plain_values(dict)?;
+    let mut de = pythonize::Depythonizer::from_object(plain.as_any());
     ::aqm::config::parse_queue(&mut de, "").map_err(aqm_error)
+}
+
+/// The dict with each NumPy scalar (`np.int64(5)`, `np.bool_(True)`) replaced by its
+/// Python value (`.item()`), so that parameters taken from NumPy arrays read as numbers.
+fn plain_values<'py>(
+    dict: &pyo3::Bound<'py, pyo3::types::PyDict>,
+) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
+    use pyo3::types::{
+        PyAnyMethods, PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyList, PyString, PyTuple,
+    };
+    let out = PyDict::new(dict.py());
+    for (k, v) in dict.iter() {
+        let builtin = v.is_none()
+            || v.is_instance_of::<PyBool>()
+            || v.is_instance_of::<PyInt>()
+            || v.is_instance_of::<PyFloat>()
+            || v.is_instance_of::<PyString>()
+            || v.is_instance_of::<PyList>()
+            || v.is_instance_of::<PyTuple>()
+            || v.is_instance_of::<PyDict>();
+        let v = if !builtin && v.hasattr("item")? { v.call_method0("item")? } else { v };
+        out.set_item(k, v)?;
+    }
+    Ok(out)
 }
