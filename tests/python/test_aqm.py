@@ -140,6 +140,54 @@ def test_invalid_arguments_name_the_parameter(kwargs, name):
         aqm.Red(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "config, path",
+    [
+        ({"limit": 5}, "type"),
+        ({"type": 5, "limit": 5}, "type"),
+        ({"type": "blue", "limit": 5}, "type"),
+        ({"type": "red", "limit": 5, "min_tj": 3}, "min_tj"),
+        ({"type": "red", "limit": 5, "min_th": "abc"}, "min_th"),
+        ({"type": "red", "limit": -5}, "limit"),
+        ({"type": "red", "limit": 5.5}, "limit"),
+        ({"type": "red", "limit": None}, "limit"),
+        ({"type": "red", "limit": 5, "mark_method": "fancy"}, "mark_method"),
+        ({"type": "red", "limit": 5, "mark_method": 3}, "mark_method"),
+        ({"type": "red", "limit": 5, "count_mode": "fig"}, "count_mode"),
+        ({"type": "red", "limit": 5, "gentle": "yes"}, "gentle"),
+        ({"type": "ared", "limit": 5, "interval": [1]}, "interval"),
+        ({"type": "ared", "limit": 5, "feng_alpha": 3}, "feng_alpha"),
+        ({"type": "droptail", "limit": 5, "min_th": 3}, "min_th"),
+        ({"type": "randomdrop", "limit": 5, "drop_front": True}, "drop_front"),
+    ],
+)
+def test_queue_dict_errors_start_with_the_key(config, path):
+    """A queue dict that cannot be read raises ValueError starting with the key at fault."""
+    with pytest.raises(ValueError) as e:
+        aqm.Queue(config)
+    assert str(e.value).startswith(path + ": ") or str(e.value).startswith(path + " = "), e.value
+
+
+def test_queue_dict_type_anywhere_and_config_table():
+    """`type` may stand anywhere in the dict; `config` is the table with `type` first."""
+    a = aqm.Queue({"limit": 20, "min_th": 3, "type": "red"})
+    b = aqm.Queue({"type": "red", "min_th": 3, "limit": 20})
+    assert a.config == b.config
+    keys = list(a.config)
+    assert keys[:4] == ["type", "min_th", "max_th", "w_q"] and keys[-1] == "seed"
+    assert a.config["mark_method"] == "uniform" and a.config["count_mode"] == "text"
+
+
+def test_queue_dict_takes_numpy_scalars():
+    """Parameters taken from NumPy arrays read as the numbers they hold."""
+    np = pytest.importorskip("numpy")
+    a = aqm.Queue(
+        {"type": "red", "limit": np.int64(20), "max_th": np.int32(9), "gentle": np.bool_(True)}
+    )
+    b = aqm.Queue({"type": "red", "limit": 20, "max_th": 9, "gentle": True})
+    assert a.config == b.config
+
+
 def test_invalid_time_and_size():
     """Negative times, sizes and flow ids are ValueErrors, not crashes."""
     q = aqm.DropTail(limit=5)

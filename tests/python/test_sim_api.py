@@ -125,6 +125,23 @@ def test_same_seed_same_summary_different_seed_differs():
         (lambda d: d["flow"][0].update(variant="vegas"), "flow[0].variant"),
         (lambda d: d.update(warmup="20s"), "warmup"),
         (lambda d: d.update(threads=3), "threads"),
+        (lambda d: d["flow"][0].update(rate="1Mbps"), "flow[0].rate"),
+        (lambda d: d["flow"][0].update(type="quic"), "flow[0].type"),
+        (lambda d: d["link"][1]["queue"].update(mark_method="fancy"), "link[1].queue.mark_method"),
+        (lambda d: d["link"][1]["queue"].pop("type"), "link[1].queue.type"),
+        (
+            lambda d: d["link"][0].update(queue_ab={"type": "red", "limit": 0}),
+            "link[0].queue_ab.limit",
+        ),
+        (
+            lambda d: d["link"][0].update(queue={"type": "red", "limit": 9, "a": {}}),
+            "link[0].queue.a",
+        ),
+        (lambda d: d.update(trace={"queue": ["k1->s1"]}), "trace.queue[0]"),
+        (
+            lambda d: d.update(event=[{"at": 1, "a": "s1", "b": "r1", "action": "off"}]),
+            "event[0].action",
+        ),
     ],
 )
 def test_invalid_scenarios_name_the_field(change, path):

@@ -6,6 +6,7 @@ use crate::packet::{Backlog, PacketInfo};
 use crate::time::Time;
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
 
 /// The seeded generator every random algorithm owns (one stream per queue).
 pub type AqmRng = Pcg64Mcg;
@@ -96,8 +97,10 @@ pub fn gentle_ramp(avg: f64, max_th: f64, max_p: f64) -> f64 {
     max_p + (1.0 - max_p) * (avg - max_th) / max_th
 }
 
-/// How p_b becomes the per-packet marking probability p_a (Section VII).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How p_b becomes the per-packet marking probability p_a (Section VII). Written
+/// `"uniform"`, `"geometric"` or `"ns2_wait"` in a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MarkMethod {
     /// Method 2: `p_a = p_b / (1 - count p_b)`; inter-mark gaps uniform.
     Uniform,
@@ -109,19 +112,6 @@ pub enum MarkMethod {
 }
 
 impl MarkMethod {
-    pub fn parse(s: &str) -> Result<MarkMethod> {
-        match s {
-            "uniform" => Ok(MarkMethod::Uniform),
-            "geometric" => Ok(MarkMethod::Geometric),
-            "ns2_wait" => Ok(MarkMethod::Ns2Wait),
-            _ => Err(AqmError::invalid(
-                "mark_method",
-                format!("{s:?}"),
-                "one of \"uniform\", \"geometric\", \"ns2_wait\"",
-            )),
-        }
-    }
-
     /// p_a from p_b and `count` (unmarked arrivals counted as the chosen count
     /// convention says). Always in [0, 1]: `p_b / (1 - count p_b)` is clamped to 1
     /// once `count p_b >= 1` (INET never clamps and goes negative there).

@@ -7,9 +7,10 @@
 //! wrap it; only how `max_p` moves differs between them.
 
 use crate::common::{self, AqmRng, IdleSince, Limit, MarkMethod};
-use crate::error::{AqmError, Result, check};
+use crate::error::{Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::time::Time;
+use serde::{Deserialize, Serialize};
 
 /// What `count` counts, where Fig. 2 and the text of Section VII disagree.
 ///
@@ -18,8 +19,10 @@ use crate::time::Time;
 /// `{1, ..., 1/p_b}` with mean `1/(2 p_b) + 1/2`. Fig. 2, read literally, increments
 /// `count` *before* computing `p_a` and resets it to 0 after a mark, so the n-th
 /// arrival after a mark sees `count = n` and the gaps are uniform on
-/// `{1, ..., 1/p_b - 1}` with mean `1/(2 p_b)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `{1, ..., 1/p_b - 1}` with mean `1/(2 p_b)`. Written `"text"` or `"figure2"` in a
+/// configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CountMode {
     /// Section VII's definition (default): a mark resets `count` to -1, so the next
     /// arrival is computed with `count = 0` unmarked packets since the mark.
@@ -29,17 +32,6 @@ pub enum CountMode {
 }
 
 impl CountMode {
-    pub fn parse(s: &str) -> Result<CountMode> {
-        match s {
-            "text" => Ok(CountMode::Text),
-            "figure2" => Ok(CountMode::Figure2),
-            _ => Err(AqmError::invalid(
-                "count_mode",
-                format!("{s:?}"),
-                "one of \"text\", \"figure2\"",
-            )),
-        }
-    }
     /// The value `count` takes after a mark or drop.
     #[inline]
     fn after_mark(self) -> i64 {

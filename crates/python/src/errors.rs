@@ -8,7 +8,7 @@ pub fn aqm_error(e: ::aqm::AqmError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// A deserialization failure (unknown field, wrong type) is a `ValueError`.
+/// A conversion failure (a configuration that cannot be shown to Python) is a `ValueError`.
 pub fn config_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -33,35 +33,41 @@ pub fn guard<T>(f: impl FnOnce() -> pyo3::PyResult<T>) -> pyo3::PyResult<T> {
     }
 }
 
-/// Deserialize a queue configuration dict (with a `type` key); a failure is a
-/// `ValueError` whose message starts with the offending field.
+/// Read a queue configuration dict (with a `type` key) with the one reader of queue
+/// tables (`aqm::config::parse_queue`); a failure is a `ValueError` whose message starts
+/// with the offending key.
 pub fn queue_config_from_python(
     obj: &pyo3::Bound<'_, pyo3::PyAny>,
 ) -> pyo3::PyResult<::aqm::QueueConfig> {
-    use pyo3::types::{PyAnyMethods, PyDict, PyDictMethods};
-    let dict = obj
-        .cast::<PyDict>()
-        .map_err(|_| PyValueError::new_err("queue configuration must be a dict"))?
-        .copy()?;
-    let kind: String = match dict.get_item("type")? {
-        Some(k) => k.extract().map_err(|_| PyValueError::new_err("type: must be a string"))?,
-        None => {
-            return Err(PyValueError::new_err(format!(
-                "type: missing; allowed {}",
-                ::aqm::config::QUEUE_TYPES.join(", ")
-            )));
-        }
+    use pyo3::types::PyDict;
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return Err(PyValueError::new_err("queue configuration must be a dict"));
     };
-    dict.del_item("type")?;
-    let mut track = serde_path_to_error::Track::new();
-    let mut de = pythonize::Depythonizer::from_object(dict.as_any());
-    let tracked = serde_path_to_error::Deserializer::new(&mut de, &mut track);
-    ::aqm::QueueConfig::deserialize_kind(&kind, tracked).map_err(|e| {
-        let path = track.path().to_string();
-        if path.is_empty() || path == "." {
-            config_error(e)
-        } else {
-            PyValueError::new_err(format!("{path}: {e}"))
-        }
-    })
+    let plain = plain_values(dict)?;
+    let mut de = pythonize::Depythonizer::from_object(plain.as_any());
+    ::aqm::config::parse_queue(&mut de, "").map_err(aqm_error)
+}
+
+/// The dict with each NumPy scalar (`np.int64(5)`, `np.bool_(True)`) replaced by its
+/// Python value (`.item()`), so that parameters taken from NumPy arrays read as numbers.
+fn plain_values<'py>(
+    dict: &pyo3::Bound<'py, pyo3::types::PyDict>,
+) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
+    use pyo3::types::{
+        PyAnyMethods, PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyList, PyString, PyTuple,
+    };
+    let out = PyDict::new(dict.py());
+    for (k, v) in dict.iter() {
+        let builtin = v.is_none()
+            || v.is_instance_of::<PyBool>()
+            || v.is_instance_of::<PyInt>()
+            || v.is_instance_of::<PyFloat>()
+            || v.is_instance_of::<PyString>()
+            || v.is_instance_of::<PyList>()
+            || v.is_instance_of::<PyTuple>()
+            || v.is_instance_of::<PyDict>();
+        let v = if !builtin && v.hasattr("item")? { v.call_method0("item")? } else { v };
+        out.set_item(k, v)?;
+    }
+    Ok(out)
 }

@@ -9,15 +9,18 @@ pub enum SimError {
     /// field (`link[2].queue_ab.min_th`, `flow[3].src`) and says what is allowed.
     /// Nothing has run; the caller must fix the scenario.
     Scenario(String),
-    /// A trace file could not be written. The run stopped; what was written so far
-    /// is incomplete.
+    /// A trace file could not be created or written. The run stopped there and the
+    /// traces written so far are incomplete; the caller should not go on with this
+    /// simulation but run the scenario again into a directory that can be written.
     Io(String),
 }
 
 impl SimError {
+    /// An invalid scenario: `path: msg` (`flow[0]: no route from a to d`).
     pub fn at(path: &str, msg: impl fmt::Display) -> SimError {
         SimError::Scenario(format!("{path}: {msg}"))
     }
+    /// A value out of its range: `path = value is invalid: allowed ...`.
     pub fn invalid(path: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> SimError {
         SimError::Scenario(format!("{path} = {value} is invalid: allowed {allowed}"))
     }
@@ -33,6 +36,13 @@ impl fmt::Display for SimError {
 }
 
 impl std::error::Error for SimError {}
+
+/// A queue configuration error (its message already names the path) is a scenario error.
+impl From<aqm::AqmError> for SimError {
+    fn from(e: aqm::AqmError) -> Self {
+        SimError::Scenario(e.to_string())
+    }
+}
 
 impl From<std::io::Error> for SimError {
     fn from(e: std::io::Error) -> Self {

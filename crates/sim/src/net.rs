@@ -6,13 +6,23 @@
 //! down carries no route; giving the primary path a lower cost than an alternate one
 //! makes the alternate a lower-precedence route that takes over only while the primary
 //! is down (ARED Fig. 18).
+//!
+//! Routing sees a link only as an [`Edge`] (its ends and cost); the scenario turns its
+//! links into edges (`Scenario::edges`, `Scenario::routes`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::scenario::LinkDef;
-
 const NONE: u16 = u16::MAX;
+
+/// A link as routing sees it: the nodes at its ends (ids) and its cost. Link `l`'s
+/// direction `2 l` goes from `a` to `b`, `2 l + 1` back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub a: usize,
+    pub b: usize,
+    pub cost: u32,
+}
 
 /// Next-hop table: for each (node, destination), the outgoing link direction.
 #[derive(Clone, Debug)]
@@ -20,14 +30,17 @@ pub struct Routes {
     n: usize,
     /// Link direction per (node, destination); u16 keeps the table small (cache).
     next: Vec<u16>,
+    /// The links the table was computed over.
+    edges: Vec<Edge>,
 }
 
 impl Routes {
-    pub fn compute(nodes: &[String], links: &[LinkDef], up: &[bool]) -> Routes {
-        let n = nodes.len();
+    /// The routes among `nodes` nodes over the links `edges` that are up (`up[l]`).
+    pub fn compute(nodes: usize, edges: &[Edge], up: &[bool]) -> Routes {
+        let n = nodes;
         // Outgoing directions per node: (dir, to, cost).
         let mut out: Vec<Vec<(u16, usize, u64)>> = vec![Vec::new(); n];
-        for (i, l) in links.iter().enumerate() {
+        for (i, l) in edges.iter().enumerate() {
             if !up[i] {
                 continue;
             }
@@ -73,7 +86,17 @@ impl Routes {
                 }
             }
         }
-        Routes { n, next }
+        Routes { n, next, edges: edges.to_vec() }
+    }
+
+    /// The number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.n
+    }
+
+    /// The links the routes were computed over.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
     }
 
     /// The link direction leaving `node` towards `dst`, if any.
@@ -84,13 +107,13 @@ impl Routes {
     }
 
     /// The link directions from `src` to `dst`, in order (empty if unreachable).
-    pub fn path(&self, src: usize, dst: usize, links: &[LinkDef]) -> Vec<usize> {
+    pub fn path(&self, src: usize, dst: usize) -> Vec<usize> {
         let mut p = Vec::new();
         let mut v = src;
         while v != dst {
             let Some(d) = self.next(v, dst) else { return Vec::new() };
             p.push(d);
-            let l = &links[d / 2];
+            let l = &self.edges[d / 2];
             v = if d % 2 == 0 { l.b } else { l.a };
             if p.len() > self.n {
                 return Vec::new();

@@ -386,6 +386,31 @@ mod errors {
         let e = err(&format!("threads = 3\n{LINK}"));
         assert!(e.starts_with("threads") && e.contains("1 or 2"), "{e}");
     }
+
+    /// Each scenario of the corpus (`invalid_scenarios.toml`) is rejected with the path
+    /// the corpus gives: unknown keys at every level, wrong types, out-of-range numbers,
+    /// bad enums and units, missing keys, keys of another flow type, bad names.
+    #[test]
+    fn corpus_errors_name_their_path() {
+        #[derive(serde::Deserialize)]
+        struct Case {
+            path: String,
+            toml: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Corpus {
+            case: Vec<Case>,
+        }
+        let text = include_str!("invalid_scenarios.toml");
+        let corpus: Corpus = toml::from_str(text).unwrap();
+        assert!(corpus.case.len() >= 60);
+        let link = "[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"";
+        for c in corpus.case {
+            let e = err(&c.toml.replace("{LINK}", link));
+            let rest = e.strip_prefix(c.path.as_str()).unwrap_or("");
+            assert!(rest.starts_with(": ") || rest.starts_with(" = "), "{}: {e}", c.path);
+        }
+    }
 }
 
 mod sources {

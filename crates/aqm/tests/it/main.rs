@@ -3,6 +3,7 @@
 mod adaptive;
 mod baselines;
 mod common;
+mod config;
 mod fred;
 mod invariants;
 mod red;

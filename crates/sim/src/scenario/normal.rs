@@ -193,9 +193,8 @@ impl Scenario {
         let names = |p: &[usize]| p.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         let mut flows = Vec::with_capacity(self.flows.len());
         for (id, f) in self.flows.iter().enumerate() {
-            let path = routes.path(f.src, f.dst, &self.links);
-            let ack_path =
-                if f.kind.is_tcp() { routes.path(f.dst, f.src, &self.links) } else { Vec::new() };
+            let path = routes.path(f.src, f.dst);
+            let ack_path = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
             let mut n = NormalFlow {
                 id,
                 name: f.name.clone(),

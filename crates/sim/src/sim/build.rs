@@ -38,7 +38,7 @@ fn build_flows(sc: &Scenario, routes: &crate::net::Routes, dirs: &mut [Dir]) -> 
     let nflows = sc.flows.len();
     let mut flows = Vec::with_capacity(nflows);
     for (id, f) in sc.flows.iter().enumerate() {
-        let path = routes.path(f.src, f.dst, &sc.links);
+        let path = routes.path(f.src, f.dst);
         let bottleneck = sc.flow_bottleneck(&path);
         if dirs[bottleneck].flow_bytes.is_empty() {
             dirs[bottleneck].flow_bytes = vec![0; nflows];

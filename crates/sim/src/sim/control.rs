@@ -7,7 +7,6 @@ use aqm::{Backlog, QueueDiscipline, Time};
 use super::Sim;
 use super::event::Kind;
 use super::link::{Slot, advance};
-use crate::net::Routes;
 
 impl Sim {
     /// The scenario's link event `i`: a link goes down or comes back up.
@@ -28,7 +27,7 @@ impl Sim {
                 self.link_down(d);
             }
         }
-        self.routes = Routes::compute(&self.sc.nodes, &self.sc.links, &self.link_up);
+        self.routes = self.sc.routes(&self.link_up);
     }
 
     /// Direction `d` goes down: everything queued, in transmission or propagating is

@@ -93,9 +93,8 @@ impl Feeds {
                 .collect(),
         };
         for (i, f) in sc.flows.iter().enumerate() {
-            let data = routes.path(f.src, f.dst, &sc.links);
-            let acks =
-                if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
+            let data = routes.path(f.src, f.dst);
+            let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
             for (role, p) in [&data, &acks].into_iter().enumerate() {
                 if let Some(&first) = p.first() {
                     feeds.note(first, Feeder::Host((2 * i + role) as u32));

@@ -88,8 +88,8 @@ pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option
     let mut cut: Vec<(usize, usize)> = Vec::new();
     for (i, f) in sc.flows.iter().enumerate() {
         let (tx, rx) = (nd + i, nd + nf + i);
-        let data = routes.path(f.src, f.dst, &sc.links);
-        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src, &sc.links) } else { Vec::new() };
+        let data = routes.path(f.src, f.dst);
+        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
         weight[tx] += 2;
         weight[rx] += 1;
         let ways: &[(usize, &Vec<usize>, usize)] =

@@ -1,0 +1,160 @@
+//! [`QueueConfig::build`]: a configuration checked and turned into a discipline. The
+//! checks run in a fixed order and the first failure is reported, naming the
+//! parameter.
+
+use super::{
+    BuildContext, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FredConfig, QueueConfig, RedFields,
+};
+use crate::ared::{self, AdaptiveRed, AredAdaptation};
+use crate::common::Limit;
+use crate::droptail::{DropTail, RandomDrop};
+use crate::error::{Result, check};
+use crate::feng::{FengAdaptation, FengAdaptiveRed};
+use crate::fred::{Fred, FredParams};
+use crate::queue::AnyAqm;
+use crate::red::{Red, RedParams};
+use crate::time::Duration;
+use crate::units::Quantity;
+
+fn link_rate(q: &Option<Quantity>, ctx: &BuildContext) -> Result<f64> {
+    let r = match q {
+        Some(q) => q.bps("link_rate_bps")?,
+        None => ctx.link_rate_bps.unwrap_or(DEFAULT_LINK_RATE_BPS),
+    };
+    check::positive("link_rate_bps", r)
+}
+
+fn idle_pkt_time(q: &Option<Quantity>, rate: f64, mean_pkt_size: u32) -> Result<f64> {
+    match q {
+        Some(q) => check::positive("idle_pkt_time", q.secs("idle_pkt_time")?),
+        None => Ok(8.0 * mean_pkt_size as f64 / rate),
+    }
+}
+
+fn seed(s: Option<u64>, ctx: &BuildContext) -> u64 {
+    s.or(ctx.seed).unwrap_or(DEFAULT_SEED)
+}
+
+impl RedFields {
+    /// The link rate (b/s) these fields give or the context supplies, after checking
+    /// `mean_pkt_size`, which every automatic parameter divides by.
+    fn rate(&self, ctx: &BuildContext) -> Result<f64> {
+        let rate = link_rate(&self.link_rate_bps, ctx)?;
+        check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
+        Ok(rate)
+    }
+
+    /// RED's parameters from these fields and the thresholds and weight, validated.
+    fn params(&self, min_th: f64, max_th: f64, w_q: f64, rate: f64) -> Result<RedParams> {
+        let idle_pkt_time = idle_pkt_time(&self.idle_pkt_time, rate, self.mean_pkt_size)?;
+        let p = RedParams {
+            min_th,
+            max_th,
+            w_q,
+            max_p: self.max_p,
+            limit: Limit::new(self.limit, self.limit_bytes)?,
+            gentle: self.gentle,
+            ecn: self.ecn,
+            byte_mode: self.byte_mode,
+            queue_in_bytes: self.queue_in_bytes,
+            mark_method: self.mark_method,
+            count_mode: self.count_mode,
+            efficient: self.efficient,
+            drop_front: self.drop_front,
+            idle_pkt_time,
+            max_pkt_size: self.max_pkt_size,
+            mean_pkt_size: self.mean_pkt_size,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+impl QueueConfig {
+    /// Validate and build the discipline. Errors name the parameter (without a path;
+    /// callers add theirs with [`crate::AqmError::at`]).
+    pub fn build(&self, ctx: &BuildContext) -> Result<AnyAqm> {
+        Ok(match self {
+            QueueConfig::DropTail(c) => {
+                AnyAqm::DropTail(DropTail::new(Limit::new(c.limit, c.limit_bytes)?, c.drop_front))
+            }
+            QueueConfig::RandomDrop(c) => AnyAqm::RandomDrop(RandomDrop::new(
+                Limit::new(c.limit, c.limit_bytes)?,
+                seed(c.seed, ctx),
+            )),
+            QueueConfig::Red(c) => {
+                let rate = c.red.rate(ctx)?;
+                let params = c.red.params(c.min_th, c.max_th, c.w_q, rate)?;
+                AnyAqm::Red(Red::new(params, seed(c.red.seed, ctx))?)
+            }
+            QueueConfig::Ared(c) => {
+                let r = &c.red;
+                let rate = r.rate(ctx)?;
+                let target_delay =
+                    check::positive("target_delay", c.target_delay.secs("target_delay")?)?;
+                let unit = if r.queue_in_bytes { r.mean_pkt_size as f64 } else { 1.0 };
+                let min_th = match c.min_th {
+                    Some(v) => v,
+                    None => ared::auto_min_th(rate, r.mean_pkt_size, target_delay) * unit,
+                };
+                let max_th = c.max_th.unwrap_or_else(|| ared::auto_max_th(min_th));
+                let w_q = c.w_q.unwrap_or_else(|| ared::auto_w_q(rate, r.mean_pkt_size));
+                let interval = check::positive("interval", c.interval.secs("interval")?)?;
+                let params = r.params(min_th, max_th, w_q, rate)?;
+                let adaptation = AredAdaptation {
+                    interval: Duration::from_secs_f64(interval),
+                    alpha: c.alpha,
+                    beta: c.beta,
+                    max_p_min: c.max_p_min,
+                    max_p_max: c.max_p_max,
+                };
+                AnyAqm::AdaptiveRed(AdaptiveRed::new(params, adaptation, seed(r.seed, ctx))?)
+            }
+            QueueConfig::FengAred(c) => {
+                let rate = c.red.rate(ctx)?;
+                let params = c.red.params(c.min_th, c.max_th, c.w_q, rate)?;
+                let adaptation = FengAdaptation { alpha: c.feng_alpha, beta: c.feng_beta };
+                let seed = seed(c.red.seed, ctx);
+                AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed)?)
+            }
+            QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
+        })
+    }
+}
+
+fn fred(c: &FredConfig, ctx: &BuildContext) -> Result<Fred> {
+    let rate = link_rate(&c.link_rate_bps, ctx)?;
+    check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
+    let limit = Limit::new(c.limit, c.limit_bytes)?;
+    // Section 4.5: min_th = MIN(buffer size / 4, RTT); the RTT term needs the path, so
+    // the default takes the buffer term.
+    let buffer = match (limit.packets, limit.bytes) {
+        (Some(p), _) if !c.byte_mode => p as f64,
+        (_, Some(b)) if c.byte_mode => b as f64,
+        (Some(p), _) => p as f64 * c.max_pkt_size as f64,
+        (None, Some(b)) => b as f64 / c.max_pkt_size as f64,
+        (None, None) => unreachable!("Limit::new requires one limit"),
+    };
+    let min_th = c.min_th.unwrap_or(buffer / 4.0);
+    let max_th = c.max_th.unwrap_or(2.0 * min_th);
+    check::finite("min_th", min_th)?;
+    check::finite("max_th", max_th)?;
+    check::thresholds(min_th, max_th)?;
+    check::unit_open_closed("w_q", c.w_q)?;
+    check::unit_open_closed("max_p", c.max_p)?;
+    check::positive("min_q", c.min_q)?;
+    check::positive_int("max_pkt_size", c.max_pkt_size as u64)?;
+    let params = FredParams {
+        min_th,
+        max_th,
+        w_q: c.w_q,
+        max_p: c.max_p,
+        limit,
+        min_q: c.min_q,
+        many_flows: c.many_flows,
+        byte_mode: c.byte_mode,
+        max_pkt_size: c.max_pkt_size,
+        idle_pkt_time: idle_pkt_time(&c.idle_pkt_time, rate, c.mean_pkt_size)?,
+    };
+    Fred::new(params, seed(c.seed, ctx))
+}

@@ -1,0 +1,132 @@
+//! Each discipline's configuration: its fields as written in a queue table, with the
+//! defaults `docs/algorithms.md` lists. Quantities (`link_rate_bps`, `idle_pkt_time`,
+//! ARED's `interval` and `target_delay`) are numbers in SI units or strings with a
+//! unit ([`Quantity`]), converted when the discipline is built.
+
+use super::table::config_struct;
+use crate::common::MarkMethod;
+use crate::red::CountMode;
+use crate::units::Quantity;
+
+config_struct! {
+    /// `type = "droptail"`.
+    pub struct DropTailConfig {
+        /// Buffer in packets.
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// On overflow drop the head of the queue instead of the arrival.
+        drop_front: bool = false,
+    }
+}
+
+config_struct! {
+    /// `type = "randomdrop"`.
+    pub struct RandomDropConfig {
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// The fields RED, Adaptive RED and Feng's Adaptive RED share, after their
+    /// thresholds and weight. The defaults are RED's; ARED starts from
+    /// [`RedFields::ared`].
+    pub struct RedFields {
+        /// max_p (for the adaptive variants, its initial value): Floyd & Jacobson's 1/50.
+        max_p: f64 = 0.02,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        gentle: bool = false,
+        ecn: bool = false,
+        byte_mode: bool = false,
+        queue_in_bytes: bool = false,
+        /// "uniform" (Method 2), "geometric" (Method 1) or "ns2_wait".
+        mark_method: MarkMethod = MarkMethod::Uniform,
+        /// "text" (Section VII) or "figure2" (Fig. 2 literally).
+        count_mode: CountMode = CountMode::Text,
+        /// Fig. 17's efficient variant.
+        efficient: bool = false,
+        drop_front: bool = false,
+        mean_pkt_size: u32 = 500,
+        max_pkt_size: u32 = 1500,
+        /// Link rate for `s = 8 mean_pkt_size / link_rate` (b/s or "10Mbps").
+        link_rate_bps: Option<Quantity> = None,
+        /// `s` given directly (seconds or "0.4ms"), overriding the link-rate rule.
+        idle_pkt_time: Option<Quantity> = None,
+        seed: Option<u64> = None,
+    }
+}
+
+impl RedFields {
+    /// Adaptive RED's defaults (Section 4.3): initial max_p 0.1, gentle on.
+    pub fn ared() -> RedFields {
+        RedFields { max_p: 0.1, gentle: true, ..RedFields::default() }
+    }
+}
+
+config_struct! {
+    /// `type = "red"`. Defaults: Floyd & Jacobson's simulations (min_th 5, max_th 15,
+    /// w_q 0.002, max_p 1/50).
+    pub struct RedConfig {
+        min_th: f64 = 5.0,
+        max_th: f64 = 15.0,
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+    }
+}
+
+config_struct! {
+    /// `type = "ared"`: RED fields plus the adaptation; `min_th`, `max_th`, `w_q` left
+    /// out (or `None`) are set automatically from the link rate (Section 4.3, 6).
+    pub struct AredConfig {
+        min_th: Option<f64> = None,
+        max_th: Option<f64> = None,
+        w_q: Option<f64> = None,
+        ..red: RedFields = RedFields::ared(),
+        /// Adaptation interval (0.5 s).
+        interval: Quantity = Quantity::Number(0.5),
+        /// delay_target of the automatic min_th (5 ms).
+        target_delay: Quantity = Quantity::Number(0.005),
+        /// Additive increase; default min(0.01, max_p/4) at each step.
+        alpha: Option<f64> = None,
+        beta: f64 = 0.9,
+        max_p_min: f64 = 0.01,
+        max_p_max: f64 = 0.5,
+    }
+}
+
+config_struct! {
+    /// `type = "feng_ared"`: RED fields plus Feng et al.'s factors.
+    pub struct FengConfig {
+        min_th: f64 = 5.0,
+        max_th: f64 = 15.0,
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+        feng_alpha: f64 = 3.0,
+        feng_beta: f64 = 2.0,
+    }
+}
+
+config_struct! {
+    /// `type = "fred"`. Defaults from Section 4.5: w_q 0.002, max_p 0.02, min_q 2,
+    /// min_th = limit / 4, max_th = 2 min_th.
+    pub struct FredConfig {
+        min_th: Option<f64> = None,
+        max_th: Option<f64> = None,
+        w_q: f64 = 0.002,
+        max_p: f64 = 0.02,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        /// minq (2 for small buffers, 4 for large ones, says Section 4.5).
+        min_q: f64 = 2.0,
+        many_flows: bool = false,
+        byte_mode: bool = false,
+        mean_pkt_size: u32 = 500,
+        max_pkt_size: u32 = 1500,
+        link_rate_bps: Option<Quantity> = None,
+        idle_pkt_time: Option<Quantity> = None,
+        seed: Option<u64> = None,
+    }
+}
