@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -369,7 +369,7 @@ def queue_spec(quick: bool) -> Dict[str, Any]:
     }
 
 
-def run_sweep(ctx: Context, tag: str, spec: Any) -> pd.DataFrame:
+def run_sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
     """The group's sweep `tag`, the ``classes.`` prefix taken off its columns."""
     df = common.sweep(ctx, tag, spec)
     return df.rename(columns=lambda c: c.split(".", 1)[1] if c.startswith("classes.") else c)
@@ -386,6 +386,7 @@ def _policy_of(df: pd.DataFrame) -> pd.Series:
 
 
 def assume_common(ctx: Context) -> None:
+    """What every id of Section V assumes."""
     ctx.assume(
         "Topology (scenarios/bonald2000_tcp.toml): sources in 20 delay classes joined to router r1 "
         "by 100 Mb/s links and sinks to r2 likewise, so that round-trip propagation times run "
@@ -415,6 +416,8 @@ def assume_common(ctx: Context) -> None:
 
 
 def flows_data(ctx: Context) -> pd.DataFrame:
+    """One row per run of the ``flows`` sweep: number of flows, policy, seed, the classes'
+    statistics and the bottleneck's."""
     df = run_sweep(ctx, "flows", flows_spec)
     out = pd.DataFrame(
         {"flows": df["flows"].astype(int), "policy": _policy_of(df), "seed": df["seed"]}
@@ -439,6 +442,7 @@ def flows_data(ctx: Context) -> pd.DataFrame:
 
 
 def flows_assume(ctx: Context) -> None:
+    """What Table V and Fig. 14 assume."""
     s = flows_settings(ctx.quick)
     assume_common(ctx)
     ctx.assume(

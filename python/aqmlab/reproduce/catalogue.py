@@ -8,6 +8,7 @@ sweeps and run one after another in one process.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
@@ -93,8 +94,6 @@ def run(
     progress: bool = True,
 ) -> Dict[str, str]:
     """Run experiments and write ``out/index.html``. Returns ``{id: status}``."""
-    import os
-
     chosen = REGISTRY.select(ids)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
