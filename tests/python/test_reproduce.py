@@ -72,3 +72,115 @@ def test_malformed_comparison_detected(tmp_path):
     p.write_text("quantity,paper,aqmlab\nx,1,2\n")
     with pytest.raises(ValueError, match="header"):
         read_comparison(p)
+
+
+# ---------------------------------------------------------------- the framework on toy experiments
+
+
+def _noop(ctx):
+    return None
+
+
+def _toy(id_, compute, plot=None, compare=None):
+    from aqmlab.reproduce import Experiment
+
+    return Experiment(id_, f"title of {id_}", compute, compare or (lambda ctx, d: None), plot)
+
+
+def test_registry_orders_papers_as_listed_then_figures_before_tables():
+    """Papers come in the order the list first names them; within one, figures by number
+    before tables."""
+    from aqmlab.reproduce import Group
+    from aqmlab.reproduce.registry import Registry
+
+    reg = Registry(
+        [
+            Group("z", "Z", (_toy("zed2001-table1", _noop), _toy("zed2001-fig12", _noop))),
+            Group("a", "A", (_toy("abe1999-fig2", _noop),)),
+            Group("z2", "Z", (_toy("zed2001-fig5", _noop),)),
+        ]
+    )
+    assert reg.order() == ["zed2001-fig5", "zed2001-fig12", "zed2001-table1", "abe1999-fig2"]
+    assert reg.select(["abe1999", "zed2001-fig12"]) == ["abe1999-fig2", "zed2001-fig12"]
+    assert reg["zed2001-fig5"].paper == "Z" and reg["zed2001-fig5"].group.name == "z2"
+    assert [g.name for g, _ in reg.batches(reg.order())] == ["z2", "z", "a"]
+    with pytest.raises(ValueError, match="registered twice"):
+        Registry([Group("a", "A", (_toy("abe1999-fig2", _noop),) * 2)])
+
+
+def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
+    """One id writes its data, its plots under their names, comparison.csv and meta.json;
+    the ids of a group share what they compute once."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from aqmlab.reproduce import Group
+    from aqmlab.reproduce.running import run_group
+
+    calls = []
+
+    def shared():
+        calls.append(1)
+        return 2.0
+
+    def compute(ctx):
+        ctx.assume("an assumption")
+        ctx.save_data(pd.DataFrame({"x": [1, 2]}), "data")
+        return ctx.once("k", shared)
+
+    def plot(d):
+        return {"one": plt.figure(), "two": plt.figure()}
+
+    def compare(ctx, d):
+        ctx.compare.value("a number", 2.0, d, 0.1)
+        ctx.note("a note")
+
+    group = Group("g", "P", (_toy("toy-fig1", compute, plot, compare), _toy("toy-fig2", compute)))
+    out = run_group(group, ["toy-fig1", "toy-fig2"], str(tmp_path), quick=True, jobs=1)
+    assert [(i, st) for i, st, _ in out] == [("toy-fig1", "done"), ("toy-fig2", "done")]
+    assert calls == [1]
+    meta = json.loads((tmp_path / "toy-fig1" / "meta.json").read_text())
+    assert (meta["plots"], meta["data"]) == (["one.png", "two.png"], ["data.csv"])
+    assert (meta["assumptions"], meta["notes"], meta["paper"]) == (
+        ["an assumption"],
+        ["a note"],
+        "P",
+    )
+    rows = read_comparison(tmp_path / "toy-fig1" / "comparison.csv")
+    assert rows == [
+        {"quantity": "a number", "paper": "2", "aqmlab": "2", "tolerance": "0.1", "verdict": "ok"}
+    ]
+
+
+def test_a_failing_experiment_is_recorded_and_the_group_goes_on(tmp_path):
+    """An exception becomes status error with its traceback in meta.json; the next id runs."""
+    from aqmlab.reproduce import Group
+    from aqmlab.reproduce.running import run_group
+
+    def broken(ctx):
+        raise RuntimeError("no luck")
+
+    group = Group("g", "P", (_toy("toy-fig1", broken), _toy("toy-fig2", _noop)))
+    out = run_group(group, ["toy-fig1", "toy-fig2"], str(tmp_path), quick=False, jobs=1)
+    assert [st for _, st, _ in out] == ["error", "done"]
+    meta = json.loads((tmp_path / "toy-fig1" / "meta.json").read_text())
+    assert meta["status"] == "error" and "no luck" in meta["error"]
+    assert not list(tmp_path.glob(".toy-*"))  # no temporary directory left behind
+
+
+def test_sweep_runners_carry_their_hooks_as_methods():
+    """The catalogue's sweep runners resolve by name and offer validate and warmup."""
+    from aqmlab.sweeps.runners import resolve
+
+    for ref in (
+        "aqmlab.reproduce.floyd1993_multirun:run_periods",
+        "aqmlab.reproduce.bonald2000_tcp:run_point",
+    ):
+        fn = resolve(ref)
+        assert fn.ref == ref and callable(fn.validate) and callable(fn.warmup)
+        fn.warmup()
+        with pytest.raises(ValueError):
+            fn.validate({"duration": "1s", "flow": []})

@@ -44,7 +44,7 @@ def test_queue_seen_counts_waiting_packets_before_each_arrival():
 def test_queue_seen_matches_the_simulators_queue_trace(queue):
     """Rebuilt from the packet trace, the queue after each arrival equals the simulator's
     own queue trace sampled at every arrival (so evictions are classified right)."""
-    sc = fm._load_base("floyd1993_fig12.toml")
+    sc = fm.run_periods.base("floyd1993_fig12.toml")
     sc["duration"] = "1s"
     sc["link"][4]["queue_ab"] = queue
     sc["trace"] = {"packets": ["g->s"], "queue": ["g->s"], "interval": 0}
@@ -176,7 +176,7 @@ def test_sweep_specs_are_valid(quick):
 
 
 def test_run_periods_agrees_with_the_summary():
-    sc = fm._load_base("floyd1993_fig12.toml")
+    sc = fm.run_periods.base("floyd1993_fig12.toml")
     sc["duration"] = "2s"
     out = fm.run_periods(copy.deepcopy(sc))
     g, link = out["gateway"], out["links"]["g->s"]

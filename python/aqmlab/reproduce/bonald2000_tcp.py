@@ -1,4 +1,6 @@
-"""Bonald, May & Bolot 2000: TCP flows with CBR UDP through RED and Tail Drop (Table V, Figs. 13-15).
+"""Bonald, May & Bolot 2000: the runs of Section V, TCP flows with CBR UDP through RED
+and Tail Drop (Table V, Figs. 13-15); the experiments are in :mod:`.bonald2000_tcp_flows`
+(Table V, Fig. 14) and :mod:`.bonald2000_tcp_traces` (Figs. 13, 15).
 
 Section V of the paper runs many NewReno connections and constant-rate UDP traffic (10%
 of the bottleneck) through one router managed by RED or Tail Drop
@@ -10,7 +12,7 @@ of the bottleneck) through one router managed by RED or Tail Drop
   from which the UDP packets' queueing delays are taken (Fig. 13);
 - ``queue``: 25-100 flows x policy, buffer 200 and RED 50/150 (Fig. 15).
 
-The sweeps' runner, :func:`run_point`, is the simulator plus the per-class (TCP / UDP)
+The sweeps' runner, :data:`run_point`, is the simulator plus the per-class (TCP / UDP)
 statistics the paper measures, statistics of the sampled queue, and the traces the
 figures draw. The TCP flows sit in delay classes (one pair of access links each); the
 number of flows is set by the classes' ``count``; a class with no flow is removed by the
@@ -21,23 +23,18 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from ..units import parse_time
-from .framework import Context, build_id, experiment, stored_sweep
+from . import common
+from .common import ScenarioDict, SweepRunner, direction, simulate_normalized
+from .context import Context
 
 PAPER = "Bonald, May & Bolot 2000, Infocom"
 
-_SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 SCENARIO = "bonald2000_tcp.toml"
-RUNNER = "aqmlab.reproduce.bonald2000_tcp:run_point"
-#: Bumped whenever run_point's output changes, so that a stored sweep is not reused.
-RUNNER_VERSION = 1
 BOTTLENECK = "r1->r2"
 #: Delay classes of the scenario: TCP flow entries flow[0..CLASSES-1], CBR entries after them.
 CLASSES = 20
@@ -50,7 +47,7 @@ SERVICE = PACKET * 8 / RATE  # transmission time of a packet at the bottleneck (
 SAMPLE = 0.02
 
 # Table V of the paper
-TABLE5 = {
+TABLE5_PAPER = {
     "droptail": {"udp_loss": 0.051, "tcp_loss": 0.102, "goodput": 5.55},
     "red": {"udp_loss": 0.083, "tcp_loss": 0.102, "goodput": 5.56},
 }
@@ -117,11 +114,6 @@ def red(
 
 def queue_for(policy: str, buffer: int) -> Dict[str, Any]:
     return red(buffer) if policy == "red" else droptail(buffer)
-
-
-def _secs(v: Any) -> float:
-    """A duration of the scenario shape (seconds, or a string with a unit), in seconds."""
-    return parse_time(v, "duration", allow_zero=True)
 
 
 def prepare(scenario: Dict[str, Any]) -> Dict[str, Any]:
@@ -203,21 +195,17 @@ def packet_delays(pk: pd.DataFrame, flow_ids: Sequence[int]) -> Tuple[np.ndarray
 # ------------------------------------------------------------------ the sweep runner
 
 
-def run_point(scenario: Dict[str, Any]) -> Dict[str, Any]:
-    """Sweep runner: the simulator's summary plus ``classes`` (:func:`class_stats`) and,
-    if the scenario asks for a queue trace of the bottleneck, ``queue``
-    (:func:`queue_stats` over [warmup, duration]) and ``series`` (the trace as JSON);
-    with a packet trace, ``udp`` (mean and standard deviation of the UDP packets'
-    waiting time over the window) and ``udp_delays`` (every UDP packet's arrival time
-    and waiting time, JSON)."""
-    from ..sim import Scenario, simulate
-
-    sc = prepare(scenario)
-    res = simulate(Scenario.from_dict(sc), progress=False)
+def _point(sc: ScenarioDict) -> Dict[str, Any]:
+    """The simulator's summary plus ``classes`` (:func:`class_stats`) and, if the scenario
+    asks for a queue trace of the bottleneck, ``queue`` (:func:`queue_stats` over
+    [warmup, duration]) and ``series`` (the trace as JSON); with a packet trace, ``udp``
+    (mean and standard deviation of the UDP packets' waiting time over the window) and
+    ``udp_delays`` (every UDP packet's arrival time and waiting time, JSON)."""
+    res, norm = simulate_normalized(sc)
     summary = dict(res.summary)
     summary["classes"] = class_stats(res.flows)
-    t0, t1 = _secs(sc.get("warmup", 0)), _secs(sc["duration"])
-    limit = int(sc["link"][0]["queue_ab"]["limit"])
+    t0, t1 = norm["warmup"], norm["duration"]
+    limit = int(direction(norm, BOTTLENECK)["queue"]["limit"])
     q = res.traces.get("queue")
     if q is not None and len(q):
         q = q[q["link"] == BOTTLENECK]
@@ -247,32 +235,18 @@ def run_point(scenario: Dict[str, Any]) -> Dict[str, Any]:
     return summary
 
 
-def _validate(scenario: Dict[str, Any]) -> None:
-    from ..sweeps.runners import simulate as _sim
-
-    _sim.validate(prepare(scenario))  # type: ignore[attr-defined]
-
-
-def _warmup() -> None:
-    from ..sweeps.runners import simulate as _sim
-
-    _sim.warmup()  # type: ignore[attr-defined]
-
-
-run_point.validate = _validate  # type: ignore[attr-defined]
-run_point.warmup = _warmup  # type: ignore[attr-defined]
+#: The sweeps' runner (see :func:`_point`); it drops the empty delay classes first.
+run_point = SweepRunner(
+    _point, "aqmlab.reproduce.bonald2000_tcp:run_point", version=1, prepare=prepare
+)
 
 
 # ------------------------------------------------------------------ the sweeps
 
 
 def load_base() -> Dict[str, Any]:
-    from ..sim import _load_toml
-
-    base = _load_toml((_SCENARIOS / SCENARIO).read_text())
-    # the stored sweep is tied to the runner's version through the base scenario's hash
-    base["notes"] = f"analysed by {RUNNER} version {RUNNER_VERSION}, aqmlab build {build_id()}"
-    return base
+    """The scenario as the sweeps' base (tied to the runner's version and the build)."""
+    return run_point.base(SCENARIO)
 
 
 def _flows_axis(ns: Sequence[int]) -> Dict[str, Any]:
@@ -312,7 +286,7 @@ def flows_spec(quick: bool) -> Dict[str, Any]:
     return {
         "name": "bonald2000-flows",
         "base": base,
-        "runner": RUNNER,
+        "runner": run_point.ref,
         "replications": s["reps"],
         "metrics": [
             "classes.*",
@@ -351,7 +325,7 @@ def delay_spec(quick: bool) -> Dict[str, Any]:
     return {
         "name": "bonald2000-delay",
         "base": base,
-        "runner": RUNNER,
+        "runner": run_point.ref,
         "metrics": [
             "classes.*",
             "queue.*",
@@ -389,25 +363,16 @@ def queue_spec(quick: bool) -> Dict[str, Any]:
     return {
         "name": "bonald2000-queue",
         "base": base,
-        "runner": RUNNER,
+        "runner": run_point.ref,
         "metrics": ["classes.*", "queue.*", "series", f"links.{BOTTLENECK}.utilization"],
         "axis": [_flows_axis(queue_flows(quick)), pol],
     }
 
 
-_CACHE: Dict[Tuple[str, str, bool], pd.DataFrame] = {}
-
-
-def _run_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
-    """The group's sweep `tag` (stored beside the outputs, see framework.stored_sweep),
-    computed once per process."""
-    key = (tag, str(ctx.out.parent), ctx.quick)
-    if key in _CACHE:
-        return _CACHE[key]
-    df = stored_sweep(ctx, spec, "bonald2000-tcp", tag)
-    df = df.rename(columns=lambda c: c.split(".", 1)[1] if c.startswith("classes.") else c)
-    _CACHE[key] = df
-    return df
+def run_sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
+    """The group's sweep `tag`, the ``classes.`` prefix taken off its columns."""
+    df = common.sweep(ctx, tag, spec)
+    return df.rename(columns=lambda c: c.split(".", 1)[1] if c.startswith("classes.") else c)
 
 
 def _policy_of(df: pd.DataFrame) -> pd.Series:
@@ -420,7 +385,8 @@ def _policy_of(df: pd.DataFrame) -> pd.Series:
 # ------------------------------------------------------------------ assumptions
 
 
-def _assume_common(ctx: Context) -> None:
+def assume_common(ctx: Context) -> None:
+    """What every id of Section V assumes."""
     ctx.assume(
         "Topology (scenarios/bonald2000_tcp.toml): sources in 20 delay classes joined to router r1 "
         "by 100 Mb/s links and sinks to r2 likewise, so that round-trip propagation times run "
@@ -449,18 +415,10 @@ def _assume_common(ctx: Context) -> None:
     )
 
 
-def _mean_sd(df: pd.DataFrame, by: List[str], col: str) -> pd.DataFrame:
-    g = df.groupby(by)[col]
-    out = g.agg(["mean", "std", "count"]).reset_index()
-    out["std"] = out["std"].fillna(0.0)
-    return out
-
-
-# ------------------------------------------------------------------ Table V and Fig. 14
-
-
 def flows_data(ctx: Context) -> pd.DataFrame:
-    df = _run_sweep(ctx, flows_spec(ctx.quick), "flows")
+    """One row per run of the ``flows`` sweep: number of flows, policy, seed, the classes'
+    statistics and the bottleneck's."""
+    df = run_sweep(ctx, "flows", flows_spec)
     out = pd.DataFrame(
         {"flows": df["flows"].astype(int), "policy": _policy_of(df), "seed": df["seed"]}
     )
@@ -483,604 +441,13 @@ def flows_data(ctx: Context) -> pd.DataFrame:
     return out.sort_values(["policy", "flows", "seed"]).reset_index(drop=True)
 
 
-def _flows_assume(ctx: Context) -> None:
+def flows_assume(ctx: Context) -> None:
+    """What Table V and Fig. 14 assume."""
     s = flows_settings(ctx.quick)
-    _assume_common(ctx)
+    assume_common(ctx)
     ctx.assume(
         f"Buffer 40 packets with RED min_th 10, max_th 30 (Example 2) for Table V and Fig. 14 "
         f"(the paper gives the buffer for Fig. 14 only). {s['reps']} run(s) of {s['duration']:g} s "
         f"per point (seeds 1..{s['reps']}), statistics over [{s['warmup']:g} s, {s['duration']:g} s]; "
         "the paper gives no durations."
     )
-
-
-def _table5(ctx: Context) -> None:
-    import matplotlib.pyplot as plt
-
-    _flows_assume(ctx)
-    ctx.assume(
-        f"Table V's 'over 100 TCP connections': {TABLE5_FLOWS} flows (a point of Fig. 14's grid)."
-    )
-    runs = flows_data(ctx)
-    t = runs[runs["flows"] == TABLE5_FLOWS]
-    ctx.save_data(t, "table5_runs")
-    rows = []
-    stats: Dict[str, Dict[str, Tuple[float, float, int]]] = {}
-    for p in ("droptail", "red"):
-        g = t[t["policy"] == p]
-        stats[p] = {}
-        for q, col in (
-            ("udp_loss", "udp_loss"),
-            ("tcp_loss", "tcp_loss"),
-            ("goodput", "goodput_mbps"),
-        ):
-            x = g[col].to_numpy(dtype=float)
-            stats[p][q] = (float(x.mean()), float(x.std(ddof=1)) if len(x) > 1 else 0.0, len(x))
-            rows.append(
-                {
-                    "policy": p,
-                    "quantity": q,
-                    "paper": TABLE5[p][q],
-                    "aqmlab": stats[p][q][0],
-                    "sd": stats[p][q][1],
-                    "runs": len(x),
-                }
-            )
-    table = pd.DataFrame(rows)
-    ctx.save_data(table, "table5")
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    w = 0.2
-    for i, (q, _lab) in enumerate((("udp_loss", "UDP loss rate"), ("tcp_loss", "TCP loss rate"))):
-        for j, p in enumerate(("droptail", "red")):
-            x = i + (j - 0.5) * 2 * w
-            axes[0].bar(
-                x - w / 2,
-                TABLE5[p][q],
-                w,
-                color=f"C{j}",
-                alpha=0.4,
-                hatch="//",
-                label=f"{NAMES[p]} (paper)" if i == 0 else None,
-            )
-            axes[0].bar(
-                x + w / 2,
-                stats[p][q][0],
-                w,
-                yerr=stats[p][q][1],
-                color=f"C{j}",
-                capsize=3,
-                label=f"{NAMES[p]} (aqmlab)" if i == 0 else None,
-            )
-    axes[0].set_xticks([0, 1], ["UDP loss rate", "TCP loss rate"])
-    axes[0].set_ylabel("loss rate at the router")
-    top = max(
-        max(TABLE5[p][q], stats[p][q][0] + stats[p][q][1])
-        for p in TABLE5
-        for q in ("udp_loss", "tcp_loss")
-    )
-    axes[0].set_ylim(0, 1.45 * top)
-    axes[0].legend(fontsize=8, loc="upper left", ncol=2)
-    for j, p in enumerate(("droptail", "red")):
-        axes[1].bar(j - w / 2, TABLE5[p]["goodput"], w, color=f"C{j}", alpha=0.4, hatch="//")
-        axes[1].bar(
-            j + w / 2,
-            stats[p]["goodput"][0],
-            w,
-            yerr=stats[p]["goodput"][1],
-            color=f"C{j}",
-            capsize=3,
-        )
-    axes[1].set_xticks([0, 1], ["Tail Drop", "RED"])
-    axes[1].set_ylabel("total TCP goodput (Mb/s)")
-    axes[1].set_ylim(0, 10)
-    axes[1].set_title("hatched: paper, solid: aqmlab")
-    fig.suptitle(f"Table V: {TABLE5_FLOWS} NewReno flows + 1 Mb/s CBR, 10 Mb/s, buffer 40")
-    ctx.save_fig(fig, "table5")
-
-    for p in ("droptail", "red"):
-        ctx.compare.value(
-            f"{NAMES[p]}: UDP loss rate", TABLE5[p]["udp_loss"], stats[p]["udp_loss"][0], 0.25, True
-        )
-        ctx.compare.value(
-            f"{NAMES[p]}: TCP loss rate", TABLE5[p]["tcp_loss"], stats[p]["tcp_loss"][0], 0.25, True
-        )
-        ctx.compare.value(
-            f"{NAMES[p]}: TCP goodput (Mb/s)",
-            TABLE5[p]["goodput"],
-            stats[p]["goodput"][0],
-            0.1,
-            True,
-        )
-    td, rd = stats["droptail"], stats["red"]
-    n = min(td["udp_loss"][2], rd["udp_loss"][2])
-    # differences judged against the run-to-run spread (two standard errors of the difference)
-    se = lambda q: math.sqrt(td[q][1] ** 2 / max(td[q][2], 1) + rd[q][1] ** 2 / max(rd[q][2], 1))  # noqa: E731
-    dtcp = rd["tcp_loss"][0] - td["tcp_loss"][0]
-    ctx.compare.claim(
-        "TCP loss rate does not change between Tail Drop and RED (within 10% of Tail Drop's)",
-        abs(dtcp) <= 0.1 * td["tcp_loss"][0],
-        f"Tail Drop {td['tcp_loss'][0]:.4f}, RED {rd['tcp_loss'][0]:.4f} ({dtcp / td['tcp_loss'][0]:+.1%})",
-        "0.102 and 0.102",
-    )
-    dudp = rd["udp_loss"][0] - td["udp_loss"][0]
-    ctx.compare.claim(
-        "UDP loss rate increases significantly from Tail Drop to RED (by more than 10% and "
-        "more than two standard errors of the difference)",
-        dudp > 0.1 * td["udp_loss"][0] and dudp > 2 * se("udp_loss"),
-        f"Tail Drop {td['udp_loss'][0]:.4f}, RED {rd['udp_loss'][0]:.4f} ({dudp / td['udp_loss'][0]:+.1%}, "
-        f"2 SE {2 * se('udp_loss'):.4f}, {n} runs each)",
-        "0.051 -> 0.083 (+63%)",
-    )
-    dg = rd["goodput"][0] - td["goodput"][0]
-    ctx.compare.claim(
-        "TCP goodput does not increase with RED (RED at most 1% above Tail Drop)",
-        dg <= 0.01 * td["goodput"][0],
-        f"Tail Drop {td['goodput'][0]:.3f}, RED {rd['goodput'][0]:.3f} Mb/s ({dg / td['goodput'][0]:+.2%})",
-        "5.55 vs 5.56 Mb/s",
-    )
-    ctx.compare.claim(
-        "Tail Drop is biased against the bursty (TCP) traffic: UDP loss < TCP loss",
-        td["udp_loss"][0] < td["tcp_loss"][0],
-        f"UDP {td['udp_loss'][0]:.4f} < TCP {td['tcp_loss'][0]:.4f}",
-        "0.051 < 0.102",
-    )
-    gap_td = td["tcp_loss"][0] - td["udp_loss"][0]
-    gap_red = rd["tcp_loss"][0] - rd["udp_loss"][0]
-    ctx.compare.claim(
-        "RED narrows the gap between TCP and UDP loss (Section II: no bias with RED)",
-        abs(gap_red) < abs(gap_td),
-        f"TCP - UDP: Tail Drop {gap_td:+.4f}, RED {gap_red:+.4f}",
-        "0.051 -> 0.019",
-    )
-    util = t.groupby("policy")["utilization"].mean()
-    for p in ("droptail", "red"):
-        ctx.compare.not_reported(f"{NAMES[p]}: bottleneck utilization", float(util[p]))
-    tout = t.groupby("policy")["tcp_timeouts"].mean()
-    ctx.compare.not_reported(
-        "TCP timeouts per run, Tail Drop / RED", f"{tout['droptail']:.0f} / {tout['red']:.0f}"
-    )
-
-    cap = RATE / 1e6 - 1.0  # what the link leaves for TCP beside 1 Mb/s of CBR
-    if abs(td["goodput"][0] - TABLE5["droptail"]["goodput"]) > 0.1 * TABLE5["droptail"]["goodput"]:
-        ctx.note(
-            f"Goodput: aqmlab's TCP flows deliver {td['goodput'][0]:.2f} Mb/s (Tail Drop), close to the "
-            f"{cap:.0f} Mb/s the 10 Mb/s link leaves beside the 1 Mb/s of CBR (utilization "
-            f"{util['droptail']:.3f}). The paper's 5.55 Mb/s is 62% of that: with the bottleneck busy "
-            "and 10% TCP loss its TCP connections would have to have sent ~3.5 Mb/s of packets the "
-            "receivers already had, or the link stood idle a third of the time. The paper does not say "
-            "how goodput was measured (time window, packet headers, per-connection receiver logic); "
-            "nothing in the stated setup explains the gap."
-        )
-    if (
-        stats["droptail"]["tcp_loss"][0] > 1.25 * TABLE5["droptail"]["tcp_loss"]
-        or stats["droptail"]["udp_loss"][0] > 1.25 * TABLE5["droptail"]["udp_loss"]
-    ):
-        ctx.note(
-            "Loss rates: the loss rate of a TCP population grows with the number of flows per packet "
-            "of buffer and bandwidth-delay product; the paper's number of flows ('over 100'), buffer "
-            "and packet sizes for Table V are not given, so the levels are not comparable one for one; "
-            "the comparisons that matter are the relations between Tail Drop and RED (the claims)."
-        )
-
-
-def _fig14(ctx: Context) -> None:
-    import matplotlib.pyplot as plt
-
-    _flows_assume(ctx)
-    runs = flows_data(ctx)
-    ctx.save_data(runs, "fig14_runs")
-    gp = _mean_sd(runs, ["policy", "flows"], "goodput_mbps")
-    ul = _mean_sd(runs, ["policy", "flows"], "udp_loss")
-    summary = gp.rename(
-        columns={"mean": "goodput_mbps", "std": "goodput_sd", "count": "runs"}
-    ).merge(
-        ul.rename(columns={"mean": "udp_loss", "std": "udp_loss_sd"}).drop(columns="count"),
-        on=["policy", "flows"],
-    )
-    tl = _mean_sd(runs, ["policy", "flows"], "tcp_loss")
-    summary = summary.merge(
-        tl.rename(columns={"mean": "tcp_loss", "std": "tcp_loss_sd"}).drop(columns="count"),
-        on=["policy", "flows"],
-    )
-    ctx.save_data(summary, "fig14")
-
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
-    for j, p in enumerate(("droptail", "red")):
-        g = summary[summary["policy"] == p]
-        a1.errorbar(
-            g["flows"],
-            g["goodput_mbps"],
-            yerr=g["goodput_sd"],
-            marker="o",
-            capsize=3,
-            color=f"C{j}",
-            label=NAMES[p],
-        )
-        a2.errorbar(
-            g["flows"],
-            g["udp_loss"],
-            yerr=g["udp_loss_sd"],
-            marker="o",
-            capsize=3,
-            color=f"C{j}",
-            label=NAMES[p],
-        )
-    a1.set_ylabel("total TCP goodput (Mb/s)")
-    a1.legend()
-    a1.set_title("Fig. 14: buffer 40 packets, 1 Mb/s CBR (mean +- sd over runs)")
-    a2.set_ylabel("UDP loss rate")
-    a2.set_xlabel("number of TCP flows")
-    a2.legend()
-    ctx.save_fig(fig, "fig14")
-
-    piv = summary.pivot(index="flows", columns="policy", values="goodput_mbps")
-    ulp = summary.pivot(index="flows", columns="policy", values="udp_loss")
-    ns = list(piv.index)
-    rel = (piv["red"] - piv["droptail"]) / piv["droptail"]
-    ctx.compare.claim(
-        "RED or Tail Drop does not change the total TCP goodput much, whatever the number of "
-        "flows (|RED - Tail Drop| <= 5% at every point)",
-        bool((rel.abs() <= 0.05).all()),
-        "RED - Tail Drop: " + ", ".join(f"N={n}: {v:+.1%}" for n, v in rel.items()),
-    )
-    nmax, nmin = max(ns), min(ns)
-    ctx.compare.claim(
-        f"with many flows RED gives slightly more goodput than Tail Drop (N = {nmax})",
-        bool(piv.loc[nmax, "red"] > piv.loc[nmax, "droptail"]),
-        f"RED {piv.loc[nmax, 'red']:.3f}, Tail Drop {piv.loc[nmax, 'droptail']:.3f} Mb/s",
-    )
-    ctx.compare.claim(
-        "RED drops more UDP packets than Tail Drop at every number of flows",
-        bool((ulp["red"] > ulp["droptail"]).all()),
-        ", ".join(f"N={n}: {r:.3f} vs {d:.3f}" for n, r, d in zip(ns, ulp["red"], ulp["droptail"])),
-    )
-    big = [n for n in ns if n >= 75]
-    seq = [float(ulp.loc[n, "red"]) for n in big]
-    ctx.compare.claim(
-        "RED's UDP loss rate keeps increasing with the number of flows (from 75 flows on) "
-        "while the goodput stays steady",
-        all(b > a for a, b in zip(seq, seq[1:])) and len(seq) > 1,
-        ", ".join(f"N={n}: {v:.3f}" for n, v in zip(big, seq)),
-    )
-    if 75 in ns:
-        inc = {p: (piv.loc[nmax, p] - piv.loc[75, p]) / piv.loc[75, p] for p in ("droptail", "red")}
-        ctx.compare.claim(
-            f"goodput does not increase significantly beyond 75 flows (< 2% from 75 to {nmax})",
-            all(v < 0.02 for v in inc.values()),
-            ", ".join(f"{NAMES[p]} {v:+.2%}" for p, v in inc.items()),
-        )
-    ctx.compare.claim(
-        f"Tail Drop gives more goodput than RED when few flows are active (N = {nmin})",
-        bool(piv.loc[nmin, "droptail"] > piv.loc[nmin, "red"]),
-        f"Tail Drop {piv.loc[nmin, 'droptail']:.3f}, RED {piv.loc[nmin, 'red']:.3f} Mb/s",
-    )
-    tlp = summary.pivot(index="flows", columns="policy", values="tcp_loss")
-    below = [n for n in ns if ulp.loc[n, "red"] <= ulp.loc[n, "droptail"]]
-    if below:
-        ratio = {p: (ulp[p] / tlp[p]) for p in ("droptail", "red")}
-        ctx.note(
-            f"UDP loss: RED drops fewer UDP packets than Tail Drop at N = {', '.join(map(str, below))}. "
-            "There RED's total drop rate is lower as well (TCP loss "
-            + ", ".join(
-                f"N={n}: RED {tlp.loc[n, 'red']:.3f} vs Tail Drop {tlp.loc[n, 'droptail']:.3f}"
-                for n in below
-            )
-            + "): its queue runs lower, the TCP windows need fewer drops to fit, and with few flows the line "
-            "is sometimes idle. The paper's statement holds in aqmlab once the load is heavy (RED's average "
-            "near max_th). The share of UDP in the drops, UDP loss / TCP loss, is "
-            + ", ".join(
-                f"N={n}: RED {ratio['red'][n]:.2f} vs Tail Drop {ratio['droptail'][n]:.2f}"
-                for n in ns
-            )
-            + ": closer to 1 with RED (no bias against bursty traffic) wherever the two differ."
-        )
-    if float(rel.abs().max()) > 0.05:
-        ctx.note(
-            f"Goodput: RED's goodput falls more than 5% below Tail Drop's at N = {nmin} "
-            f"({rel[nmin]:+.1%}); the paper's two statements ('does not change much, independent of the "
-            "number of flows' and 'Tail Drop performs better when only few flows are active') pull in "
-            "opposite directions there, and aqmlab's gap at few flows is the second one, a little larger "
-            "than the 5% read into the first."
-        )
-    for n in ns:
-        ctx.compare.not_reported(
-            f"N = {n}: goodput Tail Drop / RED (Mb/s)",
-            f"{piv.loc[n, 'droptail']:.3f} / {piv.loc[n, 'red']:.3f}",
-            "curve only",
-        )
-    if piv.loc[nmin, "droptail"] > 0 and float(piv.loc[nmin].min()) < 8.0:
-        ctx.note(
-            f"With {nmin} flows the link is not kept busy by either policy (goodput "
-            f"{piv.loc[nmin, 'droptail']:.2f} / {piv.loc[nmin, 'red']:.2f} Mb/s): the buffer of 40 packets "
-            "is small against the bandwidth-delay product (~210 packets at 170 ms)."
-        )
-
-
-# ------------------------------------------------------------------ Fig. 13
-
-
-def _series(js: str) -> pd.DataFrame:
-    return pd.DataFrame(json.loads(js))
-
-
-def _fig13(ctx: Context) -> None:
-    import matplotlib.pyplot as plt
-
-    s = trace_settings(ctx.quick)
-    _assume_common(ctx)
-    ctx.assume(
-        f"{DELAY_FLOWS} TCP flows (the text of Fig. 13), one run of {s['duration']:g} s per setting "
-        f"(seed 1); statistics over [{s['warmup']:g} s, {s['duration']:g} s]. RED for K = 150: "
-        "min_th 37.5, max_th 112.5 (K/4, 3K/4; not given in the paper)."
-    )
-    ctx.assume(
-        "Queueing delay: each UDP packet's waiting time in the router (arrival to start of "
-        "transmission), from a packet trace of r1 -> r2; the paper plots the delay in the router "
-        "without saying which packets."
-    )
-    df = _run_sweep(ctx, delay_spec(ctx.quick), "delay")
-    rows, series = [], {}
-    for _, r in df.iterrows():
-        p, b = r["setting"].split(":")
-        b = int(b)
-        d = _series(r["udp_delays"])
-        d["policy"], d["buffer"] = p, b
-        series[(p, b)] = (d, _series(r["series"]))
-        q = queue_for(p, b)
-        rows.append(
-            {
-                "policy": p,
-                "buffer": b,
-                "udp_delay_mean_ms": r["udp.delay_mean"] * 1e3,
-                "udp_delay_sd_ms": r["udp.delay_std"] * 1e3,
-                "queue_mean": r["queue.mean"],
-                "queue_sd": r["queue.std"],
-                "queue_empty_fraction": r["queue.empty"],
-                "avg_mean": r["queue.avg_mean"],
-                "min_th": q.get("min_th"),
-                "max_th": q.get("max_th"),
-                "limit": q["limit"],
-                "utilization": r[f"links.{BOTTLENECK}.utilization"],
-                "udp_loss": r["udp_loss"],
-                "tcp_loss": r["tcp_loss"],
-            }
-        )
-    st = pd.DataFrame(rows)
-    ctx.save_data(st, "fig13_stats")
-    ctx.save_data(pd.concat([v[0] for v in series.values()], ignore_index=True), "fig13_udp_delays")
-
-    fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True, squeeze=False)
-    for i, b in enumerate(DELAY_BUFFERS):
-        for j, p in enumerate(("droptail", "red")):
-            ax = axes[i][j]
-            d = series[(p, b)][0]
-            ax.plot(d["time"], d["delay"] * 1e3, lw=0.4, color=f"C{j}")
-            ax.axhline((b - 1) * SERVICE * 1e3, color="k", ls=":", lw=0.8)
-            ax.set_ylim(0, b * SERVICE * 1e3 * 1.05)
-            extra = f" (min_th {b / 4:g}, max_th {3 * b / 4:g})" if p == "red" else ""
-            ax.set_title(f"{NAMES[p]}, buffer {b} packets{extra}", fontsize=9)
-            if j == 0:
-                ax.set_ylabel("queueing delay (ms)")
-    for ax in axes[-1]:
-        ax.set_xlabel("time (s)")
-    fig.suptitle(
-        f"Fig. 13: queueing delay of the UDP packets at the router, {DELAY_FLOWS} TCP flows "
-        "(dotted: full buffer)"
-    )
-    ctx.save_fig(fig, "fig13")
-
-    def g(p: str, b: int, c: str) -> float:
-        return float(st[(st["policy"] == p) & (st["buffer"] == b)][c].iloc[0])
-
-    for b in DELAY_BUFFERS:
-        lim = b - 1
-        m = g("droptail", b, "queue_mean")
-        ctx.compare.claim(
-            f"K = {b}: with Tail Drop the queue stays close to its maximum (mean >= 80% of "
-            f"the buffer)",
-            m >= 0.8 * lim,
-            f"mean queue {m:.1f} of {lim}",
-        )
-        lo, hi = b / 4, 3 * b / 4
-        a = g("red", b, "avg_mean")
-        ctx.compare.claim(
-            f"K = {b}: with RED the average queue stays close to max_th = {hi:g} (time mean "
-            f"in the top quarter of [min_th, max_th])",
-            a >= hi - 0.25 * (hi - lo),
-            f"mean avg {a:.1f}",
-        )
-        sr, sd = g("red", b, "udp_delay_sd_ms"), g("droptail", b, "udp_delay_sd_ms")
-        ctx.compare.claim(
-            f"K = {b}: RED's queueing delay varies more than Tail Drop's (UDP delay standard "
-            "deviation)",
-            sr > sd,
-            f"RED {sr:.2f} ms, Tail Drop {sd:.2f} ms",
-        )
-        mr, md = g("red", b, "udp_delay_mean_ms"), g("droptail", b, "udp_delay_mean_ms")
-        ctx.compare.claim(
-            f"K = {b}: RED lowers the mean queueing delay (Section IV)",
-            mr < md,
-            f"RED {mr:.2f} ms, Tail Drop {md:.2f} ms",
-        )
-        e = g("droptail", b, "queue_empty_fraction")
-        ctx.compare.claim(
-            f"K = {b}: no system-wide synchronization with Tail Drop: its queue does not "
-            "drain (empty in < 1% of the samples)",
-            e < 0.01,
-            f"empty in {e:.2%} of samples",
-        )
-        ctx.compare.not_reported(
-            f"K = {b}: UDP delay mean / sd, Tail Drop (ms)", f"{md:.2f} / {sd:.2f}", "curve only"
-        )
-        ctx.compare.not_reported(
-            f"K = {b}: UDP delay mean / sd, RED (ms)", f"{mr:.2f} / {sr:.2f}", "curve only"
-        )
-    for b in DELAY_BUFFERS:
-        a = g("red", b, "avg_mean")
-        if a < 3 * b / 4 - 0.25 * (b / 2):
-            ctx.note(
-                f"K = {b}: RED's average settles at {a:.1f}, below max_th = {3 * b / 4:g}: with max_p = 0.1 "
-                f"and ns-2's drop spacing the ramp reaches the drop rate the {DELAY_FLOWS} flows need "
-                f"(TCP loss {g('red', b, 'tcp_loss'):.3f}) before max_th; the paper's 'close to max_th' "
-                "needs a drop rate above max_p, which its (unstated) settings may have had."
-            )
-
-
-# ------------------------------------------------------------------ Fig. 15
-
-
-def _fig15(ctx: Context) -> None:
-    import matplotlib.pyplot as plt
-
-    s = trace_settings(ctx.quick)
-    _assume_common(ctx)
-    ctx.assume(
-        f"Buffer 200 (limit 199 waiting), RED min_th 50, max_th 150, max_p 0.1, w_q 0.002 (the paper); "
-        f"one run of {s['duration']:g} s per setting (seed 1), queue sampled every {SAMPLE * 1e3:g} ms, "
-        f"statistics over [{s['warmup']:g} s, {s['duration']:g} s]."
-    )
-    ctx.assume(
-        "'Idle' router: the bottleneck line not transmitting (1 - utilization); 'empty' queue: no "
-        "packet waiting at a sample."
-    )
-    df = _run_sweep(ctx, queue_spec(ctx.quick), "queue")
-    rows, series = [], {}
-    for _, r in df.iterrows():
-        p, n = str(r["policy"]), int(r["flows"])
-        tr = _series(r["series"])
-        tr["policy"], tr["flows"] = p, n
-        series[(p, n)] = tr
-        rows.append(
-            {
-                "policy": p,
-                "flows": n,
-                "queue_mean": r["queue.mean"],
-                "queue_sd": r["queue.std"],
-                "queue_empty_fraction": r["queue.empty"],
-                "avg_mean": r["queue.avg_mean"],
-                "utilization": r[f"links.{BOTTLENECK}.utilization"],
-                "idle_fraction": 1.0 - r[f"links.{BOTTLENECK}.utilization"],
-                "udp_loss": r["udp_loss"],
-                "tcp_loss": r["tcp_loss"],
-                "goodput_mbps": r["tcp_goodput_bps"] / 1e6,
-            }
-        )
-    st = pd.DataFrame(rows).sort_values(["flows", "policy"]).reset_index(drop=True)
-    ctx.save_data(st, "fig15_stats")
-    ctx.save_data(pd.concat(series.values(), ignore_index=True), "fig15_queue")
-    ns = sorted(st["flows"].unique())
-    fig, axes = plt.subplots(
-        len(ns), 2, figsize=(11, 2.2 * len(ns) + 0.8), sharex=True, sharey=True, squeeze=False
-    )
-    for i, n in enumerate(ns):
-        for j, p in enumerate(("red", "droptail")):
-            ax = axes[i][j]
-            tr = series[(p, n)]
-            ax.plot(tr["time"], tr["queue"], lw=0.5, color=f"C{1 - j}")
-            if p == "red":
-                ax.plot(tr["time"], tr["avg"], lw=1.0, color="k", alpha=0.7)
-                for th in QUEUE_RED:
-                    ax.axhline(th, color="k", ls=":", lw=0.7)
-            ax.set_title(f"{NAMES[p]}, {n} flows", fontsize=9)
-            if j == 0:
-                ax.set_ylabel("queue (packets)")
-    for ax in axes[-1]:
-        ax.set_xlabel("time (s)")
-    fig.suptitle("Fig. 15: instantaneous queue, buffer 200 (RED 50/150; black: RED's average)")
-    ctx.save_fig(fig, "fig15")
-
-    def g(p: str, n: int, c: str) -> float:
-        return float(st[(st["policy"] == p) & (st["flows"] == n)][c].iloc[0])
-
-    few, many = min(ns), max(ns)
-    e = g("droptail", few, "queue_empty_fraction")
-    ctx.compare.claim(
-        f"{few} flows: the Tail Drop queue is rarely empty (< 5% of the samples)",
-        e < 0.05,
-        f"empty in {e:.2%} of samples",
-    )
-    ir, idt = g("red", few, "idle_fraction"), g("droptail", few, "idle_fraction")
-    er = g("red", few, "queue_empty_fraction")
-    ctx.compare.claim(
-        f"{few} flows: RED's queue is more often empty and the line more often idle than with "
-        "Tail Drop",
-        er > e and ir > idt,
-        f"empty: RED {er:.2%}, Tail Drop {e:.2%}; idle: RED {ir:.2%}, Tail Drop {idt:.2%}",
-    )
-    ctx.compare.claim(
-        f"{many} flows: the router is never idle, with RED nor Tail Drop (idle < 1% of the time)",
-        max(g("red", many, "idle_fraction"), g("droptail", many, "idle_fraction")) < 0.01,
-        f"idle: RED {g('red', many, 'idle_fraction'):.2%}, Tail Drop {g('droptail', many, 'idle_fraction'):.2%}",
-    )
-    du = abs(g("red", many, "utilization") - g("droptail", many, "utilization"))
-    ctx.compare.claim(
-        f"{many} flows: hence not much difference in throughput (utilization within 1%)",
-        du < 0.01,
-        f"|difference| {du:.2%}",
-    )
-    ctx.compare.claim(
-        f"{few} flows: larger throughput with Tail Drop than with RED",
-        g("droptail", few, "utilization") > g("red", few, "utilization"),
-        f"utilization: Tail Drop {g('droptail', few, 'utilization'):.4f}, RED {g('red', few, 'utilization'):.4f}",
-    )
-    osc = {n: (g("red", n, "queue_sd"), g("droptail", n, "queue_sd")) for n in ns}
-    ctx.compare.claim(
-        "RED's instantaneous queue oscillates more than Tail Drop's for every number of flows "
-        "(larger standard deviation)",
-        all(r > d for r, d in osc.values()),
-        ", ".join(f"N={n}: {r:.1f} vs {d:.1f}" for n, (r, d) in osc.items()),
-    )
-    calmer = [n for n, (r, d) in osc.items() if r <= d]
-    if calmer:
-        ctx.note(
-            f"Oscillation: with {', '.join(map(str, calmer))} flows aqmlab's Tail Drop queue swings as much "
-            "as RED's or more: after a burst of overflow drops many windows halve together and the queue "
-            "falls by up to 100 packets before refilling (see the plot), a partial synchronization the "
-            "paper's Tail Drop traces do not show (its queue still never empties)."
-            + (
-                f" With {', '.join(str(n) for n in ns if n not in calmer)} flows RED oscillates more, as in "
-                "the paper."
-                if len(calmer) < len(ns)
-                else ""
-            )
-            + " The paper gives no TCP details (windows, timers, start times) that would "
-            "say how desynchronized its flows were."
-        )
-    for n in ns:
-        ctx.compare.not_reported(
-            f"{n} flows: mean queue Tail Drop / RED (packets)",
-            f"{g('droptail', n, 'queue_mean'):.1f} / {g('red', n, 'queue_mean'):.1f}",
-            "curve only",
-        )
-
-
-# ------------------------------------------------------------------ registration
-
-
-@experiment(
-    [
-        (
-            "bonald2000-table5",
-            "Loss rates and goodput for RED and Tail Drop: NewReno flows with CBR UDP",
-        ),
-        ("bonald2000-fig13", "Queueing delay over time for RED and Tail Drop, buffers 40 and 150"),
-        (
-            "bonald2000-fig14",
-            "Goodput and UDP loss rate against the number of TCP flows (buffer 40)",
-        ),
-        (
-            "bonald2000-fig15",
-            "Instantaneous queue for RED and Tail Drop with 25-100 flows (buffer 200)",
-        ),
-    ],
-    paper=PAPER,
-)
-def tcp_experiments(ctx: Context) -> None:
-    """Section V: the ids share the scenario and the sweeps (Table V and Fig. 14 the same one)."""
-    {
-        "bonald2000-table5": _table5,
-        "bonald2000-fig13": _fig13,
-        "bonald2000-fig14": _fig14,
-        "bonald2000-fig15": _fig15,
-    }[ctx.id](ctx)

@@ -1,8 +1,104 @@
-"""Imports every experiment module so that they register their ids, in catalogue order."""
-# ruff: noqa: I001  (the order is the catalogue order: each import registers its ids)
+"""The catalogue: every experiment, by group, and the registry built from them.
 
-from . import floyd1993  # noqa: F401
-from . import floyd1993_multirun  # noqa: F401
-from . import floyd1993_twoway  # noqa: F401
-from . import bonald2000  # noqa: F401
-from . import bonald2000_tcp  # noqa: F401
+The list is explicit: the papers appear in the order it first names them (Floyd &
+Jacobson, then Bonald, May & Bolot), and within a paper the registry orders the ids
+(figures before tables, by number). A group's ids share computed data and stored
+sweeps and run one after another in one process.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Union
+
+from . import (
+    bonald2000,
+    bonald2000_drops,
+    bonald2000_queue,
+    bonald2000_tcp_flows,
+    bonald2000_tcp_traces,
+    floyd1993,
+    floyd1993_fig5,
+    floyd1993_fig12,
+    floyd1993_misbehaving,
+    floyd1993_twoway,
+)
+from .registry import Group, Registry
+from .report import write_index as _write_index
+from .running import run_groups
+
+FLOYD = floyd1993.PAPER
+BONALD = bonald2000.PAPER
+
+GROUPS = (
+    Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
+    Group("floyd1993-fig7", FLOYD, (floyd1993.FIG7,)),
+    Group("floyd1993-fig8", FLOYD, (floyd1993.FIG8,)),
+    Group("floyd1993-fig16", FLOYD, (floyd1993_misbehaving.FIG16,)),
+    Group(
+        "floyd1993-multirun",
+        FLOYD,
+        (
+            floyd1993_fig5.FIG5,
+            floyd1993_fig12.FIG12,
+            floyd1993_fig12.FIG13,
+            floyd1993_fig12.FIG14,
+            floyd1993_fig12.FIG15,
+        ),
+    ),
+    Group("floyd1993-fig9", FLOYD, (floyd1993_twoway.FIG9,)),
+    Group("bonald2000-fig3", BONALD, (bonald2000.FIG3,)),
+    Group("bonald2000-fig5", BONALD, (bonald2000.FIG5,)),
+    Group("bonald2000-table3", BONALD, (bonald2000_queue.TABLE3, bonald2000_queue.FIG10)),
+    Group("bonald2000-fig6", BONALD, (bonald2000.FIG6,)),
+    Group("bonald2000-fig7", BONALD, (bonald2000.FIG7,)),
+    Group("bonald2000-table1", BONALD, (bonald2000_drops.TABLE1, bonald2000_drops.FIG8)),
+    Group("bonald2000-table2", BONALD, (bonald2000_drops.TABLE2, bonald2000_drops.FIG9)),
+    Group("bonald2000-table4", BONALD, (bonald2000_queue.TABLE4, bonald2000_queue.FIG11)),
+    Group(
+        "bonald2000-tcp",
+        BONALD,
+        (
+            bonald2000_tcp_flows.TABLE5,
+            bonald2000_tcp_traces.FIG13,
+            bonald2000_tcp_flows.FIG14,
+            bonald2000_tcp_traces.FIG15,
+        ),
+    ),
+)
+
+REGISTRY = Registry(GROUPS)
+
+
+def catalogue_order() -> List[str]:
+    """Every id in catalogue order (see :meth:`.registry.Registry.order`)."""
+    return REGISTRY.order()
+
+
+def select(ids: Sequence[str]) -> List[str]:
+    """Expand ``all`` and paper prefixes (``floyd1993``) into ids, in catalogue order."""
+    return REGISTRY.select(ids)
+
+
+def write_index(out: Union[str, Path]) -> Path:
+    """Write ``out/index.html`` from every ``out/<id>/`` present, in catalogue order."""
+    return _write_index(out, REGISTRY.order())
+
+
+def run(
+    ids: Sequence[str],
+    out: Union[str, Path],
+    quick: bool = False,
+    jobs: Optional[int] = None,
+    progress: bool = True,
+) -> Dict[str, str]:
+    """Run experiments and write ``out/index.html``. Returns ``{id: status}``."""
+    chosen = REGISTRY.select(ids)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    statuses = run_groups(
+        REGISTRY.batches(chosen), out, quick, jobs or os.cpu_count() or 1, progress
+    )
+    write_index(out)
+    return statuses

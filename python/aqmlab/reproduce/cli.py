@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import framework
+from . import catalogue
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,8 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        for id_ in framework.catalogue_order():
-            print(f"{id_}\t{framework.REGISTRY[id_].title}")
+        for id_ in catalogue.catalogue_order():
+            print(f"{id_}\t{catalogue.REGISTRY[id_].title}")
         return 0
     if not args.ids:
         print(
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
-    statuses = framework.run(
+    statuses = catalogue.run(
         args.ids, args.out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress
     )
     failed = [k for k, v in statuses.items() if v != "done"]

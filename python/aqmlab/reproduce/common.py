@@ -1,0 +1,102 @@
+"""What several experiments use: the catalogue's scenario files, its sweep runners
+(the function with the hooks ``aqmlab.sweeps`` looks for), their base scenarios tied to
+the runner's version and the build, and stored sweeps computed once per group.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+
+from .context import Context
+from .running import build_id, stored_sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..sim import Result, Scenario
+
+ScenarioDict = Dict[str, Any]
+
+#: The catalogue's scenario files ship inside the package (``scenarios/`` at the top of
+#: the source tree links there).
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def scenario(name: str) -> Scenario:
+    """A scenario file of the catalogue, by file name."""
+    from ..sim import Scenario
+
+    return Scenario.from_file(SCENARIOS / name)
+
+
+def scenario_dict(name: str) -> ScenarioDict:
+    """A scenario file of the catalogue as the dict of its TOML structure (not validated)."""
+    from ..sim import _load_toml
+
+    return _load_toml((SCENARIOS / name).read_text())
+
+
+def simulate_normalized(sc: ScenarioDict) -> Tuple[Result, ScenarioDict]:
+    """Run a scenario dict; returns the result and the normalised scenario (every
+    quantity in SI units, times the simulator's clock as seconds)."""
+    from ..sim import Scenario, simulate
+
+    s = Scenario.from_dict(sc)
+    return simulate(s, progress=False), s.normalized()
+
+
+def direction(norm: ScenarioDict, name: str) -> Dict[str, Any]:
+    """The link direction `name` ("a->b") of a normalised scenario."""
+    (d,) = (d for d in norm["directions"] if d["name"] == name)
+    found: Dict[str, Any] = d
+    return found
+
+
+def _unchanged(scenario: ScenarioDict) -> ScenarioDict:
+    return scenario
+
+
+@dataclass(frozen=True)
+class SweepRunner:
+    """A sweep runner of the catalogue: ``aqmlab.sweeps`` calls it with each point's
+    scenario (after ``prepare``), ``validate`` on every point before anything runs and
+    ``warmup`` once in every worker. ``ref`` is the ``"module:name"`` the sweeps name it
+    by; ``version`` is bumped whenever its output changes, so that a stored sweep is not
+    reused."""
+
+    run: Callable[[ScenarioDict], Dict[str, Any]]
+    ref: str
+    version: int
+    prepare: Callable[[ScenarioDict], ScenarioDict] = field(default=_unchanged)
+
+    def __call__(self, scenario: ScenarioDict) -> Dict[str, Any]:
+        return self.run(self.prepare(scenario))
+
+    def validate(self, scenario: ScenarioDict) -> None:
+        """Raise ValueError if the simulator refuses the prepared scenario."""
+        from ..sim import Scenario
+
+        Scenario.from_dict(self.prepare(scenario))
+
+    def warmup(self) -> None:
+        """Import the simulator and pandas (its results are DataFrames) before the first
+        point."""
+        importlib.import_module("aqmlab.sim")
+        importlib.import_module("pandas")
+
+    def base(self, name: str) -> ScenarioDict:
+        """The scenario file `name` as a sweep's base: its ``notes`` name this runner,
+        its version and the build, so that the stored sweep is tied to them through
+        the base scenario's hash."""
+        base = scenario_dict(name)
+        base["notes"] = f"analysed by {self.ref} version {self.version}, aqmlab build {build_id()}"
+        return base
+
+
+def sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
+    """The group's sweep `tag` of ``spec(quick)`` (stored beside the outputs, see
+    :func:`.running.stored_sweep`), computed once per group run."""
+    return ctx.once(("sweep", tag), lambda: stored_sweep(ctx, spec(ctx.quick), tag))

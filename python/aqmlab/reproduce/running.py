@@ -1,0 +1,151 @@
+"""Running the catalogue: groups in a process pool, each id into its own directory,
+and the sweeps that experiments store between runs (tied to the build that made them).
+
+Each id writes into ``OUT/<id>/`` (through a temporary directory, so that nothing
+half-written stays): its data (CSV), plots (PNG), ``comparison.csv`` and ``meta.json``.
+An experiment's failure is recorded in its ``meta.json`` and the catalogue goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, Hashable, List, Optional, Sequence, Tuple
+
+from .context import Context
+from .registry import Group
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_BUILD_ID: Optional[str] = None
+
+
+def build_id() -> str:
+    """A short digest of the aqmlab package version and the compiled simulator's bytes.
+
+    Experiments that keep sweep results between runs of the catalogue (to resume an
+    interrupted run) put it into their sweep's base scenario, so that results of an
+    earlier build are never mixed with a new one: a changed digest changes the sweep's
+    hash, which the sweep store then refuses to extend."""
+    global _BUILD_ID
+    if _BUILD_ID is None:
+        import hashlib
+
+        from .. import __version__
+
+        h = hashlib.sha256(__version__.encode())
+        try:
+            from .. import _native
+
+            with open(_native.__file__, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        except (ImportError, OSError):
+            h.update(b"no native module")
+        _BUILD_ID = h.hexdigest()[:16]
+    return _BUILD_ID
+
+
+def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
+    """Run (or resume) a sweep of the experiment's group and return its rows.
+
+    The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
+    experiments' outputs: the ids of a group share it, and an interrupted catalogue
+    resumes it. The spec's base scenario should carry :func:`build_id` (e.g. in its
+    ``notes``), so a stored run of another build or definition is discarded and
+    recomputed instead of being mixed in. A failed point fails the experiment."""
+    from .. import sweeps
+    from ..sweeps.store import SweepMismatch
+
+    out = ctx.out.parent / f".{ctx.group}-sweeps" / f"{tag}-{'quick' if ctx.quick else 'full'}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    except SweepMismatch:  # another build or definition: start over
+        shutil.rmtree(out, ignore_errors=True)
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    bad = df[df["error"].notna()]
+    if len(bad):
+        raise RuntimeError(
+            f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}"
+        )
+    return df
+
+
+Result = Tuple[str, str, float]
+
+
+def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int) -> List[Result]:
+    """Run the ids of one group in this process; returns (id, status, seconds) per id."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    shared: Dict[Hashable, Any] = {}
+    by_id = {e.id: e for e in group.experiments}
+    results = []
+    for id_ in ids:
+        exp = by_id[id_]
+        final = Path(out) / id_
+        tmp = Path(tempfile.mkdtemp(prefix=f".{id_}.", dir=out))
+        ctx = Context(id_, exp.title, group.paper, tmp, quick, jobs, group.name, shared)
+        t0 = time.perf_counter()
+        try:
+            exp.run(ctx)
+            status, err = "done", ""
+        except Exception:  # an experiment's failure is recorded, the catalogue goes on
+            status, err = "error", traceback.format_exc()
+        secs = time.perf_counter() - t0
+        ctx.finish(status, err, secs)
+        # replace the previous output of this id atomically enough: nothing half-written stays
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+        results.append((id_, status, secs))
+    return results
+
+
+def run_groups(
+    batches: Sequence[Tuple[Group, List[str]]],
+    out: Path,
+    quick: bool,
+    jobs: int,
+    progress: bool,
+) -> Dict[str, str]:
+    """Run each (group, ids) batch, the groups in parallel when ``jobs`` > 1 and there
+    are several. Returns ``{id: status}``."""
+    total = sum(len(ids) for _, ids in batches)
+    statuses: Dict[str, str] = {}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="exp", desc="reproduce")
+
+    def record(results: List[Result]) -> None:
+        for id_, st, _ in results:
+            statuses[id_] = st
+            if bar:
+                bar.update(1)
+                bar.set_postfix_str(id_)
+
+    # experiments that themselves run sweeps get the cores; the catalogue runs groups in parallel
+    inner_jobs = 1 if jobs > 1 and len(batches) > 1 else jobs
+    if jobs <= 1 or len(batches) == 1:
+        for g, ids in batches:
+            record(run_group(g, ids, str(out), quick, inner_jobs))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futs = [
+                pool.submit(run_group, g, ids, str(out), quick, inner_jobs) for g, ids in batches
+            ]
+            for f in as_completed(futs):
+                record(f.result())
+    if bar:
+        bar.close()
+    return statuses
