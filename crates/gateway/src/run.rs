@@ -138,9 +138,13 @@ struct Gateway {
     sides: [Side; 2],
     /// pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
     pipes: [Pipe; 2],
+    /// Receive buffers, reused by both sides.
     batch: RecvBatch,
     clock: Clock,
+    /// When to stop (`exit_after`; the end of time without it).
     exit_at: Time,
+    /// Loop turns, the longest queue of each direction and the most frames in the
+    /// delay lines at once (the memory check).
     loops: u64,
     max_queue: [usize; 2],
     max_in_flight: usize,
