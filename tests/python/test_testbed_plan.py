@@ -2,8 +2,9 @@
 
 import pytest
 
-from aqmlab.testbed import KERNEL_CC, plan
-from aqmlab.testbed.core import _goodput, _iperf_client_args, gateway_args
+import aqmlab
+from aqmlab.testbed import KERNEL_CC, gateway_args, plan
+from aqmlab.testbed.flows import goodput, iperf_client_args
 from aqmlab.testbed.scenario import dumps, load, window_clamps
 from aqmlab.testbed.testing import dumbbell, tcp_flows
 
@@ -32,20 +33,56 @@ def test_variants_map_to_kernel_reno():
     )
 
 
-def test_count_and_uniform_start_expand_reproducibly():
-    """`count` makes copies; uniform start times come from the scenario seed."""
+def test_count_and_uniform_start_expand_as_the_simulator_does():
+    """`count` makes copies; uniform start times are the simulator's, drawn from the scenario seed."""
     sc = dumbbell(RED, [{"type": "tcp", "count": 5, "start": {"uniform": [0, 1]}}])
-    a, b = plan(sc), plan(sc)
+    a = plan(sc)
     assert len(a.flows) == 5
-    assert [f.start_s for f in a.flows] == [f.start_s for f in b.flows]
+    starts = [f["start"] for f in aqmlab.Scenario(sc).normalized()["flows"]]
+    assert [f.start_s for f in a.flows] == starts
     assert all(0 <= f.start_s <= 1 for f in a.flows)
+
+
+def test_routes_are_the_simulators():
+    """Flows follow the simulator's routes, link costs included, so the access delay is that of the cheaper path."""
+    sc = dumbbell(RED, tcp_flows(1), access_delay="1ms")
+    sc["link"][0]["cost"] = 5  # s1 - r1 direct: one hop but dear
+    sc["link"] += [
+        {"a": "s1", "b": "x", "rate": "1Gbps", "delay": "10ms"},
+        {"a": "x", "b": "r1", "rate": "1Gbps", "delay": "10ms"},
+    ]
+    assert plan(sc).flows[0].path_delay_s == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda sc: sc["flow"][0].update(type="udp"), "flow[0].type"),
+        (lambda sc: sc["flow"][0].update(variant="cubic"), "flow[0].variant"),
+        (lambda sc: sc["flow"][0].update(bogus=1), "flow[0].bogus"),
+        (lambda sc: sc["link"][1].pop("delay"), "link[1]"),
+    ],
+)
+def test_keys_the_simulator_refuses_are_refused(mutate, field):
+    """The testbed accepts only scenarios the simulator accepts, with the simulator's message."""
+    sc = dumbbell(RED, tcp_flows(1))
+    mutate(sc)
+    with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        plan(sc)
+
+
+def test_kernel_cc_runs_every_tcp_flow_with_another_algorithm():
+    """kernel_cc (e.g. cubic, which the simulator does not have) replaces the variant's mapping."""
+    pl = plan(dumbbell(RED, tcp_flows(2)), kernel_cc="cubic")
+    assert [f.kernel_cc for f in pl.flows] == ["cubic", "cubic"]
+    assert [f.variant for f in pl.flows] == ["reno", "reno"]
 
 
 def test_cbr_flow_becomes_udp_at_its_rate():
     """A cbr flow runs as iperf3 UDP at the scenario's rate and packet size."""
     pl = plan(dumbbell(RED, [{"type": "cbr", "rate": "20Mbps", "packet_size": 1000}]))
     f = pl.flows[0]
-    args = _iperf_client_args(pl, f, 5201)
+    args = iperf_client_args(pl, f)
     assert f.kind == "udp" and f.rate_bps == 20e6
     assert (
         "-u" in args
@@ -61,7 +98,7 @@ def test_tcp_client_arguments():
             RED, [{"type": "tcp", "variant": "newreno", "packet_size": 1000, "max_window": 20}]
         )
     )
-    args = _iperf_client_args(pl, pl.flows[0], 5201)
+    args = iperf_client_args(pl, pl.flows[0])
     assert args[args.index("-C") + 1] == "reno"
     assert args[args.index("-M") + 1] == "960"
     assert window_clamps(pl) == {("a", "s1"): 20 * 948}
@@ -109,7 +146,7 @@ def test_errors_name_the_field(mutate, field):
 def test_not_a_dumbbell_is_refused():
     """Flows that share no link cannot run on one gateway."""
     sc = dumbbell(RED, tcp_flows(1))
-    sc["link"].append({"a": "x", "b": "y", "rate": "1Mbps", "queue": RED})
+    sc["link"].append({"a": "x", "b": "y", "rate": "1Mbps", "delay": "1ms", "queue": RED})
     sc["flow"].append({"type": "tcp", "src": "x", "dst": "y"})
     with pytest.raises(ValueError, match="dumbbell"):
         plan(sc)
@@ -133,5 +170,5 @@ def test_goodput_counts_only_the_window():
         ]
     }
     # 10 Mb/s for 10 s starting at t = 1; window [2, 8]
-    assert _goodput(server, None, 1.0, 2.0, 8.0) == pytest.approx(10e6)
-    assert _goodput(server, None, 5.0, 2.0, 8.0) == pytest.approx(10e6 * 3 / 6)
+    assert goodput(server, None, 1.0, 2.0, 8.0) == pytest.approx(10e6)
+    assert goodput(server, None, 5.0, 2.0, 8.0) == pytest.approx(10e6 * 3 / 6)

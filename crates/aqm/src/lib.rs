@@ -21,6 +21,10 @@
 //!   [`red::RedCore`]; dispatch is the [`AnyAqm`] enum.
 //! - **Deterministic.** Each random discipline owns one seeded generator.
 //!
+//! [`stats`] holds what the simulator's monitors and the gateway measure alike: the
+//! measurement window, time averages over it, waiting times, drop runs and the summary
+//! of a link direction.
+//!
 //! The queue size a discipline sees counts the packets waiting, not the one being
 //! transmitted (as ns-2 and Linux count it).
 
@@ -34,6 +38,7 @@ pub mod fred;
 pub mod packet;
 pub mod queue;
 pub mod red;
+pub mod stats;
 pub mod time;
 pub mod units;
 

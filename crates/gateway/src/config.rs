@@ -16,28 +16,69 @@
 //! ```
 //! Queue tables use the scenario's parameter names (`aqm::QueueConfig`).
 
-use aqm::{Quantity, QueueConfig};
+use aqm::{AqmError, Quantity, QueueConfig};
 use serde::Deserialize;
 
-#[derive(Clone, Debug, Default, Deserialize)]
+use crate::error::{GatewayError, Result};
+
+/// The settings as given: a file's keys (`if_a`, `rate_ab`, ...) or the flags of the
+/// same names (`--if-a`, `--rate-ab`, ...); [`load`] lays the flags over the file.
+/// Quantities take the simulator's units (`"10Mbps"`, `"20ms"`, or plain numbers in
+/// b/s and s); queue tables take the scenario's queue parameters.
+#[derive(Clone, Debug, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
+    /// Interface toward side A.
+    #[arg(long, value_name = "IF")]
     pub if_a: Option<String>,
+    /// Interface toward side B.
+    #[arg(long, value_name = "IF")]
     pub if_b: Option<String>,
+    /// Line rate of both directions, e.g. "10Mbps".
+    #[arg(long, value_name = "RATE", value_parser = quantity)]
     pub rate: Option<Quantity>,
+    /// Line rate A->B (overrides --rate).
+    #[arg(long, value_name = "RATE", value_parser = quantity)]
     pub rate_ab: Option<Quantity>,
+    /// Line rate B->A (overrides --rate).
+    #[arg(long, value_name = "RATE", value_parser = quantity)]
     pub rate_ba: Option<Quantity>,
+    /// One-way propagation delay of both directions, e.g. "20ms" [default: 0].
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub delay: Option<Quantity>,
+    /// Delay A->B (overrides --delay).
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub delay_ab: Option<Quantity>,
+    /// Delay B->A (overrides --delay).
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub delay_ba: Option<Quantity>,
+    /// Queue of both directions, a queue table as JSON or inline TOML:
+    /// '{type="red", limit=50, min_th=5, max_th=15}' [default: Drop Tail, 1000 packets].
+    #[arg(long, value_name = "TABLE", value_parser = queue_flag)]
     pub queue: Option<QueueConfig>,
+    /// Queue A->B (overrides --queue).
+    #[arg(long, value_name = "TABLE", value_parser = queue_flag)]
     pub queue_ab: Option<QueueConfig>,
+    /// Queue B->A (overrides --queue).
+    #[arg(long, value_name = "TABLE", value_parser = queue_flag)]
     pub queue_ba: Option<QueueConfig>,
+    /// Start of the measurement window [default: 0].
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub warmup: Option<Quantity>,
+    /// End of the measurement window [default: when the gateway stops].
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub duration: Option<Quantity>,
+    /// When the gateway exits [default: --duration; without both, at SIGINT/SIGTERM].
+    #[arg(long, value_name = "TIME", value_parser = quantity)]
     pub exit_after: Option<Quantity>,
+    /// Write the statistics here (JSON) at exit [default: standard output].
+    #[arg(long, value_name = "FILE")]
     pub stats: Option<String>,
+    /// Create this file, holding the gateway's pid, once the sockets are open.
+    #[arg(long, value_name = "FILE")]
     pub ready: Option<String>,
+    /// Seed of the A->B discipline's generator (B->A takes seed + 1) [default: 1].
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
 
@@ -70,17 +111,27 @@ fn default_queue() -> QueueConfig {
     serde_json::from_str(r#"{"type":"droptail","limit":1000}"#).expect("valid default")
 }
 
-fn parse_file(text: &str, path: &str) -> Result<FileConfig, String> {
-    if path.ends_with(".json") || text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| format!("{path}: {e}"))
+/// A quantity given as a flag (checked when the configuration is validated).
+fn quantity(text: &str) -> std::result::Result<Quantity, std::convert::Infallible> {
+    Ok(Quantity::Text(text.to_string()))
+}
+
+fn queue_flag(text: &str) -> Result<QueueConfig> {
+    parse_queue(text, "queue table")
+}
+
+fn parse_file(text: &str, path: &str) -> Result<FileConfig> {
+    let parsed = if path.ends_with(".json") || text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| e.to_string())
     } else {
-        toml::from_str(text).map_err(|e| format!("{path}: {e}"))
-    }
+        toml::from_str(text).map_err(|e| e.to_string())
+    };
+    parsed.map_err(|e| GatewayError::Config(format!("{path}: {e}")))
 }
 
 /// Parse a queue table given on the command line as JSON or inline TOML
 /// (`{type="red", limit=50}` or `type="red", limit=50`).
-pub fn parse_queue(text: &str, what: &str) -> Result<QueueConfig, String> {
+pub fn parse_queue(text: &str, what: &str) -> Result<QueueConfig> {
     let t = text.trim();
     if let Ok(q) = serde_json::from_str::<QueueConfig>(t) {
         return Ok(q);
@@ -92,97 +143,103 @@ pub fn parse_queue(text: &str, what: &str) -> Result<QueueConfig, String> {
     }
     toml::from_str::<W>(&format!("q = {{ {body} }}"))
         .map(|w| w.q)
-        .map_err(|e| format!("{what}: {e}"))
+        .map_err(|e| GatewayError::Config(format!("{what}: {e}")))
+}
+
+/// The rate `own`, else `both`, in b/s: required, > 0.
+fn rate(own: &Option<Quantity>, both: &Option<Quantity>, name: &str) -> Result<f64> {
+    let q = own
+        .as_ref()
+        .or(both.as_ref())
+        .ok_or_else(|| GatewayError::Config(format!("{name}: missing (give rate or {name})")))?;
+    let v = q.bps(name)?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(AqmError::invalid(name, v, "> 0").into());
+    }
+    Ok(v)
+}
+
+/// The delay `own`, else `both`, in s: >= 0, default 0.
+fn delay(own: &Option<Quantity>, both: &Option<Quantity>, name: &str) -> Result<f64> {
+    let v = match own.as_ref().or(both.as_ref()) {
+        Some(q) => q.secs(name)?,
+        None => 0.0,
+    };
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(AqmError::invalid(name, v, ">= 0").into());
+    }
+    Ok(v)
 }
 
 impl FileConfig {
-    /// Apply `--key value` flags on top of a file's values.
-    pub fn apply_flag(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let q = || Some(Quantity::Text(value.to_string()));
-        match key {
-            "if-a" => self.if_a = Some(value.into()),
-            "if-b" => self.if_b = Some(value.into()),
-            "rate" => self.rate = q(),
-            "rate-ab" => self.rate_ab = q(),
-            "rate-ba" => self.rate_ba = q(),
-            "delay" => self.delay = q(),
-            "delay-ab" => self.delay_ab = q(),
-            "delay-ba" => self.delay_ba = q(),
-            "queue" => self.queue = Some(parse_queue(value, "--queue")?),
-            "queue-ab" => self.queue_ab = Some(parse_queue(value, "--queue-ab")?),
-            "queue-ba" => self.queue_ba = Some(parse_queue(value, "--queue-ba")?),
-            "warmup" => self.warmup = q(),
-            "duration" => self.duration = q(),
-            "exit-after" => self.exit_after = q(),
-            "stats" => self.stats = Some(value.into()),
-            "ready" => self.ready = Some(value.into()),
-            "seed" => {
-                self.seed =
-                    Some(value.parse().map_err(|_| format!("--seed {value:?}: an integer"))?)
-            }
-            other => return Err(format!("unknown option --{other}")),
+    /// These settings with `flags` laid over them (a flag given wins).
+    pub fn overlay(self, flags: FileConfig) -> FileConfig {
+        FileConfig {
+            if_a: flags.if_a.or(self.if_a),
+            if_b: flags.if_b.or(self.if_b),
+            rate: flags.rate.or(self.rate),
+            rate_ab: flags.rate_ab.or(self.rate_ab),
+            rate_ba: flags.rate_ba.or(self.rate_ba),
+            delay: flags.delay.or(self.delay),
+            delay_ab: flags.delay_ab.or(self.delay_ab),
+            delay_ba: flags.delay_ba.or(self.delay_ba),
+            queue: flags.queue.or(self.queue),
+            queue_ab: flags.queue_ab.or(self.queue_ab),
+            queue_ba: flags.queue_ba.or(self.queue_ba),
+            warmup: flags.warmup.or(self.warmup),
+            duration: flags.duration.or(self.duration),
+            exit_after: flags.exit_after.or(self.exit_after),
+            stats: flags.stats.or(self.stats),
+            ready: flags.ready.or(self.ready),
+            seed: flags.seed.or(self.seed),
         }
-        Ok(())
     }
 
-    pub fn validate(self) -> Result<Config, String> {
-        let err = |e: aqm::AqmError| e.to_string();
-        let rate =
-            |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
-                let q = own
-                    .as_ref()
-                    .or(both.as_ref())
-                    .ok_or(format!("{name}: missing (give rate or {name})"))?;
-                let v = q.bps(name).map_err(err)?;
-                if !(v.is_finite() && v > 0.0) {
-                    return Err(format!("{name} = {v} is invalid: allowed > 0"));
-                }
-                Ok(v)
-            };
-        let delay =
-            |own: &Option<Quantity>, both: &Option<Quantity>, name: &str| -> Result<f64, String> {
-                let v = match own.as_ref().or(both.as_ref()) {
-                    Some(q) => q.secs(name).map_err(err)?,
-                    None => 0.0,
-                };
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(format!("{name} = {v} is invalid: allowed >= 0"));
-                }
-                Ok(v)
-            };
-        let if_a = self.if_a.clone().ok_or("if_a: missing (the interface toward side A)")?;
-        let if_b = self.if_b.clone().ok_or("if_b: missing (the interface toward side B)")?;
+    /// One direction: its own rate, delay and queue, else those of both.
+    fn direction(&self, which: &str) -> Result<DirConfig> {
+        let (rate_own, delay_own, queue_own) = match which {
+            "ab" => (&self.rate_ab, &self.delay_ab, &self.queue_ab),
+            _ => (&self.rate_ba, &self.delay_ba, &self.queue_ba),
+        };
+        Ok(DirConfig {
+            rate_bps: rate(rate_own, &self.rate, &format!("rate_{which}"))?,
+            delay_s: delay(delay_own, &self.delay, &format!("delay_{which}"))?,
+            queue: queue_own.clone().or(self.queue.clone()).unwrap_or_else(default_queue),
+        })
+    }
+
+    /// Check every field and compute the defaults.
+    pub fn validate(self) -> Result<Config> {
+        let missing = |m: &str| GatewayError::Config(m.to_string());
+        let if_a = self
+            .if_a
+            .clone()
+            .ok_or_else(|| missing("if_a: missing (the interface toward side A)"))?;
+        let if_b = self
+            .if_b
+            .clone()
+            .ok_or_else(|| missing("if_b: missing (the interface toward side B)"))?;
         if if_a == if_b {
-            return Err("if_a and if_b must differ".into());
+            return Err(missing("if_a and if_b must differ"));
         }
-        let ab = DirConfig {
-            rate_bps: rate(&self.rate_ab, &self.rate, "rate_ab")?,
-            delay_s: delay(&self.delay_ab, &self.delay, "delay_ab")?,
-            queue: self.queue_ab.clone().or(self.queue.clone()).unwrap_or_else(default_queue),
-        };
-        let ba = DirConfig {
-            rate_bps: rate(&self.rate_ba, &self.rate, "rate_ba")?,
-            delay_s: delay(&self.delay_ba, &self.delay, "delay_ba")?,
-            queue: self.queue_ba.clone().or(self.queue.clone()).unwrap_or_else(default_queue),
-        };
+        let (ab, ba) = (self.direction("ab")?, self.direction("ba")?);
         let warmup_s = match &self.warmup {
-            Some(q) => q.secs("warmup").map_err(err)?.max(0.0),
+            Some(q) => q.secs("warmup")?.max(0.0),
             None => 0.0,
         };
         let duration_s = match &self.duration {
             Some(q) => {
-                let d = q.secs("duration").map_err(err)?;
+                let d = q.secs("duration")?;
                 if d.partial_cmp(&warmup_s) != Some(std::cmp::Ordering::Greater) {
-                    return Err(format!(
-                        "duration = {d} is invalid: allowed > warmup ({warmup_s})"
-                    ));
+                    let allowed = format!("> warmup ({warmup_s})");
+                    return Err(AqmError::invalid("duration", d, allowed).into());
                 }
                 Some(d)
             }
             None => None,
         };
         let exit_after_s = match &self.exit_after {
-            Some(q) => Some(q.secs("exit_after").map_err(err)?),
+            Some(q) => Some(q.secs("exit_after")?),
             None => duration_s,
         };
         Ok(Config {
@@ -200,29 +257,26 @@ impl FileConfig {
     }
 }
 
-/// Read the file (if any) and apply the flags.
-pub fn load(path: Option<&str>, flags: &[(String, String)]) -> Result<Config, String> {
-    let mut fc = match path {
+/// Read the file (if any), lay the flags over it and validate.
+pub fn load(path: Option<&str>, flags: FileConfig) -> Result<Config> {
+    let file = match path {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?;
+            let text = std::fs::read_to_string(p).map_err(|e| GatewayError::file(p, e))?;
             parse_file(&text, p)?
         }
         None => FileConfig::default(),
     };
-    for (k, v) in flags {
-        fc.apply_flag(k, v)?;
-    }
-    fc.validate()
+    file.overlay(flags).validate()
 }
 
 impl Config {
     /// Build both directions' disciplines now, so that a bad parameter is reported
     /// before any socket is opened. Errors name the direction and the parameter.
-    pub fn build_queues(&self) -> Result<(aqm::AnyAqm, aqm::AnyAqm), String> {
+    pub fn build_queues(&self) -> Result<(aqm::AnyAqm, aqm::AnyAqm)> {
         let b = |d: &DirConfig, name: &str, seed: u64| {
             d.queue
                 .build(&aqm::BuildContext { link_rate_bps: Some(d.rate_bps), seed: Some(seed) })
-                .map_err(|e| e.at(name).to_string())
+                .map_err(|e| GatewayError::Param(e.at(name)))
         };
         Ok((
             b(&self.ab, "queue_ab", self.seed)?,
@@ -258,35 +312,53 @@ mod tests {
         c.build_queues().unwrap();
     }
 
+    /// Flags as the command line gives them.
+    fn flags(args: &[&str]) -> FileConfig {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            f: FileConfig,
+        }
+        let argv = std::iter::once("gw").chain(args.iter().copied());
+        <Flags as clap::Parser>::try_parse_from(argv).unwrap().f
+    }
+
     #[test]
     fn flags_override_and_accept_inline_queues() {
-        let flags: Vec<(String, String)> = [
-            ("if-a", "a"),
-            ("if-b", "b"),
-            ("rate", "1Gbps"),
-            ("queue", r#"{"type":"red","limit":100}"#),
-            ("queue-ba", "type=\"droptail\", limit=7"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let c = load(None, &flags).unwrap();
+        let f = flags(&[
+            "--if-a=a",
+            "--if-b",
+            "b",
+            "--rate",
+            "1Gbps",
+            "--queue",
+            r#"{"type":"red","limit":100}"#,
+            "--queue-ba",
+            "type=\"droptail\", limit=7",
+        ]);
+        let c = load(None, f).unwrap();
         assert_eq!(c.ab.rate_bps, 1e9);
         assert_eq!(c.ab.queue.kind(), "red");
         assert_eq!(c.ba.queue.limit_packets(), Some(7));
+        let file = parse_file("if_a='x'\nif_b='y'\nrate='5Mbps'\nseed=3", "x.toml").unwrap();
+        let c = file.overlay(flags(&["--if-b", "z", "--rate-ba", "2Mbps"])).validate().unwrap();
+        assert_eq!((c.if_a.as_str(), c.if_b.as_str(), c.seed), ("x", "z", 3));
+        assert_eq!((c.ab.rate_bps, c.ba.rate_bps), (5e6, 2e6));
     }
 
     #[test]
     fn errors_name_the_field() {
         let e = parse_file(r#"{"if_a":"a","if_b":"b"}"#, "x.json").unwrap().validate().unwrap_err();
+        let e = e.to_string();
         assert!(e.contains("rate_ab"), "{e}");
         let e = parse_file("if_a='a'\nif_b='b'\nrate='10 parsecs'", "x.toml")
             .unwrap()
             .validate()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("rate_ab") && e.contains("15Mbps"), "{e}");
         let e = parse_file("if_a='a'\nif_b='b'\nrate=1e6\nbogus=1", "x.toml").unwrap_err();
-        assert!(e.contains("bogus"), "{e}");
+        assert!(e.to_string().contains("bogus"), "{e}");
         let c = parse_file(
             "if_a='a'\nif_b='b'\nrate=1e6\nqueue={type='red',limit=10,min_th=9,max_th=3}",
             "x.toml",
@@ -294,9 +366,9 @@ mod tests {
         .unwrap()
         .validate()
         .unwrap();
-        let e = c.build_queues().unwrap_err();
+        let e = c.build_queues().unwrap_err().to_string();
         assert!(e.contains("queue_ab."), "{e}");
-        let e = load(None, &[("nope".into(), "1".into())]).unwrap_err();
-        assert!(e.contains("--nope"), "{e}");
+        let e = parse_queue("type='red', limit=", "--queue").unwrap_err().to_string();
+        assert!(e.starts_with("--queue: "), "{e}");
     }
 }

@@ -19,16 +19,23 @@
 //! truncated IP packets are counted and dropped.
 //!
 //! - [`frame`]: parsing, flow id (hash of the 5-tuple), setting CE (RFC 1624).
-//! - [`pipe`]: one direction, pure (time is an argument), unit-tested.
-//! - [`config`]: TOML/JSON file and flags.
+//! - [`pipe`]: one direction, pure (time is an argument), unit-tested; its summary is
+//!   the simulator's link shape ([`aqm::stats::LinkSummary`]) with the gateway's extras.
+//! - [`config`]: TOML/JSON file and flags (the same fields).
+//! - [`cli`]: the command line (clap).
 //! - [`sock`]: AF_PACKET sockets, `recvmmsg` / `sendmmsg`.
 //! - [`run`]: the single-threaded event loop and the statistics file.
-//! - [`tools`]: `blast` (traffic and garbage generator) and `count` (receiver) for
-//!   the benchmark and the tests.
+//! - [`tools`]: `blast` (traffic and garbage generator), `count` (receiver) and
+//!   `bench_pipeline` for the benchmark and the tests.
+//! - [`error`]: the crate's one error type.
 
+pub mod cli;
 pub mod config;
+pub mod error;
 pub mod frame;
 pub mod pipe;
 pub mod run;
 pub mod sock;
 pub mod tools;
+
+pub use error::{GatewayError, Result};

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use aqm::stats::{DelayStats, DropRuns, LinkSummary, TimeAverage, Window};
 use aqm::{AnyAqm, DropReason, Packet, PacketInfo, Queue, QueueDiscipline, Time, Verdict};
 use serde::Serialize;
 
@@ -56,41 +57,48 @@ pub struct FlowStats {
     pub departed_bytes: u64,
 }
 
-/// The summary of one direction, in the simulator's `links` shape plus a few extras.
-/// Counts cover the measurement window [warmup, end].
+/// The summary of one direction: the simulator's link shape ([`LinkSummary`]) and the
+/// gateway's extras beside its keys. Counts cover the measurement window
+/// `[warmup, min(duration, now)]` (see [`aqm::stats`]); `utilization` counts the line
+/// time of the packets whose transmission starts inside it.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct LinkSummary {
-    pub utilization: f64,
-    pub arrivals: u64,
-    pub departures: u64,
-    pub drops: u64,
-    pub early_drops: u64,
-    /// Every drop that is not early: the AQM's deterministic ones, FRED's per-flow
-    /// limits and buffer overflows.
-    pub forced_drops: u64,
-    /// Of `forced_drops`, those because the buffer was full.
-    pub overflow_drops: u64,
-    pub marks: u64,
+pub struct DirSummary {
+    #[serde(flatten)]
+    pub link: LinkSummary,
     /// Marks on packets that were not ECN-capable (should stay 0).
     pub marks_not_ect: u64,
     /// Early drops of ECN-capable packets (0 when the discipline marks with ECN:
     /// below max_th an ECT packet is marked, not dropped).
     pub early_drops_ect: u64,
-    /// Time-average of the packets waiting.
-    pub mean_queue: f64,
-    /// Time-average of the discipline's average queue (0 without one).
-    pub mean_avg: f64,
-    /// Mean time from arrival to the start of transmission, s.
-    pub mean_delay: f64,
-    pub departed_bytes: u64,
-    pub rate_bps: f64,
-    pub delay_s: f64,
-    pub window_s: f64,
-    pub discipline: String,
     /// Packets dropped because the delay line was full (never in normal operation).
     pub delay_line_drops: u64,
+    /// IP bytes that left the queue inside the window.
+    pub departed_bytes: u64,
+    /// The window's length, s.
+    pub window_s: f64,
     pub flows: Vec<FlowStats>,
     pub other_flows: FlowStats,
+}
+
+/// The direction's counters over the window (the summary's raw material).
+#[derive(Default)]
+struct Counters {
+    arrivals: u64,
+    departures: u64,
+    early_drops: u64,
+    /// Every drop that is not early: the AQM's deterministic ones, FRED's per-flow
+    /// limits and buffer overflows.
+    forced_drops: u64,
+    /// Of `forced_drops`, those because the buffer was full.
+    overflow_drops: u64,
+    marks: u64,
+    marks_not_ect: u64,
+    early_drops_ect: u64,
+    delay_line_drops: u64,
+    departed_bytes: u64,
+    max_queue: u32,
+    delay: DelayStats,
+    drop_runs: DropRuns,
 }
 
 /// One direction.
@@ -106,14 +114,14 @@ pub struct Pipe {
     /// Sequence numbers of marked packets still queued, ascending.
     marked: VecDeque<u64>,
     next_seq: u64,
-    warmup: Time,
-    end: Time,
-    // Time integrals over the window.
+    /// [warmup, duration] (duration: the end of time when not given).
+    window: Window,
+    /// The latest event seen.
     last_t: Time,
-    q_integral: f64,
-    avg_integral: f64,
-    sum: LinkSummary,
-    delay_sum_s: f64,
+    /// Packets waiting, and the discipline's average.
+    queue_avg: TimeAverage,
+    avg_avg: TimeAverage,
+    counts: Counters,
     flows: HashMap<FlowKey, FlowStats>,
     other: FlowStats,
 }
@@ -128,7 +136,6 @@ impl Pipe {
     pub fn new(disc: AnyAqm, rate_bps: f64, delay_ns: u64, warmup: Time, end: Time) -> Pipe {
         // The delay line holds what the line sends in one delay, at 64-byte packets, plus slack.
         let delay_cap = ((rate_bps / 8.0 / 64.0) * (delay_ns as f64 * 1e-9)).ceil() as usize + 1024;
-        let discipline = disc.kind().to_string();
         Pipe {
             queue: Queue::new(disc),
             rate_bps,
@@ -138,41 +145,27 @@ impl Pipe {
             delay_cap,
             marked: VecDeque::new(),
             next_seq: 0,
-            warmup,
-            end,
+            window: Window::new(warmup.as_nanos(), end.as_nanos()),
             last_t: Time::ZERO,
-            q_integral: 0.0,
-            avg_integral: 0.0,
-            sum: LinkSummary {
-                rate_bps,
-                delay_s: delay_ns as f64 * 1e-9,
-                discipline,
-                ..Default::default()
-            },
-            delay_sum_s: 0.0,
+            queue_avg: TimeAverage::default(),
+            avg_avg: TimeAverage::default(),
+            counts: Counters::default(),
             flows: HashMap::new(),
             other: FlowStats { proto: "other".into(), ..Default::default() },
         }
     }
 
     #[inline]
-    fn in_window(&self, now: Time) -> bool {
-        now >= self.warmup && now < self.end
+    fn in_window(&self, t: Time) -> bool {
+        self.window.contains(t.as_nanos())
     }
 
-    /// Integrate the queue length and the average from the last event to `now`,
-    /// clipped to the window.
-    fn account(&mut self, now: Time) {
-        let a = self.last_t.max(self.warmup);
-        let b = now.min(self.end);
-        if b > a {
-            let dt = (b - a).as_secs_f64();
-            self.q_integral += self.queue.len_packets() as f64 * dt;
-            self.avg_integral += self.queue.discipline().avg() * dt;
-        }
-        if now > self.last_t {
-            self.last_t = now;
-        }
+    /// The queue changed at `now`: the time averages take the new length and average.
+    fn record(&mut self, now: Time) {
+        let (w, t) = (self.window, now.as_nanos());
+        self.queue_avg.change(w, t, self.queue.len_packets() as f64);
+        self.avg_avg.change(w, t, self.queue.discipline().avg());
+        self.last_t = self.last_t.max(now);
     }
 
     fn flow(&mut self, key: &FlowKey) -> &mut FlowStats {
@@ -191,10 +184,10 @@ impl Pipe {
     /// An IP frame arrives. Returns the verdict (drops are counted here; the dropped
     /// frame is freed).
     pub fn arrive(&mut self, now: Time, data: Vec<u8>, meta: IpMeta) -> Verdict {
-        self.account(now);
         let seq = self.next_seq;
         self.next_seq += 1;
         let key = meta.key;
+        let ect = meta.ecn != frame::ECN_NOT_ECT;
         let win = self.in_window(now);
         let mut dropped = [0u64; 2]; // [early, other]
         let mut overflow = 0u64;
@@ -219,35 +212,38 @@ impl Pipe {
                     drop_keys.push(f.meta.key);
                 }
             });
-        if verdict == Verdict::Mark {
-            if meta.ecn != frame::ECN_NOT_ECT {
-                self.marked.push_back(seq);
-            } else if win {
-                self.sum.marks_not_ect += 1;
-            }
+        self.record(now);
+        let marked = verdict == Verdict::Mark;
+        if marked && ect {
+            self.marked.push_back(seq);
         }
-        if win {
-            self.sum.arrivals += 1;
-            self.sum.early_drops += dropped[0];
-            self.sum.forced_drops += dropped[1];
-            self.sum.overflow_drops += overflow;
-            self.sum.early_drops_ect += early_ect;
-            self.sum.drops += dropped[0] + dropped[1];
-            if verdict == Verdict::Mark && meta.ecn != frame::ECN_NOT_ECT {
-                self.sum.marks += 1;
-            }
-            let arrival_dropped = matches!(verdict, Verdict::Drop(_));
-            let f = self.flow(&key);
-            f.arrivals += 1;
-            if arrival_dropped {
-                f.drops += 1;
-            }
-            if verdict == Verdict::Mark {
-                f.marks += 1;
-            }
-            for k in drop_keys {
-                self.flow(&k).drops += 1;
-            }
+        let arrival_dropped = matches!(verdict, Verdict::Drop(_));
+        if !arrival_dropped {
+            self.counts.drop_runs.end();
+        }
+        if !win {
+            return verdict;
+        }
+        let len = self.queue.len_packets() as u32;
+        let c = &mut self.counts;
+        c.arrivals += 1;
+        c.max_queue = c.max_queue.max(len);
+        c.early_drops += dropped[0];
+        c.forced_drops += dropped[1];
+        c.overflow_drops += overflow;
+        c.early_drops_ect += early_ect;
+        for _ in 0..dropped[0] + dropped[1] {
+            c.drop_runs.dropped();
+        }
+        if marked {
+            if ect { c.marks += 1 } else { c.marks_not_ect += 1 }
+        }
+        let f = self.flow(&key);
+        f.arrivals += 1;
+        f.drops += arrival_dropped as u64;
+        f.marks += marked as u64;
+        for k in drop_keys {
+            self.flow(&k).drops += 1;
         }
         verdict
     }
@@ -265,8 +261,8 @@ impl Pipe {
             if start > now {
                 break;
             }
-            self.account(now);
             let Some(mut f) = self.queue.dequeue(now) else { break };
+            self.record(now);
             while self.marked.front().is_some_and(|&s| s < f.seq) {
                 self.marked.pop_front();
             }
@@ -278,17 +274,17 @@ impl Pipe {
             let finish = start + aqm::Duration(tx_time_ns(f.meta.ip_len, self.rate_bps));
             self.line_free_at = finish;
             if self.in_window(start) {
-                self.sum.departures += 1;
-                self.sum.departed_bytes += f.meta.ip_len as u64;
-                self.delay_sum_s += (start - f.arrival).as_secs_f64();
-                let key = f.meta.key;
-                let bytes = f.meta.ip_len as u64;
+                let (key, bytes) = (f.meta.key, f.meta.ip_len as u64);
+                let c = &mut self.counts;
+                c.departures += 1;
+                c.departed_bytes += bytes;
+                c.delay.add((start - f.arrival).as_nanos());
                 let fl = self.flow(&key);
                 fl.departures += 1;
                 fl.departed_bytes += bytes;
             }
             if self.delay_line.len() >= self.delay_cap {
-                self.sum.delay_line_drops += 1;
+                self.counts.delay_line_drops += 1;
                 continue;
             }
             self.delay_line.push_back((finish + aqm::Duration(self.delay_ns), f));
@@ -327,26 +323,60 @@ impl Pipe {
         self.delay_line.len()
     }
 
-    /// The summary over the window, as of `now` (the window ends at min(now, end)).
-    pub fn summary(&mut self, now: Time) -> LinkSummary {
-        self.account(now);
-        let mut s = self.sum.clone();
-        let b = now.min(self.end);
-        let window = if b > self.warmup { (b - self.warmup).as_secs_f64() } else { 0.0 };
-        s.window_s = window;
-        if window > 0.0 {
-            s.mean_queue = self.q_integral / window;
-            s.mean_avg = self.avg_integral / window;
-            s.utilization = s.departed_bytes as f64 * 8.0 / (self.rate_bps * window);
-        }
-        if s.departures > 0 {
-            s.mean_delay = self.delay_sum_s / s.departures as f64;
-        }
+    /// The summary as of `now`, over the window `[warmup, min(duration, now)]`.
+    /// `index`, `from` and `to` are left to the caller, who knows the interfaces.
+    pub fn summary(&mut self, now: Time) -> DirSummary {
+        let t = now.max(self.last_t).as_nanos();
+        self.queue_avg.hold_until(self.window, t);
+        self.avg_avg.hold_until(self.window, t);
+        let w = Window::new(self.window.start, self.window.end.min(t));
+        let secs = w.secs();
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let c = &self.counts;
+        let mut runs = c.drop_runs.clone();
+        runs.end();
+        let (mean_delay, delay_var) = c.delay.mean_var(0);
+        let bits = c.departed_bytes as f64 * 8.0;
+        let link = LinkSummary {
+            queue_type: self.queue.discipline().kind().to_string(),
+            rate_bps: self.rate_bps,
+            delay: self.delay_ns as f64 * 1e-9,
+            utilization: per_s(bits / self.rate_bps),
+            throughput_bps: per_s(bits),
+            arrivals: c.arrivals,
+            departures: c.departures,
+            drops: c.early_drops + c.forced_drops,
+            early_drops: c.early_drops,
+            forced_drops: c.forced_drops,
+            overflow_drops: c.overflow_drops,
+            marks: c.marks,
+            mean_queue: self.queue_avg.mean(w),
+            max_queue: c.max_queue,
+            mean_avg: self.avg_avg.mean(w),
+            mean_delay,
+            delay_var,
+            delay_p50: c.delay.quantile(0.5, 0) * 1e-9,
+            delay_p90: c.delay.quantile(0.9, 0) * 1e-9,
+            delay_p99: c.delay.quantile(0.99, 0) * 1e-9,
+            drop_runs: runs.runs,
+            mean_drop_run: runs.mean(),
+            max_drop_run: runs.max,
+            drop_run_hist: runs.hist.to_vec(),
+            queued_at_end: self.queue.len_packets() as u64,
+            ..Default::default()
+        };
         let mut flows: Vec<FlowStats> = self.flows.values().cloned().collect();
         flows.sort_by(|a, b| b.departed_bytes.cmp(&a.departed_bytes).then(a.src.cmp(&b.src)));
-        s.flows = flows;
-        s.other_flows = self.other.clone();
-        s
+        DirSummary {
+            link,
+            marks_not_ect: c.marks_not_ect,
+            early_drops_ect: c.early_drops_ect,
+            delay_line_drops: c.delay_line_drops,
+            departed_bytes: c.departed_bytes,
+            window_s: secs,
+            flows,
+            other_flows: self.other.clone(),
+        }
     }
 }
 
@@ -430,7 +460,10 @@ mod tests {
         }
         assert_eq!(p.queue_len(), 5);
         let s = p.summary(Time(MS));
-        assert_eq!((s.arrivals, s.drops, s.forced_drops, s.overflow_drops), (100, 95, 95, 95));
+        assert_eq!(
+            (s.link.arrivals, s.link.drops, s.link.forced_drops, s.link.overflow_drops),
+            (100, 95, 95, 95)
+        );
         assert_eq!(s.flows.len(), 100);
     }
 
@@ -469,7 +502,7 @@ mod tests {
         }
         assert_eq!(ce, marks);
         let s = p.summary(Time(t));
-        assert_eq!(s.marks, marks);
+        assert_eq!(s.link.marks, marks);
         assert_eq!(s.early_drops_ect, 0);
     }
 
@@ -491,13 +524,52 @@ mod tests {
         }
         p.advance(Time(30 * MS));
         let s = p.summary(Time(30 * MS));
-        assert_eq!(s.arrivals, 5);
-        assert_eq!(s.departures, 5);
+        assert_eq!(s.link.arrivals, 5);
+        assert_eq!(s.link.departures, 5);
         assert!((s.window_s - 0.01).abs() < 1e-12);
-        assert!((s.utilization - 0.5).abs() < 1e-9, "{}", s.utilization);
+        assert!((s.link.utilization - 0.5).abs() < 1e-9, "{}", s.link.utilization);
         // The advance at 30 ms saw 5 packets waiting since 12 ms, but they left (logically)
         // during 12..17 ms; the integral counts what the events showed: stay positive and bounded.
-        assert!(s.mean_queue > 0.0 && s.mean_queue <= 5.0);
+        assert!(s.link.mean_queue > 0.0 && s.link.mean_queue <= 5.0);
+    }
+
+    #[test]
+    fn window_ends_at_the_duration_or_at_the_stop() {
+        let q = r#"{"type":"droptail","limit":10}"#;
+        let mut p = Pipe::new(red(q), 1e6, 0, Time(10 * MS), Time(20 * MS));
+        for t in [9 * MS, 10 * MS, 20 * MS, 20 * MS + 1] {
+            let (f, m) = pkt(1, 0, 125);
+            p.arrive(Time(t), f, m);
+        }
+        let s = p.summary(Time(30 * MS));
+        assert_eq!(s.link.arrivals, 2, "both ends of [warmup, duration] are inside");
+        assert!((s.window_s - 0.01).abs() < 1e-12);
+        let mut p = Pipe::new(red(q), 1e6, 0, Time(10 * MS), Time(20 * MS));
+        let (f, m) = pkt(1, 0, 125);
+        p.arrive(Time(12 * MS), f, m);
+        let s = p.summary(Time(15 * MS));
+        assert!((s.window_s - 0.005).abs() < 1e-12, "stopped early: [warmup, stop]");
+        // One packet waited (nothing served it) over [12, 15] of the 5 ms.
+        assert!((s.link.mean_queue - 0.6).abs() < 1e-9, "{}", s.link.mean_queue);
+    }
+
+    #[test]
+    fn summary_has_the_simulators_link_keys_and_the_extras() {
+        let q = r#"{"type":"red","limit":100,"min_th":5,"max_th":15}"#;
+        let mut p = Pipe::new(red(q), 1e6, 0, Time::ZERO, Time(u64::MAX));
+        let (f, m) = pkt(1, 0, 125);
+        p.arrive(Time::ZERO, f, m);
+        p.advance(Time(5 * MS));
+        let v = serde_json::to_value(p.summary(Time(10 * MS))).unwrap();
+        let link = serde_json::to_value(LinkSummary::default()).unwrap();
+        for k in link.as_object().unwrap().keys() {
+            assert!(v.get(k).is_some(), "{k} missing");
+        }
+        for k in ["marks_not_ect", "early_drops_ect", "delay_line_drops", "flows", "other_flows"] {
+            assert!(v.get(k).is_some(), "{k} missing");
+        }
+        assert_eq!(v["queue_type"], "red");
+        assert_eq!((v["departures"].as_u64(), v["max_queue"].as_u64()), (Some(1), Some(1)));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! transmissions that are due, sends the frames whose delay has passed, and sleeps in
 //! `ppoll` until a socket is readable or the next departure is due.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -10,8 +11,9 @@ use aqm::Time;
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::error::{GatewayError, Result};
 use crate::frame::{self, Class, Invalid};
-use crate::pipe::{LinkSummary, Pipe};
+use crate::pipe::{DirSummary, Pipe};
 use crate::sock::{self, PacketSocket, RecvBatch};
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -78,10 +80,10 @@ pub struct GatewayInfo {
 }
 
 /// The statistics file: `links.ab` (A->B) and `links.ba` in the simulator's link
-/// shape, and the gateway's own counters.
+/// shape with the gateway's extras, and the gateway's own counters.
 #[derive(Clone, Debug, Serialize)]
 pub struct Stats {
-    pub links: std::collections::BTreeMap<String, LinkSummary>,
+    pub links: BTreeMap<String, DirSummary>,
     pub gateway: GatewayInfo,
 }
 
@@ -93,142 +95,208 @@ struct Side {
 }
 
 /// Write `value` as JSON to `path` atomically (temporary file + rename).
-pub fn write_json<T: Serialize>(path: &str, value: &T) -> std::io::Result<()> {
+pub fn write_json<T: Serialize>(path: &str, value: &T) -> Result<()> {
     let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?)?;
-    std::fs::rename(&tmp, path)
+    let text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other);
+    text.and_then(|t| std::fs::write(&tmp, t))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| GatewayError::file(path, e))
+}
+
+/// The gateway's clock: monotonic nanoseconds since the sockets were opened, and the
+/// mapping of the kernel's receive timestamps (CLOCK_REALTIME) onto it.
+struct Clock {
+    origin: Instant,
+    realtime_origin: i128,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        let origin = Instant::now();
+        let realtime_origin = sock::realtime_ns() - origin.elapsed().as_nanos() as i128;
+        Clock { origin, realtime_origin }
+    }
+    fn now(&self) -> Time {
+        Time(self.origin.elapsed().as_nanos() as u64)
+    }
+    /// A kernel timestamp as our time, not after `now`.
+    fn stamp(&self, realtime_ns: i128, now: Time) -> Time {
+        Time((realtime_ns - self.realtime_origin).clamp(0, now.as_nanos() as i128) as u64)
+    }
+}
+
+/// Frames read from one side in a turn: whether the socket was drained, and the
+/// newest arrival time read.
+struct Reading {
+    drained: bool,
+    latest: Time,
+}
+
+/// The running gateway: both sides, both directions, the clock.
+struct Gateway {
+    /// sides[s]: the interface frames arrive on for pipes[s] and leave from for pipes[1 - s].
+    sides: [Side; 2],
+    /// pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
+    pipes: [Pipe; 2],
+    /// Receive buffers, reused by both sides.
+    batch: RecvBatch,
+    clock: Clock,
+    /// When to stop (`exit_after`; the end of time without it).
+    exit_at: Time,
+    /// Loop turns, the longest queue of each direction and the most frames in the
+    /// delay lines at once (the memory check).
+    loops: u64,
+    max_queue: [usize; 2],
+    max_in_flight: usize,
 }
 
 /// Run the gateway until SIGINT/SIGTERM or the configured duration. Returns the statistics.
-pub fn run(cfg: &Config) -> Result<Stats, String> {
-    let (q_ab, q_ba) = cfg.build_queues()?;
-    let open = |name: &str| {
-        PacketSocket::open(name).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::PermissionDenied {
-                format!("cannot open a raw socket on {name}: {e} (run as root or with CAP_NET_RAW and CAP_NET_ADMIN)")
-            } else {
-                format!("cannot open a raw socket on {name}: {e}")
-            }
-        })
-    };
-    let mut sides = [
-        Side { sock: open(&cfg.if_a)?, counters: SideCounters::default(), out: Vec::new() },
-        Side { sock: open(&cfg.if_b)?, counters: SideCounters::default(), out: Vec::new() },
-    ];
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
-    let warmup = Time::from_secs_f64(cfg.warmup_s);
-    let end = cfg.duration_s.map(Time::from_secs_f64).unwrap_or(Time::MAX);
-    let exit_at = cfg.exit_after_s.map(Time::from_secs_f64).unwrap_or(Time::MAX);
-    let ns = |s: f64| (s * 1e9).round() as u64;
-    // pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
-    let mut pipes = [
-        Pipe::new(q_ab, cfg.ab.rate_bps, ns(cfg.ab.delay_s), warmup, end),
-        Pipe::new(q_ba, cfg.ba.rate_bps, ns(cfg.ba.delay_s), warmup, end),
-    ];
-    let origin = Instant::now();
-    let clock = || Time(origin.elapsed().as_nanos() as u64);
-    // The kernel stamps frames with CLOCK_REALTIME; this maps them to our clock.
-    let realtime_origin = sock::realtime_ns() - clock().as_nanos() as i128;
+pub fn run(cfg: &Config) -> Result<Stats> {
+    let mut gw = Gateway::open(cfg)?;
     if let Some(r) = &cfg.ready {
-        std::fs::write(r, format!("{}\n", std::process::id())).map_err(|e| format!("{r}: {e}"))?;
+        let pid = format!("{}\n", std::process::id());
+        std::fs::write(r, pid).map_err(|e| GatewayError::file(r, e))?;
     }
-    let mut batch = RecvBatch::new();
-    let fds = [sides[0].sock.fd, sides[1].sock.fd];
-    let mut loops = 0u64;
-    let (mut max_q0, mut max_q1, mut max_fl) = (0usize, 0usize, 0usize);
-    let stopped_by;
-    loop {
-        loops += 1;
+    let stopped_by = loop {
+        gw.loops += 1;
         if stop_requested() {
-            stopped_by = "signal".to_string();
-            break;
+            break "signal";
         }
-        let mut now = clock();
-        if now >= exit_at {
-            stopped_by = "exit_after".to_string();
-            break;
+        if gw.clock.now() >= gw.exit_at {
+            break "exit_after";
         }
-        // 1. Receive: at most 4 batches per side per turn, so sending is not starved.
-        // `drained[s]`: every frame that arrived on side s before this turn's reads has
-        // been read, so its direction may be served up to now; otherwise only up to the
-        // newest arrival read (`latest[s]`), or frames still in the socket would arrive
-        // "in the past" of a line already served past them (conservative time keeping).
-        let mut drained = [true; 2];
-        let mut latest = [Time::ZERO; 2];
-        for s in 0..2 {
-            for round in 0..4 {
-                let n = match sides[s].sock.recv(&mut batch) {
-                    Ok(n) => n,
-                    Err(e) => return Err(format!("receive on {}: {e}", sides[s].sock.name)),
-                };
-                if n == 0 {
-                    break;
-                }
-                if round == 3 && n == sock::BATCH {
-                    drained[s] = false;
-                }
-                for i in 0..n {
-                    if batch.outgoing(i) {
-                        continue;
-                    }
-                    let (data, truncated) = batch.frame(i);
-                    let c = &mut sides[s].counters;
-                    c.rx_frames += 1;
-                    c.rx_bytes += data.len() as u64;
-                    if truncated {
-                        c.oversize_dropped += 1;
-                        continue;
-                    }
-                    match frame::classify(data) {
-                        Class::Arp => {
-                            c.arp_forwarded += 1;
-                            sides[1 - s].out.push(data.to_vec());
-                        }
-                        Class::Ip(meta) => {
-                            c.ip += 1;
-                            let len = frame::ETH_HLEN + meta.ip_len as usize;
-                            // Each frame gets its own arrival time (the kernel's receive
-                            // timestamp, so a gateway descheduled for a while still sees
-                            // the arrivals as they were spaced), and transmissions due by
-                            // then start first: the AQM must not see a batch as one burst
-                            // that the line would have drained meanwhile.
-                            now = clock();
-                            let stamp = batch.timestamp_ns(i).map(|ts| {
-                                Time((ts - realtime_origin).clamp(0, now.as_nanos() as i128) as u64)
-                            });
-                            if let Some(st) = stamp {
-                                c.rx_timestamped += 1;
-                                c.max_rx_lag_ns = c.max_rx_lag_ns.max((now - st).as_nanos());
-                            }
-                            let t = stamp.unwrap_or(now).max(pipes[s].last_event());
-                            latest[s] = latest[s].max(t);
-                            pipes[s].advance(t);
-                            pipes[s].arrive(t, data[..len].to_vec(), meta);
-                        }
-                        Class::Invalid(Invalid::Runt) => c.runt_dropped += 1,
-                        Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
-                        Class::Invalid(Invalid::Malformed) => c.malformed_dropped += 1,
-                    }
-                }
-                if n < sock::BATCH {
-                    break;
+        gw.turn()?;
+    };
+    Ok(gw.finish(cfg, stopped_by))
+}
+
+impl Gateway {
+    /// Build the disciplines (a bad parameter is reported before any socket), open
+    /// both sockets and start the clock.
+    fn open(cfg: &Config) -> Result<Gateway> {
+        let (q_ab, q_ba) = cfg.build_queues()?;
+        let side = |name: &str| -> Result<Side> {
+            Ok(Side { sock: sock::open(name)?, counters: SideCounters::default(), out: Vec::new() })
+        };
+        let sides = [side(&cfg.if_a)?, side(&cfg.if_b)?];
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
+        let warmup = Time::from_secs_f64(cfg.warmup_s);
+        let end = cfg.duration_s.map(Time::from_secs_f64).unwrap_or(Time::MAX);
+        let ns = |s: f64| (s * 1e9).round() as u64;
+        let pipes = [
+            Pipe::new(q_ab, cfg.ab.rate_bps, ns(cfg.ab.delay_s), warmup, end),
+            Pipe::new(q_ba, cfg.ba.rate_bps, ns(cfg.ba.delay_s), warmup, end),
+        ];
+        Ok(Gateway {
+            sides,
+            pipes,
+            batch: RecvBatch::new(),
+            clock: Clock::start(),
+            exit_at: cfg.exit_after_s.map(Time::from_secs_f64).unwrap_or(Time::MAX),
+            loops: 0,
+            max_queue: [0; 2],
+            max_in_flight: 0,
+        })
+    }
+
+    /// One turn: receive, serve both directions, send, sleep.
+    fn turn(&mut self) -> Result<()> {
+        let reading = [self.receive(0)?, self.receive(1)?];
+        self.serve(&reading);
+        self.send();
+        self.sleep(reading[0].drained && reading[1].drained);
+        Ok(())
+    }
+
+    /// Read what waits on side `s`: at most 4 batches, so that sending is not starved.
+    /// `drained`: every frame that arrived before this turn's reads has been read, so
+    /// the direction may be served up to now; otherwise only up to the newest arrival
+    /// read (`latest`), or frames still in the socket would arrive "in the past" of a
+    /// line already served past them (conservative time keeping).
+    fn receive(&mut self, s: usize) -> Result<Reading> {
+        let mut reading = Reading { drained: true, latest: Time::ZERO };
+        for round in 0..4 {
+            let n = self.sides[s].sock.recv(&mut self.batch).map_err(|source| {
+                GatewayError::Receive { iface: self.sides[s].sock.name.clone(), source }
+            })?;
+            if n == 0 {
+                break;
+            }
+            if round == 3 && n == sock::BATCH {
+                reading.drained = false;
+            }
+            for i in 0..n {
+                if !self.batch.outgoing(i) {
+                    self.offer(s, i, &mut reading);
                 }
             }
-        }
-        // 2. Serve both directions and collect what leaves.
-        now = clock();
-        for d in 0..2 {
-            let horizon = if drained[d] { now } else { latest[d].max(pipes[d].last_event()) };
-            pipes[d].advance(horizon);
-            while let Some(f) = pipes[d].pop_due(now) {
-                sides[1 - d].out.push(f.data);
+            if n < sock::BATCH {
+                break;
             }
         }
-        max_q0 = max_q0.max(pipes[0].queue_len());
-        max_q1 = max_q1.max(pipes[1].queue_len());
-        max_fl = max_fl.max(pipes[0].in_flight() + pipes[1].in_flight());
-        // 3. Send.
-        for side in sides.iter_mut() {
+        Ok(reading)
+    }
+
+    /// Frame `i` of the batch read on side `s`: counted, then forwarded (ARP), offered
+    /// to the direction's pipe (IP) or dropped.
+    fn offer(&mut self, s: usize, i: usize, reading: &mut Reading) {
+        let (data, truncated) = self.batch.frame(i);
+        let c = &mut self.sides[s].counters;
+        c.rx_frames += 1;
+        c.rx_bytes += data.len() as u64;
+        if truncated {
+            c.oversize_dropped += 1;
+            return;
+        }
+        match frame::classify(data) {
+            Class::Arp => {
+                c.arp_forwarded += 1;
+                self.sides[1 - s].out.push(data.to_vec());
+            }
+            Class::Ip(meta) => {
+                c.ip += 1;
+                let len = frame::ETH_HLEN + meta.ip_len as usize;
+                // Each frame gets its own arrival time (the kernel's receive timestamp,
+                // so a gateway descheduled for a while still sees the arrivals as they
+                // were spaced), and transmissions due by then start first: the AQM must
+                // not see a batch as one burst that the line would have drained meanwhile.
+                let now = self.clock.now();
+                let stamp = self.batch.timestamp_ns(i).map(|ts| self.clock.stamp(ts, now));
+                if let Some(st) = stamp {
+                    c.rx_timestamped += 1;
+                    c.max_rx_lag_ns = c.max_rx_lag_ns.max((now - st).as_nanos());
+                }
+                let pipe = &mut self.pipes[s];
+                let t = stamp.unwrap_or(now).max(pipe.last_event());
+                reading.latest = reading.latest.max(t);
+                pipe.advance(t);
+                pipe.arrive(t, data[..len].to_vec(), meta);
+            }
+            Class::Invalid(Invalid::Runt) => c.runt_dropped += 1,
+            Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
+            Class::Invalid(Invalid::Malformed) => c.malformed_dropped += 1,
+        }
+    }
+
+    /// Serve both directions (up to now, or up to the newest arrival read where a
+    /// socket was not drained) and collect what leaves.
+    fn serve(&mut self, reading: &[Reading; 2]) {
+        let now = self.clock.now();
+        for (d, r) in reading.iter().enumerate() {
+            let pipe = &mut self.pipes[d];
+            let horizon = if r.drained { now } else { r.latest.max(pipe.last_event()) };
+            pipe.advance(horizon);
+            while let Some(f) = pipe.pop_due(now) {
+                self.sides[1 - d].out.push(f.data);
+            }
+            self.max_queue[d] = self.max_queue[d].max(pipe.queue_len());
+        }
+        let in_flight = self.pipes[0].in_flight() + self.pipes[1].in_flight();
+        self.max_in_flight = self.max_in_flight.max(in_flight);
+    }
+
+    fn send(&mut self) {
+        for side in self.sides.iter_mut() {
             if !side.out.is_empty() {
                 let n = side.sock.send(&side.out);
                 side.counters.tx_frames += n as u64;
@@ -236,42 +304,56 @@ pub fn run(cfg: &Config) -> Result<Stats, String> {
                 side.out.clear();
             }
         }
-        // 4. Sleep until a frame arrives or the next event (at most 100 ms, so a
-        // signal that slipped in before ppoll is seen soon).
-        let wake = [pipes[0].next_wakeup(), pipes[1].next_wakeup(), Some(exit_at)]
+    }
+
+    /// Sleep until a frame arrives or the next event (at most 100 ms, so that a signal
+    /// that slipped in before `ppoll` is seen soon); not at all while a socket has
+    /// frames left.
+    fn sleep(&self, drained: bool) {
+        let wake = [self.pipes[0].next_wakeup(), self.pipes[1].next_wakeup(), Some(self.exit_at)]
             .into_iter()
             .flatten()
             .min()
             .unwrap_or(Time::MAX);
-        let now = clock();
-        if wake > now && drained == [true, true] {
+        let now = self.clock.now();
+        if wake > now && drained {
+            let fds = [self.sides[0].sock.fd, self.sides[1].sock.fd];
             sock::wait_readable(&fds, (wake - now).as_nanos().min(100_000_000));
         }
     }
-    let now = clock();
-    for side in sides.iter_mut() {
-        side.counters.kernel_drops += side.sock.kernel_stats().drops;
+
+    /// The statistics at the stop.
+    fn finish(mut self, cfg: &Config, stopped_by: &str) -> Stats {
+        let now = self.clock.now();
+        for side in self.sides.iter_mut() {
+            side.counters.kernel_drops += side.sock.kernel_stats().drops;
+        }
+        let mut links = BTreeMap::new();
+        for (d, (name, from, to)) in
+            [("ab", &cfg.if_a, &cfg.if_b), ("ba", &cfg.if_b, &cfg.if_a)].into_iter().enumerate()
+        {
+            let mut s = self.pipes[d].summary(now);
+            (s.link.index, s.link.from, s.link.to) = (d, from.clone(), to.clone());
+            links.insert(name.to_string(), s);
+        }
+        let [a, b] = self.sides;
+        Stats {
+            links,
+            gateway: GatewayInfo {
+                if_a: cfg.if_a.clone(),
+                if_b: cfg.if_b.clone(),
+                elapsed_s: now.as_secs_f64(),
+                warmup_s: cfg.warmup_s,
+                duration_s: cfg.duration_s,
+                exit_after_s: cfg.exit_after_s,
+                side_a: a.counters,
+                side_b: b.counters,
+                loops: self.loops,
+                max_queue_ab: self.max_queue[0],
+                max_queue_ba: self.max_queue[1],
+                max_in_flight: self.max_in_flight,
+                stopped_by: stopped_by.to_string(),
+            },
+        }
     }
-    let mut links = std::collections::BTreeMap::new();
-    links.insert("ab".to_string(), pipes[0].summary(now));
-    links.insert("ba".to_string(), pipes[1].summary(now));
-    let [a, b] = sides;
-    Ok(Stats {
-        links,
-        gateway: GatewayInfo {
-            if_a: cfg.if_a.clone(),
-            if_b: cfg.if_b.clone(),
-            elapsed_s: now.as_secs_f64(),
-            warmup_s: cfg.warmup_s,
-            duration_s: cfg.duration_s,
-            exit_after_s: cfg.exit_after_s,
-            side_a: a.counters,
-            side_b: b.counters,
-            loops,
-            max_queue_ab: max_q0,
-            max_queue_ba: max_q1,
-            max_in_flight: max_fl,
-            stopped_by,
-        },
-    })
 }

@@ -5,6 +5,8 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
 
+use crate::error::GatewayError;
+
 /// Largest frame read whole; longer frames are counted as oversize and dropped.
 pub const SLOT: usize = 9216;
 /// Frames per `recvmmsg` / `sendmmsg` call.
@@ -95,6 +97,12 @@ impl RecvBatch {
 pub struct KernelStats {
     pub packets: u64,
     pub drops: u64,
+}
+
+/// [`PacketSocket::open`], the error naming the interface.
+pub fn open(ifname: &str) -> crate::error::Result<PacketSocket> {
+    PacketSocket::open(ifname)
+        .map_err(|source| GatewayError::Open { iface: ifname.to_string(), source })
 }
 
 impl PacketSocket {

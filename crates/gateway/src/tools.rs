@@ -1,33 +1,60 @@
-//! Two helpers the benchmark and the tests run inside the end namespaces:
-//! `blast` sends UDP frames (or random garbage) as fast as asked, and `count`
-//! counts what arrives (frames, IP packets, CE marks).
+//! Helpers for the benchmark and the tests: `blast` sends UDP frames (or random
+//! garbage) as fast as asked, and `count` counts what arrives (frames, IP packets, CE
+//! marks), both inside the end namespaces; `bench_pipeline` times the forwarding path
+//! without sockets.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::error::{GatewayError, Result};
 use crate::frame::{self, Class};
+use crate::pipe::Pipe;
 use crate::run::stop_requested;
-use crate::sock::{self, PacketSocket, RecvBatch};
+use crate::sock::{self, RecvBatch};
 
 /// What `blast` sends.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct BlastOptions {
+    /// Interface to send from.
+    #[arg(long, value_name = "IF")]
     pub iface: String,
     /// IP packet size, bytes (the frame adds 14).
+    #[arg(long, value_name = "BYTES", default_value_t = 1500)]
     pub size: usize,
+    /// How long to send, s.
+    #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
     /// Packets per second, 0 for as fast as possible.
+    #[arg(long, default_value_t = 0.0)]
     pub pps: f64,
     /// Distinct source ports (flows).
+    #[arg(long, default_value_t = 1)]
     pub flows: u16,
     /// Random bytes instead of valid frames (the garbage flood).
+    #[arg(long)]
     pub garbage: bool,
+    /// Source IPv4 address.
+    #[arg(long, value_name = "ADDR", default_value = "10.199.1.1", value_parser = ipv4)]
     pub src: [u8; 4],
+    /// Destination IPv4 address.
+    #[arg(long, value_name = "ADDR", default_value = "10.199.2.1", value_parser = ipv4)]
     pub dst: [u8; 4],
-    /// Destination MAC address (broadcast by default).
+    /// Destination MAC address.
+    #[arg(long, value_name = "MAC", default_value = "ff:ff:ff:ff:ff:ff", value_parser = mac)]
     pub dst_mac: [u8; 6],
+    /// The ECN field of every packet (0-3).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=3))]
     pub ecn: u8,
+}
+
+fn ipv4(s: &str) -> std::result::Result<[u8; 4], String> {
+    s.parse::<std::net::Ipv4Addr>().map(|a| a.octets()).map_err(|_| "not an IPv4 address".into())
+}
+
+fn mac(s: &str) -> std::result::Result<[u8; 6], String> {
+    let p: Vec<u8> = s.split(':').filter_map(|x| u8::from_str_radix(x, 16).ok()).collect();
+    p.try_into().map_err(|_| "not a MAC address (six hex bytes, ':' between)".into())
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -80,8 +107,8 @@ fn frames(o: &BlastOptions) -> Vec<Vec<u8>> {
 }
 
 /// Send for `seconds`, paced to `pps` if given.
-pub fn blast(o: &BlastOptions) -> Result<BlastReport, String> {
-    let s = PacketSocket::open(&o.iface).map_err(|e| format!("{}: {e}", o.iface))?;
+pub fn blast(o: &BlastOptions) -> Result<BlastReport> {
+    let s = sock::open(&o.iface)?;
     let pool = frames(o);
     let start = Instant::now();
     let end = Duration::from_secs_f64(o.seconds.max(0.0));
@@ -134,8 +161,8 @@ pub struct CountReport {
 }
 
 /// Count frames arriving on `iface` for `seconds` (or until SIGINT/SIGTERM).
-pub fn count(iface: &str, seconds: f64) -> Result<CountReport, String> {
-    let s = PacketSocket::open(iface).map_err(|e| format!("{iface}: {e}"))?;
+pub fn count(iface: &str, seconds: f64) -> Result<CountReport> {
+    let s = sock::open(iface)?;
     let _ = s.kernel_stats();
     let mut b = RecvBatch::new();
     let start = Instant::now();
@@ -143,7 +170,9 @@ pub fn count(iface: &str, seconds: f64) -> Result<CountReport, String> {
     let mut rep = CountReport::default();
     let (mut first, mut last) = (None, Instant::now());
     while !stop_requested() && start.elapsed() < end {
-        let n = s.recv(&mut b).map_err(|e| e.to_string())?;
+        let n = s
+            .recv(&mut b)
+            .map_err(|source| GatewayError::Receive { iface: iface.to_string(), source })?;
         if n == 0 {
             sock::wait_readable(&[s.fd], 50_000_000);
             continue;
@@ -177,4 +206,53 @@ pub fn count(iface: &str, seconds: f64) -> Result<CountReport, String> {
         }
     }
     Ok(rep)
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PipelineReport {
+    pub frame_bytes: usize,
+    pub packets: u64,
+    pub forwarded: u64,
+    pub seconds: f64,
+    pub pps: f64,
+    pub note: &'static str,
+}
+
+/// The forwarding path without sockets (parse, RED, serializer, delay line, CE) over
+/// `packets` frames of `frame_bytes`: packets per second.
+pub fn bench_pipeline(frame_bytes: usize, packets: u64) -> Result<PipelineReport> {
+    let cfg = crate::config::parse_queue(
+        r#"{"type":"red","limit":1000,"min_th":5,"max_th":15}"#,
+        "queue",
+    )?;
+    let disc = cfg.build(&aqm::BuildContext { link_rate_bps: Some(1e12), seed: Some(1) })?;
+    let mut p = Pipe::new(disc, 1e12, 0, aqm::Time::ZERO, aqm::Time::MAX);
+    let ip_len = frame_bytes.saturating_sub(frame::ETH_HLEN);
+    let frames: Vec<Vec<u8>> = (0..64u16)
+        .map(|i| frame::build::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 17, 1000 + i, 9, 2, ip_len))
+        .collect();
+    let start = Instant::now();
+    let mut out = 0u64;
+    for i in 0..packets {
+        let now = aqm::Time(start.elapsed().as_nanos() as u64);
+        let f = &frames[(i % 64) as usize];
+        if let Class::Ip(m) = frame::classify(f) {
+            p.arrive(now, f.to_vec(), m);
+        }
+        if i % 32 == 31 {
+            p.advance(now);
+            while p.pop_due(now).is_some() {
+                out += 1;
+            }
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(PipelineReport {
+        frame_bytes,
+        packets,
+        forwarded: out,
+        seconds,
+        pps: packets as f64 / seconds,
+        note: "in-process path only: no sockets, no kernel",
+    })
 }

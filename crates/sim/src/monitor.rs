@@ -1,103 +1,17 @@
 //! Monitors: counters and time averages over the measurement window [warmup, duration],
 //! and the summary they produce.
 //!
-//! Definitions (per link direction):
-//! - `utilization`: time the line spends transmitting inside the window / window length.
-//! - `arrivals`: packets offered to the queue; `departures`: packets that left the queue
-//!   to be transmitted; `drops` = `early_drops` + `forced_drops` (forced includes
-//!   buffer overflow, counted again in `overflow_drops`, and FRED's per-flow limits);
-//!   `marks`: ECN marks; `link_down_drops`: packets lost when the link went down.
-//!   Counted by the time of the event.
-//! - `mean_queue`: time average of the number of packets *waiting* (not the one being
-//!   transmitted, as ns-2 and Linux count it).
-//! - `mean_avg`: time average of the AQM's average (RED's avg; 0 for Drop Tail), in the
-//!   discipline's unit (packets, or bytes with `queue_in_bytes`).
-//! - `mean_delay`, `delay_var`, `delay_p50/p90/p99`: waiting time of each departing
-//!   packet, from its arrival to the start of its transmission (s); percentiles from a
-//!   log-linear histogram (about 3% resolution).
-//! - `drop_runs`, `mean_drop_run`, `max_drop_run`: runs of consecutive dropped
-//!   arrivals (Bonald, May & Bolot's consecutive drops); `drop_run_hist[k]` counts runs
-//!   of length k+1 (the last bin also counts longer runs).
+//! The window, the time average, the waiting-time statistics and the shape of a link
+//! direction's summary ([`LinkSummary`], with the definition of every field) are
+//! `aqm::stats`, shared with the gateway. What is the simulator's own: `mean_queue`
+//! comes from the waiting times (Little's law) rather than from sampling the queue, and
+//! a packet that takes the lean path is counted once, when the counters are read.
 
+pub use aqm::stats::LinkSummary;
+use aqm::stats::{DelayStats, TimeAverage, Window};
 use serde::Serialize;
 
 use crate::packet::Pkt;
-
-/// Log-linear histogram of nanosecond values: 16 sub-bins per power of two (about 4%
-/// resolution) from 1 us to ~2^40 ns; zeros (a packet that did not wait) are counted
-/// apart so that idle queues touch no bins.
-#[derive(Clone, Debug, Default)]
-pub struct Hist {
-    bins: Vec<u32>,
-    zeros: u64,
-    n: u64,
-}
-
-const MBITS: u32 = 4;
-const MB: u64 = 1 << MBITS;
-/// Values below 2^LO_EXP ns share the first bins linearly.
-const LO_EXP: u32 = 10;
-const NBINS: usize = ((40 - LO_EXP) as usize + 1) * MB as usize;
-
-impl Hist {
-    #[inline]
-    fn index(v: u64) -> usize {
-        if v < (1 << LO_EXP) {
-            (v >> (LO_EXP - MBITS)) as usize
-        } else {
-            let e = (63 - v.leading_zeros()).min(40);
-            let m = (v >> (e - MBITS)) & (MB - 1);
-            (((e - LO_EXP + 1) as u64) * MB + m) as usize
-        }
-    }
-    fn value(i: usize) -> f64 {
-        let i = i as u64;
-        if i < MB {
-            ((i << (LO_EXP - MBITS)) as f64) + ((1u64 << (LO_EXP - MBITS)) as f64) / 2.0
-        } else {
-            let e = i / MB - 1 + LO_EXP as u64;
-            let m = i % MB;
-            let lo = ((MB + m) << (e - MBITS as u64)) as f64;
-            lo + ((1u64 << (e - MBITS as u64)) as f64) / 2.0
-        }
-    }
-    #[inline]
-    pub fn add(&mut self, v: u64) {
-        self.n += 1;
-        if v == 0 {
-            self.zeros += 1;
-            return;
-        }
-        if self.bins.is_empty() {
-            self.bins = vec![0; NBINS];
-        }
-        let b = &mut self.bins[Self::index(v)];
-        *b = b.saturating_add(1);
-    }
-    /// The q-quantile (0..1), or 0 when empty.
-    pub fn quantile(&self, q: f64) -> f64 {
-        self.quantile_with_zeros(q, 0)
-    }
-    /// The q-quantile with `extra` more zeros counted.
-    fn quantile_with_zeros(&self, q: f64, extra: u64) -> f64 {
-        let n = self.n + extra;
-        if n == 0 {
-            return 0.0;
-        }
-        let target = ((q * n as f64).ceil() as u64).clamp(1, n);
-        let mut c = self.zeros + extra;
-        if c >= target {
-            return 0.0;
-        }
-        for (i, &b) in self.bins.iter().enumerate() {
-            c += b as u64;
-            if c >= target {
-                return Self::value(i);
-            }
-        }
-        0.0
-    }
-}
 
 /// Per link direction.
 #[derive(Clone, Debug, Default)]
@@ -105,9 +19,7 @@ impl Hist {
 pub struct DirMon {
     /// Sum of waiting times inside the window, ns.
     q_area: u128,
-    delay_sum: u128,
-    pub w0: u64,
-    pub w1: u64,
+    pub window: Window,
     /// Packets inside the window that took the lean path (`pass`): each one counts
     /// as an arrival, a departure and a delay of zero besides the fields below, added
     /// when read (`arrivals()`, `departures()`, ...).
@@ -118,14 +30,11 @@ pub struct DirMon {
     pub busy_ns: u64,
     /// Whole-run departures (for the benchmark).
     total_departures: u64,
-    delay_n: u64,
-    delay_sq: f64,
+    delay: DelayStats,
     max_queue: u32,
     run: u32,
-    delay_hist: Hist,
-    avg_area: f64,
-    avg_last: u64,
-    avg_val: f64,
+    /// The AQM's average.
+    avg: TimeAverage,
     pub early_drops: u64,
     pub forced_drops: u64,
     pub overflow_drops: u64,
@@ -139,22 +48,18 @@ pub struct DirMon {
 
 impl DirMon {
     pub fn new(w0: u64, w1: u64) -> DirMon {
-        DirMon { w0, w1, avg_last: w0, ..Default::default() }
+        DirMon { window: Window::new(w0, w1), ..Default::default() }
     }
     #[inline]
     pub fn in_window(&self, t: u64) -> bool {
-        t >= self.w0 && t <= self.w1
+        self.window.contains(t)
     }
     /// A packet waited over [enq, until): its part inside the window adds to the
     /// queue's time integral (Little's law: the time-average number waiting is the sum
     /// of the waiting times inside the window over the window's length).
     #[inline]
     pub fn waited(&mut self, enq: u64, until: u64) {
-        let a = enq.max(self.w0);
-        let b = until.min(self.w1);
-        if b > a {
-            self.q_area += (b - a) as u128;
-        }
+        self.q_area += self.window.overlap(enq, until) as u128;
     }
     /// `len` packets wait at `t` (after an arrival): tracks the maximum.
     #[inline]
@@ -166,15 +71,7 @@ impl DirMon {
     /// The AQM's average changes to `v` at `t`.
     #[inline]
     pub fn avg_change(&mut self, t: u64, v: f64) {
-        let a = self.avg_last.max(self.w0);
-        let b = t.min(self.w1);
-        if b > a {
-            self.avg_area += self.avg_val * (b - a) as f64;
-        }
-        if t > self.avg_last {
-            self.avg_last = t;
-        }
-        self.avg_val = v;
+        self.avg.change(self.window, t, v);
     }
     #[inline]
     pub fn arrival(&mut self, t: u64) {
@@ -219,7 +116,7 @@ impl DirMon {
         if self.run > 0 {
             self.end_run();
         }
-        if t >= self.w0 && end <= self.w1 {
+        if self.window.holds(t, end) {
             self.lean += 1;
             self.departed_bytes += size as u64;
             self.busy_ns += end - t;
@@ -233,49 +130,32 @@ impl DirMon {
     #[inline(always)]
     pub fn depart(&mut self, enq: u64, start: u64, end: u64, size: u32) {
         self.total_departures += 1;
-        if enq >= self.w0 && end <= self.w1 {
+        if self.window.holds(enq, end) {
             // All of it inside the window (the common case): no clipping.
             let d = start - enq;
             self.q_area += d as u128;
             self.departures += 1;
             self.departed_bytes += size as u64;
             self.busy_ns += end - start;
-            self.delay_n += 1;
-            self.delay_hist.add(d);
-            if d > 0 {
-                self.delay_sum += d as u128;
-                let x = d as f64 * 1e-9;
-                self.delay_sq += x * x;
-            }
+            self.delay.add(d);
             return;
         }
         self.waited(enq, start);
         if self.in_window(start) {
             self.departures += 1;
             self.departed_bytes += size as u64;
-            let d = start - enq;
-            self.delay_hist.add(d);
-            self.delay_n += 1;
-            if d > 0 {
-                self.delay_sum += d as u128;
-                let x = d as f64 * 1e-9;
-                self.delay_sq += x * x;
-            }
+            self.delay.add(start - enq);
         }
-        let a = start.max(self.w0);
-        let b = end.min(self.w1);
-        if b > a {
-            self.busy_ns += b - a;
-        }
+        self.busy_ns += self.window.overlap(start, end);
     }
     pub fn window_secs(&self) -> f64 {
-        (self.w1 - self.w0) as f64 * 1e-9
+        self.window.secs()
     }
     pub fn mean_queue(&self) -> f64 {
-        self.q_area as f64 / (self.w1 - self.w0).max(1) as f64
+        self.q_area as f64 / self.window.span().max(1) as f64
     }
     pub fn mean_avg(&self) -> f64 {
-        self.avg_area / (self.w1 - self.w0).max(1) as f64
+        self.avg.mean(self.window)
     }
     /// Arrivals inside the window.
     pub fn arrivals(&self) -> u64 {
@@ -295,27 +175,16 @@ impl DirMon {
     }
     /// The q-quantile of the queueing delay inside the window, ns.
     pub fn delay_quantile(&self, q: f64) -> f64 {
-        self.delay_hist.quantile_with_zeros(q, self.lean)
+        self.delay.quantile(q, self.lean)
     }
+    /// Mean and variance of the queueing delay inside the window, s and s^2.
     pub fn delay_stats(&self) -> (f64, f64) {
-        let delay_n = self.delay_n + self.lean;
-        if delay_n == 0 {
-            return (0.0, 0.0);
-        }
-        let n = delay_n as f64;
-        let mean = self.delay_sum as f64 * 1e-9 / n;
-        let var = if delay_n > 1 {
-            ((self.delay_sq - n * mean * mean) / (n - 1.0)).max(0.0)
-        } else {
-            0.0
-        };
-        (mean, var)
+        self.delay.mean_var(self.lean)
     }
     /// Close the window at `t` (the end of the run); the caller has reported the
     /// packets still waiting with [`DirMon::waited`].
     pub fn finish(&mut self, t: u64) {
-        let v = self.avg_val;
-        self.avg_change(t, v);
+        self.avg.hold_until(self.window, t);
         if self.run > 0 {
             self.end_run();
         }
@@ -335,31 +204,30 @@ pub struct FlowMon {
     /// Data bytes delivered in order for the first time (TCP) or received (open loop).
     pub delivered_bytes: u64,
     pub delivered: u64,
+    /// The congestion window (packets) over the measurement window.
+    pub cwnd: TimeAverage,
+    /// `cwnd.integral()`, kept for the summary's reader of this field.
     pub cwnd_area: f64,
     /// The sender's counters at the start of the window (subtracted in the summary).
     pub at_warmup: Option<crate::tcp::TcpStats>,
-    cwnd_last: u64,
-    cwnd_val: f64,
 }
 
 impl FlowMon {
+    /// The window changes to `v` at `t`; the measurement window is [w0, w1].
     #[inline]
     pub fn cwnd_change(&mut self, w0: u64, w1: u64, t: u64, v: f64) {
-        let a = self.cwnd_last.max(w0);
-        let b = t.min(w1);
-        if b > a {
-            self.cwnd_area += self.cwnd_val * (b - a) as f64;
-        }
-        if t > self.cwnd_last {
-            self.cwnd_last = t;
-        }
-        self.cwnd_val = v;
+        self.cwnd.change(Window { start: w0, end: w1 }, t, v);
+        self.cwnd_area = self.cwnd.integral();
     }
     /// The window changes to `v` at the instant of the last `cwnd_change` (whose time
     /// integral is then already up to date).
     #[inline]
     pub fn cwnd_set(&mut self, v: f64) {
-        self.cwnd_val = v;
+        self.cwnd.set(v);
+    }
+    /// The time-average congestion window over [w0, w1], packets.
+    pub fn mean_cwnd(&self, w0: u64, w1: u64) -> f64 {
+        self.cwnd.integral() / (w1 - w0) as f64
     }
     /// A packet of this flow was lost at `t`; counted if `t` is in [w0, w1].
     #[inline]
@@ -369,42 +237,6 @@ impl FlowMon {
         }
         if p.is_ack() { self.ack_drops += 1 } else { self.drops += 1 }
     }
-}
-
-/// One link direction in the summary.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LinkSummary {
-    /// Direction index (2 * link + 0 for a->b, 1 for b->a).
-    pub index: usize,
-    pub from: String,
-    pub to: String,
-    pub queue_type: String,
-    pub rate_bps: f64,
-    pub delay: f64,
-    pub utilization: f64,
-    pub throughput_bps: f64,
-    pub arrivals: u64,
-    pub departures: u64,
-    pub drops: u64,
-    pub early_drops: u64,
-    pub forced_drops: u64,
-    pub overflow_drops: u64,
-    pub marks: u64,
-    pub link_down_drops: u64,
-    pub mean_queue: f64,
-    pub max_queue: u32,
-    pub mean_avg: f64,
-    pub mean_delay: f64,
-    pub delay_var: f64,
-    pub delay_p50: f64,
-    pub delay_p90: f64,
-    pub delay_p99: f64,
-    pub drop_runs: u64,
-    pub mean_drop_run: f64,
-    pub max_drop_run: u32,
-    pub drop_run_hist: Vec<u64>,
-    /// Packets waiting at the end of the run.
-    pub queued_at_end: u64,
 }
 
 /// One flow in the summary.
@@ -464,23 +296,4 @@ pub struct Summary {
     /// Packets that left the busiest link direction's queue over the whole run.
     pub bottleneck_packets: u64,
     pub bottleneck: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_quantiles_within_resolution() {
-        let mut h = Hist::default();
-        for v in 1..=100_000u64 {
-            h.add(v * 1000);
-        }
-        for q in [0.5, 0.9, 0.99] {
-            let exact = q * 1e8;
-            assert!((h.quantile(q) - exact).abs() / exact < 0.05, "{q}: {}", h.quantile(q));
-        }
-        h.add(0);
-        assert!(h.quantile(0.0) == 0.0);
-    }
 }

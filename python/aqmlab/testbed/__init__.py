@@ -18,17 +18,10 @@ Public entry points:
 ``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity.
 """
 
-from .core import (
-    Testbed,
-    add_arguments,
-    ensure_tools,
-    gateway_args,
-    gateway_binary,
-    predict,
-    run,
-    run_testbed,
-)
+from .core import add_arguments, predict, run, run_testbed
+from .gateway import ensure_tools, gateway_args, gateway_binary
 from .netns import PrivilegeError, cleanup_stale, owned_namespaces, privilege_problem
+from .network import Testbed
 from .scenario import KERNEL_CC, plan
 
 __all__ = [

@@ -18,9 +18,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
-from .core import Testbed, gateway_binary
+from .gateway import gateway_binary
+from .network import Testbed
 
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 
@@ -55,6 +56,8 @@ def measure(size: int, seconds: float, out: Path, gateway: str, pps: float = 0) 
         cnt.terminate()
         cnt.wait(5)
         stats = tb.stop_gateway()
+    if stats is None:
+        raise RuntimeError(f"the gateway wrote no statistics; see {d / 'gateway.log'}")
     b = json.loads((d / "blast.json").read_text())
     c = json.loads((d / "count.json").read_text())
     ab = stats["links"]["ab"]
@@ -85,7 +88,7 @@ def pipeline(gateway: str, size: int) -> Dict[str, Any]:
     return json.loads(r.stdout)
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aqmlab.testbed.bench", description=__doc__.split("\n\n")[0]
     )

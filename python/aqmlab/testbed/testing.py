@@ -36,7 +36,7 @@ def dumbbell(
 ) -> Dict[str, Any]:
     """A dumbbell: senders s1..sN - r1 =bottleneck= r2 - k1 (receiver). `flows` give
     type/variant/src/...; a missing src is s1 and a missing dst k1."""
-    links = [
+    links: List[Dict[str, Any]] = [
         {"a": f"s{i + 1}", "b": "r1", "rate": "1Gbps", "delay": access_delay}
         for i in range(senders)
     ]

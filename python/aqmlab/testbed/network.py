@@ -1,0 +1,219 @@
+"""The testbed's network: namespaces a / gw / b joined by veth pairs, the hosts'
+addresses, and the running gateway, as a context manager.
+
+```text
+ aqmlab-<pid>-a            aqmlab-<pid>-gw                 aqmlab-<pid>-b
+ ┌─────────────────┐ veth ┌──────────────────────────┐ veth ┌─────────────────┐
+ │ eth0 10.199.1.x ├──────┤ gwa  aqmlab-gateway  gwb ├──────┤ eth0 10.199.2.x │
+ │ iperf3 clients  │      │ rate, delay, aqm queue   │      │ iperf3 servers  │
+ └─────────────────┘      └──────────────────────────┘      └─────────────────┘
+```
+Both ends are in one IP subnet (10.199.0.0/16, fd00:199::/64); the gateway is a
+layer-2-transparent middlebox (ARP crosses it at once; everything IP goes through the
+emulated link).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import netns as nsmod
+from . import scenario as scmod
+from .gateway import ensure_tools, gateway_binary
+
+
+class Testbed:
+    """Namespaces a / gw / b joined by veth pairs, hosts' addresses, and a running
+    gateway; a context manager that tears everything down on exit (and on SIGTERM,
+    which it turns into SystemExit while it runs in the main thread).
+
+    `hosts` gives the number of addresses on each side; `gateway_args` are the
+    gateway's flags after the interfaces (rate, delay, queues, window).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        out_dir: Path,
+        gateway_args: Sequence[str],
+        hosts: Dict[str, int],
+        *,
+        gateway: Optional[str] = None,
+        cc: str = "reno",
+        ecn: bool = False,
+    ):
+        self.out = Path(out_dir)
+        self.gateway_args = list(gateway_args)
+        self.hosts = hosts
+        self.gateway_bin = gateway or gateway_binary()
+        self.cc = cc
+        self.ecn = ecn
+        self.ns = nsmod.Netns(["a", "gw", "b"])
+        self.gw: Optional[subprocess.Popen] = None
+        self.procs: List[subprocess.Popen] = []
+        self.stats_path = self.out / "gateway.json"
+        self.t0 = 0.0
+        self._old_term: Any = None
+
+    # -- set-up ----------------------------------------------------------------
+    def __enter__(self) -> "Testbed":
+        nsmod.require_privileges()
+        ensure_tools()
+        self.out.mkdir(parents=True, exist_ok=True)
+        if threading.current_thread() is threading.main_thread():
+            self._old_term = signal.signal(signal.SIGTERM, _raise_exit)
+        try:
+            nsmod.cleanup_stale()
+            self._build()
+            self._start_gateway()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _build(self) -> None:
+        ns = self.ns
+        ns.create()
+        for k in ("all", "default"):
+            ns.sysctl("gw", f"net.ipv6.conf.{k}.disable_ipv6", 1)
+        ns.veth("gw", "gwa", "a", "eth0")
+        ns.veth("gw", "gwb", "b", "eth0")
+        for role, ifn in (("gw", "gwa"), ("gw", "gwb"), ("a", "eth0"), ("b", "eth0")):
+            ns.offloads_off(role, ifn)
+            nsmod.sh(["ip", "link", "set", ifn, "up"], ns=ns[role])
+        for side in ("a", "b"):
+            for i in range(max(1, self.hosts.get(side, 1))):
+                nsmod.sh(
+                    ["ip", "addr", "add", scmod.host_address(side, i) + "/16", "dev", "eth0"],
+                    ns=ns[side],
+                )
+                nsmod.sh(
+                    [
+                        "ip",
+                        "addr",
+                        "add",
+                        scmod.host_address6(side, i) + "/64",
+                        "dev",
+                        "eth0",
+                        "nodad",
+                    ],
+                    ns=ns[side],
+                )
+            # The namespace's default; iperf3 also sets it per socket (-C), which is what
+            # counts when a namespace may not default to an algorithm outside
+            # net.ipv4.tcp_allowed_congestion_control.
+            try:
+                ns.sysctl(side, "net.ipv4.tcp_congestion_control", self.cc)
+            except RuntimeError:
+                pass
+            ns.sysctl(side, "net.ipv4.tcp_ecn", 1 if self.ecn else 0)
+            ns.sysctl(side, "net.ipv4.tcp_no_metrics_save", 1)
+
+    def _start_gateway(self) -> None:
+        ready = self.out / "gateway.ready"
+        for p in (ready, self.stats_path):
+            if p.exists():
+                p.unlink()
+        cmd = [
+            "ip",
+            "netns",
+            "exec",
+            self.ns["gw"],
+            self.gateway_bin,
+            "--if-a",
+            "gwa",
+            "--if-b",
+            "gwb",
+            *self.gateway_args,
+            "--stats",
+            str(self.stats_path),
+            "--ready",
+            str(ready),
+        ]
+        (self.out / "gateway.cmd").write_text(" ".join(f"'{c}'" for c in cmd) + "\n")
+        self.gw = subprocess.Popen(
+            cmd, stdout=open(self.out / "gateway.log", "wb"), stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + 10
+        while not ready.exists():
+            if self.gw.poll() is not None:
+                raise RuntimeError(
+                    f"the gateway exited at start (code {self.gw.returncode}): "
+                    f"{(self.out / 'gateway.log').read_text().strip()}"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError("the gateway did not start within 10 s")
+            time.sleep(0.01)
+        self.t0 = time.monotonic()
+
+    # -- running ---------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def spawn(
+        self, role: str, args: Sequence[str], stdout: Optional[Path] = None
+    ) -> subprocess.Popen:
+        """Start a process inside a namespace; it is killed at teardown if still running."""
+        out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+        err = open(str(stdout) + ".err", "wb") if stdout else subprocess.DEVNULL
+        p = subprocess.Popen(["ip", "netns", "exec", self.ns[role], *args], stdout=out, stderr=err)
+        self.procs.append(p)
+        return p
+
+    def check_gateway(self) -> None:
+        """Raise if the gateway died (crash, SIGKILL)."""
+        if self.gw is not None and self.gw.poll() is not None and not self.stats_path.exists():
+            raise RuntimeError(
+                f"the gateway exited unexpectedly (code {self.gw.returncode}); "
+                f"see {self.out / 'gateway.log'}"
+            )
+
+    def stop_gateway(self) -> Optional[Dict[str, Any]]:
+        """SIGTERM the gateway and read its statistics."""
+        if self.gw is None:
+            return None
+        if self.gw.poll() is None:
+            self.gw.send_signal(signal.SIGTERM)
+            try:
+                self.gw.wait(10)
+            except subprocess.TimeoutExpired:
+                self.gw.kill()
+                self.gw.wait()
+        self.gw = None
+        if self.stats_path.exists():
+            return json.loads(self.stats_path.read_text())
+        return None
+
+    def close(self) -> None:
+        """Stop every process and delete the namespaces (idempotent)."""
+        try:
+            for p in self.procs:
+                if p.poll() is None:
+                    p.kill()
+            for p in self.procs:
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+            if self.gw is not None and self.gw.poll() is None:
+                self.gw.kill()
+                self.gw.wait()
+        finally:
+            self.ns.destroy()
+            if self._old_term is not None:
+                signal.signal(signal.SIGTERM, self._old_term)
+                self._old_term = None
+
+
+def _raise_exit(signum, frame):  # pragma: no cover - signal path
+    raise SystemExit(128 + signum)
