@@ -238,16 +238,17 @@ impl DelayStats {
 /// run grows with each drop and ends at the next accepted arrival (or at the close).
 #[derive(Clone, Debug, Default)]
 pub struct DropRuns {
-    /// Drops in the run going on.
+    /// Drops in the run going on (read at every accepted packet: first).
     run: u32,
+    /// The longest run.
+    pub max: u32,
     /// Runs ended.
     pub runs: u64,
     /// Drops in the runs ended.
     sum: u64,
-    /// The longest run.
-    pub max: u32,
-    /// `hist[k]`: runs of length k+1 (the last bin also counts longer runs).
-    pub hist: [u64; 16],
+    /// `hist[k]`: runs of length k+1 (the last bin also counts longer runs); boxed so
+    /// that the fields a packet touches stay small.
+    pub hist: Box<[u64; 16]>,
 }
 
 impl DropRuns {
@@ -259,9 +260,12 @@ impl DropRuns {
     /// An arrival was accepted (or the window closes): the run going on ends.
     #[inline]
     pub fn end(&mut self) {
-        if self.run == 0 {
-            return;
+        if self.run > 0 {
+            self.close();
         }
+    }
+    #[cold]
+    fn close(&mut self) {
         let r = self.run;
         self.run = 0;
         self.runs += 1;

@@ -133,17 +133,18 @@ fn parse_file(text: &str, path: &str) -> Result<FileConfig> {
 /// (`{type="red", limit=50}` or `type="red", limit=50`).
 pub fn parse_queue(text: &str, what: &str) -> Result<QueueConfig> {
     let t = text.trim();
-    if let Ok(q) = serde_json::from_str::<QueueConfig>(t) {
-        return Ok(q);
+    // (the one reader of queue tables: errors name `what.key`)
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(t) {
+        return Ok(aqm::config::parse_queue(v, what)?);
     }
     let body = t.strip_prefix('{').and_then(|s| s.strip_suffix('}')).unwrap_or(t);
     #[derive(Deserialize)]
     struct W {
-        q: QueueConfig,
+        q: toml::Value,
     }
-    toml::from_str::<W>(&format!("q = {{ {body} }}"))
-        .map(|w| w.q)
-        .map_err(|e| GatewayError::Config(format!("{what}: {e}")))
+    let w = toml::from_str::<W>(&format!("q = {{ {body} }}"))
+        .map_err(|e| GatewayError::Config(format!("{what}: {e}")))?;
+    Ok(aqm::config::parse_queue(w.q, what)?)
 }
 
 /// The rate `own`, else `both`, in b/s: required, > 0.
@@ -370,5 +371,12 @@ mod tests {
         assert!(e.contains("queue_ab."), "{e}");
         let e = parse_queue("type='red', limit=", "--queue").unwrap_err().to_string();
         assert!(e.starts_with("--queue: "), "{e}");
+        // JSON and inline TOML go through the one queue-table reader: the key is named
+        for text in [r#"{"type":"red","limit":50,"mark_method":"x"}"#, "type='red', bogus=1"] {
+            let e = parse_queue(text, "--queue-ab").unwrap_err().to_string();
+            assert!(e.starts_with("--queue-ab."), "{text}: {e}");
+        }
+        let q = parse_queue(r#"{"type":"red","limit":50,"min_th":5,"max_th":15}"#, "q").unwrap();
+        assert_eq!(q, parse_queue("type='red', limit=50, min_th=5, max_th=15", "q").unwrap());
     }
 }

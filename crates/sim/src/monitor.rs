@@ -8,7 +8,7 @@
 //! a packet that takes the lean path is counted once, when the counters are read.
 
 pub use aqm::stats::LinkSummary;
-use aqm::stats::{DelayStats, TimeAverage, Window};
+use aqm::stats::{DelayStats, DropRuns, TimeAverage, Window};
 use serde::Serialize;
 
 use crate::packet::Pkt;
@@ -32,7 +32,8 @@ pub struct DirMon {
     total_departures: u64,
     delay: DelayStats,
     max_queue: u32,
-    run: u32,
+    /// Runs of consecutive drops inside the window.
+    pub drop_runs: DropRuns,
     /// The AQM's average.
     avg: TimeAverage,
     pub early_drops: u64,
@@ -40,10 +41,6 @@ pub struct DirMon {
     pub overflow_drops: u64,
     pub marks: u64,
     pub link_down_drops: u64,
-    pub runs: u64,
-    run_sum: u64,
-    pub max_run: u32,
-    pub run_hist: [u64; 16],
 }
 
 impl DirMon {
@@ -79,20 +76,10 @@ impl DirMon {
             self.arrivals += 1;
         }
     }
+    /// An arrival was accepted: a run of drops ends.
     #[inline]
-    pub fn accepted(&mut self, t: u64) {
-        if self.run > 0 {
-            self.end_run();
-        }
-        let _ = t;
-    }
-    fn end_run(&mut self) {
-        let r = self.run;
-        self.run = 0;
-        self.runs += 1;
-        self.run_sum += r as u64;
-        self.max_run = self.max_run.max(r);
-        self.run_hist[(r as usize - 1).min(15)] += 1;
+    pub fn accepted(&mut self) {
+        self.drop_runs.end();
     }
     #[inline]
     pub fn dropped(&mut self, t: u64, early: bool, overflow: bool) {
@@ -105,7 +92,7 @@ impl DirMon {
             if overflow {
                 self.overflow_drops += 1;
             }
-            self.run += 1;
+            self.drop_runs.dropped();
         }
     }
     /// A packet arrived at `t` to an empty buffer and an idle line, was accepted and is
@@ -113,9 +100,7 @@ impl DirMon {
     /// `depart` together.
     #[inline(always)]
     pub fn pass(&mut self, t: u64, end: u64, size: u32) {
-        if self.run > 0 {
-            self.end_run();
-        }
+        self.drop_runs.end();
         if self.window.holds(t, end) {
             self.lean += 1;
             self.departed_bytes += size as u64;
@@ -185,12 +170,7 @@ impl DirMon {
     /// packets still waiting with [`DirMon::waited`].
     pub fn finish(&mut self, t: u64) {
         self.avg.hold_until(self.window, t);
-        if self.run > 0 {
-            self.end_run();
-        }
-    }
-    pub fn mean_run(&self) -> f64 {
-        if self.runs == 0 { 0.0 } else { self.run_sum as f64 / self.runs as f64 }
+        self.drop_runs.end();
     }
 }
 
@@ -206,8 +186,6 @@ pub struct FlowMon {
     pub delivered: u64,
     /// The congestion window (packets) over the measurement window.
     pub cwnd: TimeAverage,
-    /// `cwnd.integral()`, kept for the summary's reader of this field.
-    pub cwnd_area: f64,
     /// The sender's counters at the start of the window (subtracted in the summary).
     pub at_warmup: Option<crate::tcp::TcpStats>,
 }
@@ -217,7 +195,6 @@ impl FlowMon {
     #[inline]
     pub fn cwnd_change(&mut self, w0: u64, w1: u64, t: u64, v: f64) {
         self.cwnd.change(Window { start: w0, end: w1 }, t, v);
-        self.cwnd_area = self.cwnd.integral();
     }
     /// The window changes to `v` at the instant of the last `cwnd_change` (whose time
     /// integral is then already up to date).

@@ -313,7 +313,7 @@ impl Sim {
     #[inline(always)]
     fn accept(&mut self, d: usize, pkt: Pkt, now: u64) {
         let dir = &mut self.dirs[d];
-        dir.mon.accepted(now);
+        dir.mon.accepted();
         let start = now.max(dir.busy_until);
         let end = start + dir.tx_ns(pkt.size);
         dir.busy_until = end;

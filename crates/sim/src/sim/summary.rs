@@ -101,10 +101,10 @@ impl Sim {
             delay_p50: m.delay_quantile(0.5) * 1e-9,
             delay_p90: m.delay_quantile(0.9) * 1e-9,
             delay_p99: m.delay_quantile(0.99) * 1e-9,
-            drop_runs: m.runs,
-            mean_drop_run: m.mean_run(),
-            max_drop_run: m.max_run,
-            drop_run_hist: m.run_hist.to_vec(),
+            drop_runs: m.drop_runs.runs,
+            mean_drop_run: m.drop_runs.mean(),
+            max_drop_run: m.drop_runs.max,
+            drop_run_hist: m.drop_runs.hist.to_vec(),
             queued_at_end: dir.waiting_at(self.now) as u64,
         }
     }
@@ -143,11 +143,7 @@ impl Sim {
             retransmits: st.retransmits,
             sent: if tcp.is_some() { st.sent } else { fl.open.sent },
             delivered: fl.mon.delivered,
-            mean_cwnd: if tcp.is_some() {
-                fl.mon.cwnd_area / (self.w1 - self.w0) as f64
-            } else {
-                0.0
-            },
+            mean_cwnd: if tcp.is_some() { fl.mon.mean_cwnd(self.w0, self.w1) } else { 0.0 },
             cwnd: tcp.map_or(0.0, |s| s.cwnd),
             ssthresh: tcp.map_or(0.0, |s| s.ssthresh.min(1e9)),
             srtt: tcp.map_or(0.0, |s| s.srtt),
