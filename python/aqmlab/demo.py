@@ -52,7 +52,7 @@ def run_queue(
             n_arr += 1
             next_arrival = t + rng.expovariate(lam)
     area += len(q) * (duration - last)
-    out = dict(q.stats)
+    out: Dict[str, float] = dict(q.stats)  # counters stay ints
     out["mean_queue"] = area / duration
     out["mean_avg_at_arrivals"] = avg_sum / max(n_arr, 1)
     return out

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
+from .sim import DUMBBELL_RED
+
 __all__ = ["add_run_arguments", "run_run", "add_bench_arguments", "run_bench", "BENCH_CASES"]
 
 
@@ -130,15 +132,7 @@ BENCH_CASES: Dict[str, Dict[str, Any]] = {
         access_rate="100Mbps",
         duration="100s",
         access_limit=1000,
-        queue={
-            "type": "red",
-            "limit": 200,
-            "min_th": 15,
-            "max_th": 45,
-            "w_q": 0.002,
-            "max_p": 0.1,
-            "gentle": True,
-        },
+        queue=dict(DUMBBELL_RED),
     ),
     "1gbps": dict(
         rate="1Gbps",

@@ -21,6 +21,7 @@ import copy
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,10 +34,10 @@ TRACE_FILES = {"queue": "queue.csv", "packets": "packets.csv", "cwnd": "cwnd.csv
 
 
 def _load_toml(text: str) -> Dict[str, Any]:
-    try:
-        import tomllib  # Python 3.11+
-    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -236,6 +237,18 @@ def _read_traces(tdir: Path) -> Dict[str, Any]:
     return out
 
 
+#: The bottleneck's discipline in :func:`dumbbell` when none is given.
+DUMBBELL_RED: Dict[str, Any] = {
+    "type": "red",
+    "limit": 200,
+    "min_th": 15,
+    "max_th": 45,
+    "w_q": 0.002,
+    "max_p": 0.1,
+    "gentle": True,
+}
+
+
 def dumbbell(
     n_flows: int,
     rate: str = "15Mbps",
@@ -267,18 +280,7 @@ def dumbbell(
             "b": "r2",
             "rate": rate,
             "delay": bottleneck_delay,
-            "queue": dict(
-                queue
-                or {
-                    "type": "red",
-                    "limit": 200,
-                    "min_th": 15,
-                    "max_th": 45,
-                    "w_q": 0.002,
-                    "max_p": 0.1,
-                    "gentle": True,
-                }
-            ),
+            "queue": dict(queue or DUMBBELL_RED),
         }
     ]
     flows = []

@@ -28,10 +28,10 @@ import argparse
 import json
 import math
 import sys
-from typing import Any, Dict, List, Optional
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
 
 from .analysis import _validate as v
-from .units import parse_rate, parse_size, parse_time
 from .analysis.ared import (
     BETA,
     INTERVAL,
@@ -45,6 +45,7 @@ from .analysis.ared import (
 )
 from .analysis.floyd import ewma_time_constant, red_burst_average, red_max_w_q
 from .analysis.fred import LARGE_BUFFER, fred_parameters
+from .units import parse_rate, parse_size, parse_time
 
 __all__ = ["recommend", "add_arguments", "run", "format_text"]
 
@@ -89,6 +90,56 @@ def _rate(x: float) -> str:
     return f"{x:g} b/s"
 
 
+@dataclass
+class _Link:
+    """What every rule reads: the inputs in SI units, Adaptive RED's automatic
+    parameters (which set the thresholds of all three disciplines) and the buffer; and
+    what the rules say where they conflict (`warnings`) or need a remark (`notes`)."""
+
+    rate: float  #: link rate, bits/s
+    rtt: float  #: typical round-trip time, s
+    size: float  #: mean packet size, bytes
+    target: float  #: average queueing delay wanted, s
+    burst: int  #: burst to absorb without marking, packets
+    auto: Dict[str, Any]  #: :func:`ared_auto_parameters` of the link
+    warnings: List[Dict[str, str]] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def C(self) -> float:
+        """Capacity, packets/s."""
+        return float(self.auto["C"])
+
+    @property
+    def bdp(self) -> float:
+        """Delay-bandwidth product, packets."""
+        return self.C * self.rtt
+
+    @property
+    def min_th(self) -> float:
+        """Adaptive RED's min_th, shared by RED (packets)."""
+        return float(self.auto["min_th"])
+
+    @property
+    def max_th(self) -> float:
+        """Adaptive RED's max_th, shared by RED (packets)."""
+        return float(self.auto["max_th"])
+
+    @property
+    def w_auto(self) -> float:
+        """Adaptive RED's automatic w_q."""
+        return float(self.auto["w_q"])
+
+    @property
+    def limit(self) -> float:
+        """The buffer (packets): limit >= max(2 max_th, max_th + burst), aqmlab's rule."""
+        return float(math.ceil(max(2.0 * self.max_th, self.max_th + self.burst)))
+
+    def warn(self, code: str, message: str) -> None:
+        """Record a conflict between rules."""
+        self.warnings.append({"code": code, "message": message})
+
+
 def recommend(
     rate_bps: Any,
     rtt: Any,
@@ -116,28 +167,47 @@ def recommend(
     size = _num(packet_size, "packet_size", parse_size)
     target = _num(target_delay, "target_delay", parse_time)
     L = v.integer("burst", burst, minimum=1)
+    lk = _Link(rate, rtt_s, size, target, L, ared_auto_parameters(rate, size, target))
 
-    warnings: List[Dict[str, str]] = []
-    notes: List[str] = []
-
-    def warn(code: str, message: str) -> None:
-        """Record a conflict between rules."""
-        warnings.append({"code": code, "message": message})
-
-    # ---- the link
-    auto = ared_auto_parameters(rate, size, target)
-    C = auto["C"]
-    bdp = C * rtt_s
-    link = {
-        "rate_bps": rate,
-        "capacity_pkts_per_s": C,
-        "service_time_s": 1.0 / C,
-        "bdp_packets": bdp,
+    # The rules speak in this order, so that warnings and notes read in it too.
+    ared = _adaptive_red(lk)
+    w_red, w_eq3 = _red_w_q(lk)
+    red = _red(lk, w_red, w_eq3)
+    _averaging_rules(lk, w_red)
+    fred = _fred(lk)
+    zheng = _zheng(lk, w_red, trace, trace_link)
+    return {
+        "inputs": {
+            "rate_bps": rate,
+            "rtt_s": rtt_s,
+            "packet_size_bytes": size,
+            "target_delay_s": target,
+            "burst_packets": L,
+        },
+        "link": {
+            "rate_bps": rate,
+            "capacity_pkts_per_s": lk.C,
+            "service_time_s": 1.0 / lk.C,
+            "bdp_packets": lk.bdp,
+        },
+        "red": red,
+        "adaptive_red": ared,
+        "fred": fred,
+        "zheng": zheng,
+        "predicted_delay": _predicted_delay(lk, fred),
+        "warnings": lk.warnings,
+        "notes": lk.notes,
     }
 
-    # ---- Adaptive RED (thresholds shared by RED)
-    min_th, max_th, w_auto = auto["min_th"], auto["max_th"], auto["w_q"]
-    limit = float(math.ceil(max(2.0 * max_th, max_th + L)))
+
+def _adaptive_red(lk: _Link) -> Dict[str, Any]:
+    """Adaptive RED's parameters and adaptation times (Floyd, Gummadi & Shenker 2001):
+    w_q = 1 - exp(-1/C) (Sec. 4.3, eq. 1), max_th = 3 min_th (Sec. 4.3),
+    min_th = max(5, delay_target C / 2) (Sec. 6), max_p adapted in [0.01, 0.5] every
+    0.5 s by alpha = min(0.01, max_p/4) and beta = 0.9 (Fig. 10, Sec. 4.1-4.2).
+    Notes the reading of Sec. 6's worked example; warns when the floor of 5 packets
+    misses the target delay."""
+    auto, C, min_th = lk.auto, lk.C, lk.min_th
     times = ared_adaptation_times()
     alpha0 = ared_alpha(RED_MAX_P)
     ared = {
@@ -151,7 +221,7 @@ def recommend(
                 f"queueing delay is 2 min_th / C = {_s(2 * min_th / C)}",
             ),
             "max_th": _param(
-                max_th,
+                lk.max_th,
                 "packets",
                 "max_th = 3 * min_th",
                 f"{FGS01}, Sec. 4.3",
@@ -159,12 +229,12 @@ def recommend(
                 f" = [{auto['target_band'][0]:.6g}, {auto['target_band'][1]:.6g}] packets (Fig. 10)",
             ),
             "w_q": _param(
-                w_auto,
+                lk.w_auto,
                 "",
                 "w_q = 1 - exp(-1/C)",
                 f"{FGS01}, Sec. 4.3, eq. 1",
                 f"time constant -1/ln(1-w_q) = {auto['time_constant_arrivals']:.6g} arrivals = "
-                f"{_s(auto['time_constant_s'])} at full load = {auto['time_constant_s'] / rtt_s:.3g} RTTs",
+                f"{_s(auto['time_constant_s'])} at full load = {auto['time_constant_s'] / lk.rtt:.3g} RTTs",
             ),
             "max_p_initial": _param(
                 RED_MAX_P,
@@ -199,7 +269,7 @@ def recommend(
                 f"{FGS01}, Sec. 4.1",
             ),
             "limit": _param(
-                limit,
+                lk.limit,
                 "packets",
                 "limit >= max(2 max_th, max_th + burst)",
                 "aqmlab",
@@ -221,7 +291,7 @@ def recommend(
             ),
         },
     }
-    notes.append(
+    lk.notes.append(
         f"Adaptive RED Sec. 6 gives min_th = max(5, delay_target*C/2) = {min_th:.6g} packets here, but its worked "
         "example (12.5 packets at 10 Mb/s, 125 at 100 Mb/s, 500-byte packets) equals delay_target*C without the /2; "
         f"that reading would give {auto['min_th_worked_example']:.6g} packets"
@@ -233,32 +303,48 @@ def recommend(
         + ". aqmlab follows the formula, which gives the stated target delay (and is what ns-2 computes)."
     )
     if auto["min_th_floor_applied"]:
-        warn(
+        lk.warn(
             "min_th_floor",
-            f"delay_target*C/2 = {target * C / 2:.3g} packets is below Adaptive RED's floor of 5 packets (Sec. 6): "
-            f"the average queueing delay will be about 2*5/C = {_s(10 / C)}, above the {_s(target)} target",
+            f"delay_target*C/2 = {lk.target * C / 2:.3g} packets is below Adaptive RED's floor of 5 packets (Sec. 6): "
+            f"the average queueing delay will be about 2*5/C = {_s(10 / C)}, above the {_s(lk.target)} target",
         )
+    return ared
 
-    # ---- RED: Floyd & Jacobson's eq. (3) and time constant
-    w_eq3 = red_max_w_q(min_th, L)
-    w_red = min(w_auto, w_eq3)
-    tc_red = ewma_time_constant(w_red)
-    avg_after = red_burst_average(w_red, L)
+
+def _red_w_q(lk: _Link) -> Tuple[float, float]:
+    """RED's w_q and Floyd & Jacobson's eq. (3) bound (Sec. VI-A), the largest w_q that
+    lets a burst of `burst` packets leave avg below min_th: RED takes the smaller of the
+    bound and Adaptive RED's automatic w_q, and warns when the automatic value breaks
+    eq. (3)."""
+    w_auto, L = lk.w_auto, lk.burst
+    w_eq3 = red_max_w_q(lk.min_th, L)
     if w_auto > w_eq3:
-        warn(
+        lk.warn(
             "eq3_vs_auto_w_q",
             f"Adaptive RED's automatic w_q = {w_auto:.3g} lets a burst of {L} packets push avg to "
-            f"{red_burst_average(w_auto, L):.3g} packets, past min_th = {min_th:.3g} (Floyd & Jacobson eq. 3 needs "
-            f"w_q <= {w_eq3:.3g}); RED uses {w_eq3:.3g} (time constant {_s(ewma_time_constant(w_eq3) / C)})",
+            f"{red_burst_average(w_auto, L):.3g} packets, past min_th = {lk.min_th:.3g} (Floyd & Jacobson eq. 3 needs "
+            f"w_q <= {w_eq3:.3g}); RED uses {w_eq3:.3g} (time constant {_s(ewma_time_constant(w_eq3) / lk.C)})",
         )
+    return min(w_auto, w_eq3), w_eq3
+
+
+def _red(lk: _Link, w_red: float, w_eq3: float) -> Dict[str, Any]:
+    """RED's parameters (Floyd & Jacobson 1993): Adaptive RED's thresholds, w_q from
+    :func:`_red_w_q` with its time constant -1/ln(1-w_q) (Sec. VI-B) in seconds and
+    round-trip times, max_p = 0.1 (Sec. VII), Method 2 marking (Sec. VII), gentle mode
+    (Floyd, Gummadi & Shenker Sec. 4.1). Warns when max_th - min_th is not larger than
+    the rise of avg in one round-trip time after a step of `burst` packets (Sec. VI-C)."""
+    C, L, min_th, max_th, w_auto = lk.C, lk.burst, lk.min_th, lk.max_th, lk.w_auto
+    tc_red = ewma_time_constant(w_red)
+    avg_after = red_burst_average(w_red, L)
     w_reason = (
         f"largest w_q letting a burst of {L} packets leave avg below min_th is {w_eq3:.4g} (eq. 3"
         + (", no constraint since min_th >= burst" if w_eq3 >= 1 else "")
         + f"); the 1 s time-constant rule gives {w_auto:.4g}; the smaller is kept. After the burst avg = "
         f"{avg_after:.4g} packets (eq. 2). Time constant {tc_red:.6g} arrivals = {_s(tc_red / C)} = "
-        f"{tc_red / C / rtt_s:.3g} RTTs"
+        f"{tc_red / C / lk.rtt:.3g} RTTs"
     )
-    rise_rtt = L * (1.0 - (1.0 - w_red) ** (C * rtt_s))
+    rise_rtt = L * (1.0 - (1.0 - w_red) ** (C * lk.rtt))
     red = {
         "parameters": {
             "min_th": _param(
@@ -308,42 +394,61 @@ def recommend(
                 f"{FGS01}, Sec. 4.1",
                 "not in the 1993 paper; avoids the cliff at max_th",
             ),
-            "limit": _param(limit, "packets", "limit >= max(2 max_th, max_th + burst)", "aqmlab"),
+            "limit": _param(
+                lk.limit, "packets", "limit >= max(2 max_th, max_th + burst)", "aqmlab"
+            ),
         }
     }
     if rise_rtt >= max_th - min_th:
-        warn(
+        lk.warn(
             "max_th_gap",
             f"max_th - min_th = {max_th - min_th:.3g} packets is not larger than the rise of avg in one RTT after a "
             f"step of {L} packets ({rise_rtt:.3g}); Floyd & Jacobson Sec. VI-C want it larger",
         )
-    for name, w in (("adaptive_red", w_auto), ("red", w_red)):
-        tau = ewma_time_constant(w) / C
+    return red
+
+
+def _averaging_rules(lk: _Link, w_red: float) -> None:
+    """The rules of thumb that tie the average to the round-trip time (Floyd, Gummadi &
+    Shenker 2001): the average should span a small multiple of RTTs (Sec. 3 and 4.3),
+    the target delay be a fraction of the RTT and 2 min_th be weighed against the
+    delay-bandwidth product (Sec. 6); and the buffer must hold a burst (aqmlab)."""
+    rtt_s, target = lk.rtt, lk.target
+    for name, w in (("adaptive_red", lk.w_auto), ("red", w_red)):
+        tau = ewma_time_constant(w) / lk.C
         if tau < rtt_s:
-            warn(
+            lk.warn(
                 f"{name}_time_constant",
                 f"{name}: w_q = {w:.3g} averages over {_s(tau)}, less than one RTT ({_s(rtt_s)}); Adaptive RED Sec. 3 "
                 "and 4.3: the average should span a small multiple of RTTs, not a fraction of one",
             )
     if target >= rtt_s:
-        warn(
+        lk.warn(
             "target_vs_rtt",
             f"the target delay {_s(target)} is not a fraction of the RTT {_s(rtt_s)} "
             "(Adaptive RED Sec. 6 rule of thumb)",
         )
-    notes.append(
+    min_th, bdp = lk.min_th, lk.bdp
+    lk.notes.append(
         f"The average-queue target 2 min_th = {2 * min_th:.6g} packets is {2 * min_th / bdp:.1%} of the "
         f"delay-bandwidth product ({bdp:.6g} packets): a small target costs throughput when few flows share the "
         "link (Adaptive RED Sec. 6)."
     )
-    if L > limit:
-        warn(
+    if lk.burst > lk.limit:
+        lk.warn(
             "burst_vs_limit",
-            f"a burst of {L} packets exceeds the recommended limit of {limit:.0f} packets",
+            f"a burst of {lk.burst} packets exceeds the recommended limit of {lk.limit:.0f} packets",
         )
 
-    # ---- FRED
-    fp = fred_parameters(limit, bdp)
+
+def _fred(lk: _Link) -> Dict[str, Any]:
+    """FRED's parameters (Lin & Morris 1997, Sec. 4.5): minth = min(buffer/4, RTT in
+    packets), maxth = 2 minth, maxp = 0.02, minq 2 or 4 (Sec. 4.1), maxq = minth; w_q
+    scaled with the link as Adaptive RED's (Floyd, Gummadi & Shenker Sec. 4.3) for an
+    average taken at arrivals and departures (Sec. 4.4). Warns when FRED's thresholds
+    miss the target delay that sets RED's."""
+    C, limit = lk.C, lk.limit
+    fp = fred_parameters(limit, lk.bdp)
     w_fred = -math.expm1(-1.0 / (2.0 * C))
     tau_fred_paper = ewma_time_constant(fp["w_q"]) / (2.0 * C)
     fred = {
@@ -353,7 +458,7 @@ def recommend(
                 "packets",
                 "minth = MIN(buffer size / 4, RTT)",
                 f"{LM97}, Sec. 4.5",
-                f"buffer = {limit:.0f} packets, RTT = {bdp:.6g} packets; {fp['min_th_rule']} is smaller",
+                f"buffer = {limit:.0f} packets, RTT = {lk.bdp:.6g} packets; {fp['min_th_rule']} is smaller",
             ),
             "max_th": _param(fp["max_th"], "packets", "maxth = 2 * minth", f"{LM97}, Sec. 4.5"),
             "max_p": _param(fp["max_p"], "", "maxp = 0.02", f"{LM97}, Sec. 4.5"),
@@ -380,53 +485,64 @@ def recommend(
         },
         "paper_w_q": fp["w_q"],
     }
-    if tau_fred_paper < rtt_s:
-        notes.append(
+    if tau_fred_paper < lk.rtt:
+        lk.notes.append(
             f"FRED's published w_q = 0.002 averages over {_s(tau_fred_paper)} here, less than one RTT; "
             "aqmlab scales it with the link as Adaptive RED does."
         )
-    fred_delay = (fp["min_th"] / C, fp["max_th"] / C)
-    if fred_delay[1] > target * 1.0001:
-        warn(
+    if fp["max_th"] / C > lk.target * 1.0001:
+        lk.warn(
             "fred_vs_target",
             f"FRED's rule minth = min(buffer/4, RTT) puts avg in [{fp['min_th']:.4g}, {fp['max_th']:.4g}] packets, "
-            f"a delay of up to {_s(fred_delay[1])}, above the {_s(target)} target that sets RED's thresholds",
+            f"a delay of up to {_s(fp['max_th'] / C)}, above the {_s(lk.target)} target that sets RED's thresholds",
         )
+    return fred
 
-    # ---- Zheng & Atiquzzaman
+
+def _zheng(lk: _Link, w_red: float, trace: Any, trace_link: Optional[str]) -> Dict[str, Any]:
+    """Zheng & Atiquzzaman 2008's bounds on w (eqs. 14 and 21) with K_l = min_th, their
+    inputs (b, q0, l1, g, m2) estimated from a queue trace (Sec. 3-4); unavailable
+    without one. Warns when the bounds are infeasible or RED's or Adaptive RED's w_q
+    lies outside them."""
     if trace is None:
-        zheng: Dict[str, Any] = {
+        return {
             "available": False,
             "reason": (
                 "eqs. 14 and 21 need the queue's burst ratio b, OFF level q0, half long-term period l1, g and "
                 "m2, which can only be estimated from a queue trace: pass --trace (a per-arrival queue trace)"
             ),
         }
-    else:
-        from .analysis.zheng import zheng_bounds_from_trace
+    from .analysis.zheng import zheng_bounds_from_trace
 
-        zb = zheng_bounds_from_trace(trace, min_th, link=trace_link)
-        zheng = {
-            "available": True,
-            **zb,
-            "explanation": f"K_l = min_th = {min_th:.4g} packets; inputs estimated from the trace ({ZA08}, Sec. 3-4)",
-        }
-        if not zb["feasible"]:
-            warn(
-                "zheng_infeasible",
-                f"Zheng's lower bound {zb['lower']:.3g} exceeds the upper bound {zb['upper']:.3g}: "
-                "no w satisfies both for this trace",
+    zb = zheng_bounds_from_trace(trace, lk.min_th, link=trace_link)
+    if not zb["feasible"]:
+        lk.warn(
+            "zheng_infeasible",
+            f"Zheng's lower bound {zb['lower']:.3g} exceeds the upper bound {zb['upper']:.3g}: "
+            "no w satisfies both for this trace",
+        )
+    for name, w in (("red", w_red), ("adaptive_red", lk.w_auto)) if zb["feasible"] else ():
+        if not zb["lower"] <= w <= zb["upper"]:
+            lk.warn(
+                f"zheng_vs_{name}",
+                f"{name}: w_q = {w:.3g} lies outside Zheng & Atiquzzaman's bounds [{zb['lower']:.3g}, "
+                f"{zb['upper']:.3g}] for this trace; their bounds (eqs. 14, 21) are built on a per-trace model "
+                "and typically ask for a much faster average than Floyd's rules",
             )
-        for name, w in (("red", w_red), ("adaptive_red", w_auto)) if zb["feasible"] else ():
-            if not zb["lower"] <= w <= zb["upper"]:
-                warn(
-                    f"zheng_vs_{name}",
-                    f"{name}: w_q = {w:.3g} lies outside Zheng & Atiquzzaman's bounds [{zb['lower']:.3g}, "
-                    f"{zb['upper']:.3g}] for this trace; their bounds (eqs. 14, 21) are built on a per-trace model "
-                    "and typically ask for a much faster average than Floyd's rules",
-                )
+    return {
+        "available": True,
+        **zb,
+        "explanation": f"K_l = min_th = {lk.min_th:.4g} packets; inputs estimated from the trace ({ZA08}, Sec. 3-4)",
+    }
 
-    predicted = {
+
+def _predicted_delay(lk: _Link, fred: Dict[str, Any]) -> Dict[str, Any]:
+    """The average queueing delay each discipline aims at, avg / C: Adaptive RED's
+    target band (Floyd, Gummadi & Shenker Fig. 10), RED's and FRED's threshold ranges,
+    and a full buffer."""
+    auto, C = lk.auto, lk.C
+    fp = fred["parameters"]
+    return {
         "adaptive_red": {
             "avg_packets": auto["target_avg"],
             "delay_s": auto["target_delay_s"],
@@ -434,30 +550,16 @@ def recommend(
             "explanation": "Adaptive RED steers avg into its target band (Fig. 10); delay = avg / C",
         },
         "red": {
-            "delay_range_s": [min_th / C, max_th / C],
+            "delay_range_s": [lk.min_th / C, lk.max_th / C],
             "explanation": "avg settles between min_th and max_th where the drop function meets the drop rate the "
             "traffic needs; where depends on load and max_p",
         },
-        "fred": {"delay_range_s": list(fred_delay), "explanation": "avg between minth and maxth"},
-        "worst_case_s": limit / C,
-        "worst_case_explanation": "a full buffer: limit / C",
-    }
-    return {
-        "inputs": {
-            "rate_bps": rate,
-            "rtt_s": rtt_s,
-            "packet_size_bytes": size,
-            "target_delay_s": target,
-            "burst_packets": L,
+        "fred": {
+            "delay_range_s": [fp["min_th"]["value"] / C, fp["max_th"]["value"] / C],
+            "explanation": "avg between minth and maxth",
         },
-        "link": link,
-        "red": red,
-        "adaptive_red": ared,
-        "fred": fred,
-        "zheng": zheng,
-        "predicted_delay": predicted,
-        "warnings": warnings,
-        "notes": notes,
+        "worst_case_s": lk.limit / C,
+        "worst_case_explanation": "a full buffer: limit / C",
     }
 
 
@@ -568,10 +670,7 @@ def run(args: argparse.Namespace) -> int:
         rtt = parse_time(args.rtt, "--rtt")
         size = parse_size(args.packet_size, "--packet-size")
         target = parse_time(args.target_delay, "--target-delay")
-        try:
-            burst = v.integer("--burst", float(args.burst), minimum=1)
-        except (TypeError, ValueError):
-            raise ValueError(f"--burst must be an integer >= 1, got {args.burst!r}") from None
+        burst = v.integer("--burst", args.burst, minimum=1)
         rec = recommend(
             rate, rtt, size, target, burst, trace=args.trace, trace_link=args.trace_link
         )

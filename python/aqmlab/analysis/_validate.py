@@ -1,24 +1,42 @@
-"""Argument checks shared by the analytic models.
+"""Argument checks shared by the analytic models, and the shape of their results.
 
 Every model validates its inputs before computing and raises :class:`ValueError`
 with a message that names the argument, the rule and the value received, for
-example ``"rho must be > 0, got -1"``.
+example ``"rho must be > 0, got -1"``. A vectorised model returns a float for scalar
+arguments and a numpy array otherwise (:func:`scalar_or_array`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional, Union
+
+import numpy as np
+
+#: A number or a numpy array of numbers (the models broadcast their arguments).
+ArrayLike = Union[float, np.ndarray]
+
+
+def scalar_or_array(out: Any) -> ArrayLike:
+    """A float for a 0-d result (scalar arguments), the array otherwise."""
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _real(value: Any) -> Optional[float]:
+    """`value` as a float, or None if it is not a real number (a bool is not one)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _num(name: str, value: Any) -> float:
     """`value` as a float; ValueError naming `name` if it is not a real number."""
-    if isinstance(value, bool):
+    x = _real(value)
+    if x is None:
         raise ValueError(f"{name} must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
     if math.isnan(x):
         raise ValueError(f"{name} must be a number, got nan")
     return x
@@ -57,12 +75,7 @@ def in_range(
 
 def integer(name: str, value: Any, *, minimum: int) -> int:
     """`value` an integer >= `minimum` (floats with no fractional part accepted)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
-    if not math.isfinite(x) or x != int(x) or int(x) < minimum:
+    x = _real(value)
+    if x is None or not math.isfinite(x) or x != int(x) or int(x) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(x)

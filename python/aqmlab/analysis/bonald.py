@@ -49,12 +49,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 from scipy import sparse
 
 from . import _validate as v
+from .floyd import red_initial_probability
 
 __all__ = [
     "BonaldModel",
@@ -89,13 +90,7 @@ def red_drop_function(k: Any, min_th: float, max_th: float, max_p: float) -> np.
     min_th <= k < max_th, d = 1 for k >= max_th. `k`, `min_th`, `max_th` in packets,
     `max_p` in (0, 1]; vectorised over `k`. Returns probabilities.
     """
-    mn = v.non_negative("min_th", min_th)
-    mx = v.positive("max_th", max_th)
-    if not mn < mx:
-        raise ValueError(f"min_th must be < max_th, got min_th={min_th!r}, max_th={max_th!r}")
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
-    kk = np.asarray(k, dtype=float)
-    return np.where(kk < mn, 0.0, np.where(kk >= mx, 1.0, mp * (kk - mn) / (mx - mn)))
+    return np.asarray(red_initial_probability(k, min_th, max_th, max_p), dtype=float)
 
 
 def _binom_pmf(B: int, p: np.ndarray) -> np.ndarray:
@@ -237,6 +232,12 @@ class BonaldModel:
             object.__setattr__(self, "max_th", float(mx))
             object.__setattr__(self, "max_p", float(self.max_p))
 
+    def _red_parameters(self) -> Tuple[float, float, float]:
+        """RED's (min_th, max_th, max_p), all set by ``__post_init__`` for policy "red"."""
+        if self.min_th is None or self.max_th is None or self.max_p is None:
+            raise ValueError("min_th, max_th and max_p are needed for policy 'red'")
+        return self.min_th, self.max_th, self.max_p
+
     # ----------------------------------------------------------------- rates
     @property
     def lambda_bursty(self) -> float:
@@ -259,7 +260,7 @@ class BonaldModel:
             d = np.zeros(self.K + 1)
         else:
             seen = n + 1.0 if self.convention == "including" else n
-            d = red_drop_function(seen, self.min_th, self.max_th, self.max_p)
+            d = red_drop_function(seen, *self._red_parameters())
         d[self.K] = 1.0
         return d
 
@@ -293,7 +294,16 @@ class BonaldModel:
         """
         K, B = self.K, self.burst
         n = np.arange(K + 1)
-        rows, cols, vals = [], [], []
+        rows: List[np.ndarray] = []
+        cols: List[np.ndarray] = []
+        vals: List[np.ndarray] = []
+
+        def jumps(r: np.ndarray, c: np.ndarray, rate: np.ndarray) -> None:
+            """Add the transitions r -> c at the given rates."""
+            rows.append(r)
+            cols.append(c)
+            vals.append(rate)
+
         if self.lambda_bursty > 0:
             A = self.admission()
             jj = np.arange(1, B + 1)
@@ -301,12 +311,12 @@ class BonaldModel:
             cc = rr + np.tile(jj, K + 1)
             vv = self.lambda_bursty * A[:, 1:].ravel()
             keep = (cc <= K) & (vv > 0)
-            rows.append(rr[keep]), cols.append(cc[keep]), vals.append(vv[keep])
+            jumps(rr[keep], cc[keep], vv[keep])
         if self.lambda_smooth > 0:
             up = self.lambda_smooth * (1.0 - self.arrival_drop())
             keep = (n < K) & (up > 0)
-            rows.append(n[keep]), cols.append(n[keep] + 1), vals.append(up[keep])
-        rows.append(n[1:]), cols.append(n[1:] - 1), vals.append(np.ones(K))
+            jumps(n[keep], n[keep] + 1, up[keep])
+        jumps(n[1:], n[1:] - 1, np.ones(K))
         r = np.concatenate(rows)
         c = np.concatenate(cols)
         x = np.concatenate(vals)

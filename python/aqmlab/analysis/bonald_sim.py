@@ -140,14 +140,7 @@ def drop_probabilities(
         for cls in ("bursty", "smooth"):
             if cls in arrivals:
                 samples[cls].append(drops[cls] / max(arrivals[cls], 1))
-    t = _T995[n - 2]
-    out = {}
-    for k, xs in samples.items():
-        if xs:
-            m = sum(xs) / len(xs)
-            sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-            out[k] = (m, t * sd / math.sqrt(len(xs)))
-    return out
+    return {k: t_interval(xs) for k, xs in samples.items() if xs}
 
 
 # ------------------------------------------------------------------ additions

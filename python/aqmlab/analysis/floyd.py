@@ -23,11 +23,12 @@ arrivals, not seconds).
 from __future__ import annotations
 
 import math
-from typing import Union
+from typing import overload
 
 import numpy as np
 
 from . import _validate as v
+from ._validate import ArrayLike, scalar_or_array
 
 __all__ = [
     "red_burst_average",
@@ -47,8 +48,6 @@ __all__ = [
     "binomial_tail",
 ]
 
-ArrayLike = Union[float, np.ndarray]
-
 
 def _w_q_array(w_q: ArrayLike, name: str = "w_q") -> np.ndarray:
     """w_q as an array, every entry in (0, 1]; ValueError naming `name` otherwise."""
@@ -58,6 +57,10 @@ def _w_q_array(w_q: ArrayLike, name: str = "w_q") -> np.ndarray:
     return w
 
 
+@overload
+def red_burst_average(w_q: float, burst: float) -> float: ...
+@overload
+def red_burst_average(w_q: ArrayLike, burst: ArrayLike) -> ArrayLike: ...
 def red_burst_average(w_q: ArrayLike, burst: ArrayLike) -> ArrayLike:
     """Average queue (packets) after a burst of `burst` packets into an empty queue.
 
@@ -78,7 +81,7 @@ def red_burst_average(w_q: ArrayLike, burst: ArrayLike) -> ArrayLike:
     w_lt1 = np.where(w < 1, w, 0.0)
     term = np.where(w < 1, np.expm1((L + 1) * np.log1p(-w_lt1)), -1.0)
     out = L + 1 + term / w
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def red_burst_average_sum(w_q: float, burst: int) -> float:
@@ -124,6 +127,10 @@ def red_max_w_q(min_th: float, burst: int) -> float:
     return float(optimize.brentq(f, lo, 1.0, xtol=1e-15, rtol=1e-13, maxiter=500))
 
 
+@overload
+def ewma_time_constant(w_q: float) -> float: ...
+@overload
+def ewma_time_constant(w_q: np.ndarray) -> np.ndarray: ...
 def ewma_time_constant(w_q: ArrayLike) -> ArrayLike:
     """Arrivals for the EWMA to cover 1 - 1/e (63 %) of a step: -1 / ln(1 - w_q).
 
@@ -136,7 +143,7 @@ def ewma_time_constant(w_q: ArrayLike) -> ArrayLike:
     if np.any(w >= 1):
         raise ValueError(f"w_q must be in (0, 1), got {w_q!r}")
     out = -1.0 / np.log1p(-w)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def ewma_w_q_for_time_constant(arrivals: ArrayLike) -> ArrayLike:
@@ -150,7 +157,7 @@ def ewma_w_q_for_time_constant(arrivals: ArrayLike) -> ArrayLike:
     if n.size == 0 or np.any(~np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"arrivals must be > 0, got {arrivals!r}")
     out = -np.expm1(-1.0 / n)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def ewma_step_response(w_q: float, arrivals: ArrayLike) -> ArrayLike:
@@ -165,7 +172,7 @@ def ewma_step_response(w_q: float, arrivals: ArrayLike) -> ArrayLike:
     if np.any(n < 0):
         raise ValueError(f"arrivals must be >= 0, got {arrivals!r}")
     out = -np.expm1(n * math.log1p(-w)) if w < 1 else np.where(n > 0, 1.0, 0.0)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def red_initial_probability(
@@ -184,7 +191,7 @@ def red_initial_probability(
     mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
     a = np.asarray(avg, dtype=float)
     out = np.where(a < mn, 0.0, np.where(a >= mx, 1.0, mp * (a - mn) / (mx - mn)))
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def red_marking_probability(p_b: float, count: ArrayLike) -> ArrayLike:
@@ -200,7 +207,7 @@ def red_marking_probability(p_b: float, count: ArrayLike) -> ArrayLike:
     den = 1.0 - c * p
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den <= 1e-12, 1.0, np.minimum(1.0, p / np.where(den <= 1e-12, 1.0, den)))
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def intermark_pmf_geometric(n: ArrayLike, p_b: float) -> ArrayLike:
@@ -214,7 +221,7 @@ def intermark_pmf_geometric(n: ArrayLike, p_b: float) -> ArrayLike:
     k = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore"):
         out = np.where(k >= 1, p * (1.0 - p) ** np.maximum(k - 1, 0), 0.0)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def intermark_pmf_uniform(n: ArrayLike, p_b: float) -> ArrayLike:
@@ -237,7 +244,7 @@ def intermark_pmf_uniform(n: ArrayLike, p_b: float) -> ArrayLike:
     pmf = pa * survive  # index j -> n = j + 1
     idx = k.astype(int) - 1
     out = np.where((k >= 1) & (k == np.floor(k)), pmf[np.clip(idx, 0, nmax - 1)], 0.0)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def intermark_mean_geometric(p_b: float) -> float:
@@ -275,7 +282,7 @@ def hoeffding_bound(p: ArrayLike, c: ArrayLike, n: ArrayLike) -> ArrayLike:
     if np.any(~(cc >= 1)) or np.any(cc * pp > 1 + 1e-12):
         raise ValueError(f"c must be in [1, 1/p], got c={c!r} with p={p!r}")
     out = np.exp(-2.0 * nn * (cc - 1.0) ** 2 * pp**2)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def hoeffding_bound_kl(p: ArrayLike, c: ArrayLike, n: ArrayLike) -> ArrayLike:
@@ -294,7 +301,7 @@ def hoeffding_bound_kl(p: ArrayLike, c: ArrayLike, n: ArrayLike) -> ArrayLike:
         t2 = np.where(q < 1, (1 - q) * np.log((1 - q) / np.where(mu < 1, 1 - mu, 1.0)), 0.0)
     kl = t1 + t2  # KL(c p || p) in nats; q = 1 leaves -ln p
     out = np.minimum(np.exp(-nn * kl), base)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def binomial_tail(p: ArrayLike, c: ArrayLike, n: int) -> ArrayLike:
@@ -310,4 +317,4 @@ def binomial_tail(p: ArrayLike, c: ArrayLike, n: int) -> ArrayLike:
     pp = np.asarray(p, dtype=float)
     k = np.ceil(np.asarray(c, dtype=float) * pp * nn - 1e-9)
     out = stats.binom.sf(k - 1, nn, pp)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Union, overload
 
 import numpy as np
 
 from . import _validate as v
+from ._validate import scalar_or_array
 
 __all__ = [
     "RecentMarks",
@@ -230,6 +231,10 @@ def flag_threshold(n: int, reference_share: float, alpha: float = 0.01) -> float
     return p + math.sqrt(math.log(1.0 / a) / (2.0 * nn))
 
 
+@overload
+def false_flag_bound(n: int, share: float, threshold: float) -> float: ...
+@overload
+def false_flag_bound(n: int, share: np.ndarray, threshold: float) -> np.ndarray: ...
 def false_flag_bound(
     n: int, share: Union[float, np.ndarray], threshold: float
 ) -> Union[float, np.ndarray]:
@@ -245,7 +250,7 @@ def false_flag_bound(
     if not (0.0 <= th <= 1.0 + 1e-12):
         raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
     out = np.where(th > p, np.exp(-2.0 * nn * (th - p) ** 2), 1.0)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def packet_shares(

@@ -48,6 +48,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import _validate as v
+from ._validate import ArrayLike, scalar_or_array
 
 __all__ = [
     "zheng_w_bounds",
@@ -66,22 +67,22 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- the deltas
-def zheng_delta_lower(w: float, b: float, q0: float, g: float, m2: float) -> float:
+def zheng_delta_lower(w: ArrayLike, b: float, q0: float, g: float, m2: float) -> ArrayLike:
     """Eq. (13): delta(m2, m2 - 2) ~ (1 - w)^(m2 - 2) w g q0 (b + 1), packets."""
     return (1.0 - w) ** (m2 - 2) * w * g * q0 * (b + 1.0)
 
 
-def zheng_delta_lower_eq12(w: float, b: float, q0: float, g: float, m2: float) -> float:
+def zheng_delta_lower_eq12(w: ArrayLike, b: float, q0: float, g: float, m2: float) -> ArrayLike:
     """Eq. (12), before 1 - w + b ~ 1 + b: (1 - w)^(m2 - 2) w g q0 (1 - w + b), packets."""
     return (1.0 - w) ** (m2 - 2) * w * g * q0 * (1.0 - w + b)
 
 
-def zheng_delta_upper(w: float, b: float, q0: float, l1: float, m2: float) -> float:
+def zheng_delta_upper(w: ArrayLike, b: float, q0: float, l1: float, m2: float) -> ArrayLike:
     """Eq. (19): delta(m2, m2 - l1) ~ q0 l1 (b + 2)/2 (1 - w)^(m2 - l1), packets."""
     return q0 * l1 * (b + 2.0) / 2.0 * (1.0 - w) ** (m2 - l1)
 
 
-def zheng_delta_upper_eq15(w: Any, b: float, q0: float, l1: int, m2: float) -> Any:
+def zheng_delta_upper_eq15(w: ArrayLike, b: float, q0: float, l1: int, m2: float) -> ArrayLike:
     """Eq. (15) summed term by term (no series approximation), packets.
 
     delta = w q0 sum_{i=1..l1} (1 - w)^(m2 - i) i f~(i), f~(i) = 1 for odd i and b for
@@ -91,11 +92,24 @@ def zheng_delta_upper_eq15(w: Any, b: float, q0: float, l1: int, m2: float) -> A
     i = np.arange(1, int(l1) + 1, dtype=float)
     ft = np.where(i % 2 == 1, 1.0, b)
     out = ww * q0 * np.sum(i * ft * (1.0 - ww[..., None]) ** (m2 - i), axis=-1)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 # --------------------------------------------------------------- root finding
-def _upper_root(f: Callable[[float], float], target: float) -> Optional[float]:
+#: A delta as a function of w, vectorised: a float for a float, an array for an array.
+DeltaOfW = Callable[[ArrayLike], ArrayLike]
+
+
+def _grid_peak(f: DeltaOfW) -> Tuple[np.ndarray, np.ndarray, int]:
+    """f on a grid of w in (0, 1) (log-spaced near 0, linear above), and where it peaks."""
+    grid = np.unique(
+        np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
+    )
+    vals = np.asarray(f(grid), dtype=float)
+    return grid, vals, int(np.argmax(vals))
+
+
+def _upper_root(f: DeltaOfW, target: float) -> Optional[float]:
     """Largest w in (0, 1) with f(w) = target, for f rising from 0 then falling to 0 at w = 1.
 
     The peak is located on a grid (log-spaced near 0, linear above) and refined; the
@@ -103,11 +117,7 @@ def _upper_root(f: Callable[[float], float], target: float) -> Optional[float]:
     """
     from scipy import optimize
 
-    grid = np.unique(
-        np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
-    )
-    vals = np.asarray(f(grid), dtype=float)
-    k = int(np.argmax(vals))
+    grid, vals, k = _grid_peak(f)
     lo_b = grid[max(k - 1, 0)]
     hi_b = grid[min(k + 1, len(grid) - 1)]
     res = optimize.minimize_scalar(
@@ -121,15 +131,11 @@ def _upper_root(f: Callable[[float], float], target: float) -> Optional[float]:
     )
 
 
-def _lower_root(f: Callable[[float], float], target: float) -> Optional[float]:
+def _lower_root(f: DeltaOfW, target: float) -> Optional[float]:
     """Smallest w in (0, 1) with f(w) = target for the same shape of f; None if none."""
     from scipy import optimize
 
-    grid = np.unique(
-        np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
-    )
-    vals = np.asarray(f(grid), dtype=float)
-    k = int(np.argmax(vals))
+    grid, vals, k = _grid_peak(f)
     if not vals[k] > target:
         return None
     return float(

@@ -18,7 +18,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import metrics as _metrics
 from . import paths as _paths
@@ -134,7 +134,7 @@ def validate_points(spec: SweepSpec) -> None:
 
 def _client_for(
     scheduler: Any, jobs: Optional[int], n_todo: int, start_method: Optional[str] = None
-):
+) -> Tuple[Any, Any, bool]:
     """(client, cluster_to_close_or_None, own_client)."""
     try:
         from dask.distributed import Client, LocalCluster
@@ -151,9 +151,9 @@ def _client_for(
         n = max(1, min(n, n_todo))
         # Points are coarse tasks: no statistical profiler in the workers (it costs a few %
         # of a point). worker-saturation = 1 keeps queued tasks on the scheduler rather than
-        # on a worker when the scheduler treats them as root tasks; `_execute` also bounds
+        # on a worker when the scheduler treats them as root tasks; `_Dispatch` also bounds
         # what is in flight, so that a point that kills its worker process takes no other
-        # point with it (see top_up there).
+        # point with it (see its top_up).
         method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
         with dask.config.set(
             {
@@ -302,6 +302,8 @@ def _execute(
     start_method: Optional[str] = None,
     batch_cap: int = 32,
 ) -> Dict[str, Any]:
+    """Compute the points of `s` not yet in `out` on a cluster; returns the timings and
+    counts that ``df.attrs["sweep"]`` shows."""
     store.prepare(out, s, force_new=force_new, extend=extend)
     have = store.finished(out)
     ids = {p.id for p in s.points}
@@ -319,14 +321,11 @@ def _execute(
     if not todo:
         return stats
     ptypes = store.param_types(s)
-    optional = s.default_metrics
     t0 = time.perf_counter()
     client, cluster, own = _client_for(scheduler, jobs, len(todo), start_method)
     bar = None
-    futures: Dict[Any, Point] = {}
+    run = None
     try:
-        from dask.distributed import as_completed
-
         nthreads = sum(client.nthreads().values()) or 1
         stats["workers"] = nthreads
         # The base scenario goes to the cluster once, as a task result rather than scattered
@@ -344,108 +343,16 @@ def _execute(
         t1 = time.perf_counter()
         stats["startup_seconds"] = t1 - t0
         bar = _Progress(len(s.points), len(s.points) - len(todo), progress)
-        window = max(16, 4 * nthreads)
-        queue = list(reversed(todo))
-        # Points go one per task until a few have been timed; then as many per task as
-        # make a task last about half a second (`batch_size`), so that short points do
-        # not pay the cluster's per-task cost each. A task of several points that fails as
-        # a whole (its worker died) is split: its points are sent again one by one, so
-        # only the point that kills a worker is recorded as failed.
-        times: list = []
-        solo: list = []
         stats["max_batch"] = 1
-
-        def submit():
-            if solo:
-                group = [solo.pop()]
-            else:
-                n = 1
-                if len(times) >= nthreads:
-                    n = batch_size(
-                        sorted(times)[len(times) // 2], len(queue), nthreads, cap=batch_cap
-                    )
-                group = [queue.pop() for _ in range(min(n, len(queue)))]
-            stats["max_batch"] = max(stats["max_batch"], len(group))
-            f = client.submit(
-                run_points,
-                base_f,
-                [(p.overrides, p.seed) for p in group],
-                s.runner,
-                s.metrics,
-                optional,
-                key=f"aqmlab-points-{group[0].id}-{os.getpid()}-{int(t0 * 1e6)}",
-                pure=False,
-            )
-            futures[f] = group
-            return f
-
-        def top_up():
-            # Once points are grouped, at most one task per worker thread is in flight:
-            # tasks that depend on the base scenario are not held back by the scheduler,
-            # so more would sit queued on a worker, and a point that kills that worker
-            # would take them with it. The points of a group whose worker died are sent
-            # again one at a time with nothing else running, so that only the point that
-            # kills a worker is blamed (the scheduler retries a task whose worker died,
-            # and the result of a task finished just before a crash can be lost with it).
-            if solo:
-                if not futures:
-                    ac.add(submit())
-                return
-            limit = nthreads if len(times) >= nthreads else window
-            while queue and len(futures) < limit:
-                ac.add(submit())
-
-        ac = as_completed([submit() for _ in range(min(window, len(queue)))])
-        warned = False
-        for fut in ac:
-            group = futures.pop(fut)
-            try:
-                rs = fut.result()
-            except Exception as e:  # noqa: BLE001 - recorded below
-                rs = e
-            if isinstance(rs, BaseException) and "Cancelled" in type(rs).__name__:
-                # not the points' fault (scheduler gone, connection lost): stop, keep what is done
-                raise RuntimeError(
-                    f"the Dask cluster cancelled point {group[0].index} ({type(rs).__name__}: {rs}); "
-                    "finished points are kept, re-run the command to resume"
-                ) from None
-            if isinstance(rs, BaseException) and len(group) > 1:
-                fut.release()
-                solo.extend(reversed(group))
-                top_up()
-                continue
-            if isinstance(rs, BaseException) or not isinstance(rs, list) or len(rs) != len(group):
-                # worker died (KilledWorker), ...
-                e = rs if isinstance(rs, BaseException) else TypeError(f"unexpected result {rs!r}")
-                rs = [
-                    {"metrics": {}, "wall_time": float("nan"), "error": f"{type(e).__name__}: {e}"}
-                ] * len(group)
-            fut.release()
-            for p, r in zip(group, rs):
-                row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
-                store.write_point(out, p.id, row)
-                stats["computed"] += 1
-                if r["error"] is None and r["wall_time"] == r["wall_time"]:
-                    times.append(r["wall_time"])
-                if r["error"] is not None:
-                    stats["failed"] += 1
-                    if not warned and progress:
-                        warned = True
-                        print(
-                            f"\naqmlab sweep: point {p.index} failed: {r['error']} "
-                            "(recorded; the sweep goes on)",
-                            file=sys.stderr,
-                        )
-                bar.update(r["error"] is None)
-            top_up()
+        run = _Dispatch(
+            client, base_f, s, todo, nthreads, batch_cap, f"{os.getpid()}-{int(t0 * 1e6)}"
+        )
+        run.drive(out, ptypes, bar, stats, progress)
         stats["run_seconds"] = time.perf_counter() - t1
         return stats
     except BaseException:
-        for f in list(futures):
-            try:
-                f.cancel()
-            except Exception:
-                pass
+        if run is not None:
+            run.cancel()
         raise
     finally:
         if bar is not None:
@@ -456,3 +363,160 @@ def _execute(
         finally:
             if cluster is not None:
                 cluster.close(timeout=10)
+
+
+#: What a task returns for each of its points (see :func:`run_point`).
+PointResult = Dict[str, Any]
+
+
+class _Dispatch:
+    """The points on their way through the cluster.
+
+    Points go one per task until a few have been timed; then as many per task as make a
+    task last about half a second (:func:`batch_size`), so that short points do not pay
+    the cluster's per-task cost each. A task of several points that fails as a whole (its
+    worker died) is split: its points are sent again one by one, so only the point that
+    kills a worker is recorded as failed.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        base_f: Any,
+        s: SweepSpec,
+        todo: List[Point],
+        nthreads: int,
+        batch_cap: int,
+        tag: str,
+    ) -> None:
+        self.client = client
+        self.base_f = base_f  #: the future holding the base scenario
+        self.s = s
+        self.nthreads = nthreads
+        self.batch_cap = batch_cap
+        self.tag = tag  #: makes the tasks' keys unique to this run
+        self.window = max(16, 4 * nthreads)
+        self.queue = list(reversed(todo))  #: points not sent yet, next last
+        self.solo: List[Point] = []  #: points of a failed group, to send one at a time
+        self.times: List[float] = []  #: wall time of the points that succeeded (s)
+        self.futures: Dict[Any, List[Point]] = {}  #: tasks in flight and their points
+        self.max_batch = 1
+        self.ac: Any = None  #: the as_completed iterator over the tasks
+
+    def submit(self) -> Any:
+        """Send the next group of points as one task."""
+        if self.solo:
+            group = [self.solo.pop()]
+        else:
+            n = 1
+            if len(self.times) >= self.nthreads:
+                median = sorted(self.times)[len(self.times) // 2]
+                n = batch_size(median, len(self.queue), self.nthreads, cap=self.batch_cap)
+            group = [self.queue.pop() for _ in range(min(n, len(self.queue)))]
+        self.max_batch = max(self.max_batch, len(group))
+        f = self.client.submit(
+            run_points,
+            self.base_f,
+            [(p.overrides, p.seed) for p in group],
+            self.s.runner,
+            self.s.metrics,
+            self.s.default_metrics,
+            key=f"aqmlab-points-{group[0].id}-{self.tag}",
+            pure=False,
+        )
+        self.futures[f] = group
+        return f
+
+    def top_up(self) -> None:
+        """Keep the cluster busy, but not more.
+
+        Once points are grouped, at most one task per worker thread is in flight: tasks
+        that depend on the base scenario are not held back by the scheduler, so more would
+        sit queued on a worker, and a point that kills that worker would take them with
+        it. The points of a group whose worker died are sent again one at a time with
+        nothing else running, so that only the point that kills a worker is blamed (the
+        scheduler retries a task whose worker died, and the result of a task finished just
+        before a crash can be lost with it).
+        """
+        if self.solo:
+            if not self.futures:
+                self.ac.add(self.submit())
+            return
+        limit = self.nthreads if len(self.times) >= self.nthreads else self.window
+        while self.queue and len(self.futures) < limit:
+            self.ac.add(self.submit())
+
+    def drive(
+        self,
+        out: Path,
+        ptypes: Dict[str, Any],
+        bar: _Progress,
+        stats: Dict[str, Any],
+        progress: bool,
+    ) -> None:
+        """Send every point and write each one's row as its task completes."""
+        from dask.distributed import as_completed
+
+        self.ac = as_completed([self.submit() for _ in range(min(self.window, len(self.queue)))])
+        warned = False
+        for fut in self.ac:
+            group = self.futures.pop(fut)
+            results = self._results(fut, group)
+            fut.release()
+            if results is None:  # split, sent again point by point
+                self.solo.extend(reversed(group))
+                self.top_up()
+                continue
+            for p, r in zip(group, results):
+                row = store.make_row(p.to_dict(), ptypes, r["metrics"], r["wall_time"], r["error"])
+                store.write_point(out, p.id, row)
+                stats["computed"] += 1
+                if r["error"] is None and r["wall_time"] == r["wall_time"]:
+                    self.times.append(r["wall_time"])
+                if r["error"] is not None:
+                    stats["failed"] += 1
+                    if not warned and progress:
+                        warned = True
+                        print(
+                            f"\naqmlab sweep: point {p.index} failed: {r['error']} "
+                            "(recorded; the sweep goes on)",
+                            file=sys.stderr,
+                        )
+                bar.update(r["error"] is None)
+            self.top_up()
+        stats["max_batch"] = self.max_batch
+
+    def _results(self, fut: Any, group: List[Point]) -> Optional[List[PointResult]]:
+        """One result per point of a completed task; None for a group to split (its task
+        failed as a whole); for a single point whose task failed (its worker died), the
+        failure as that point's error. A cancelled task stops the sweep."""
+        try:
+            rs: Any = fut.result()
+        except Exception as e:  # noqa: BLE001 - recorded below
+            rs = e
+        if isinstance(rs, BaseException) and "Cancelled" in type(rs).__name__:
+            # not the points' fault (scheduler gone, connection lost): stop, keep what is done
+            raise RuntimeError(
+                f"the Dask cluster cancelled point {group[0].index} ({type(rs).__name__}: {rs}); "
+                "finished points are kept, re-run the command to resume"
+            ) from None
+        if isinstance(rs, BaseException) and len(group) > 1:
+            return None
+        if isinstance(rs, BaseException) or not isinstance(rs, list) or len(rs) != len(group):
+            # worker died (KilledWorker), ...
+            err = rs if isinstance(rs, BaseException) else TypeError(f"unexpected result {rs!r}")
+            failed = {
+                "metrics": {},
+                "wall_time": float("nan"),
+                "error": f"{type(err).__name__}: {err}",
+            }
+            return [failed] * len(group)
+        return rs
+
+    def cancel(self) -> None:
+        """Cancel the tasks in flight (the sweep is stopping)."""
+        for f in list(self.futures):
+            try:
+                f.cancel()
+            except Exception:
+                pass

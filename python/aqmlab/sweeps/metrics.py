@@ -218,8 +218,8 @@ def _substitute(
 
     def rep(mo: "re.Match[str]") -> str:
         k = mo.group(1)
-        if ok(scenario, k):
-            return str(scenario[k])  # type: ignore[index]
+        if scenario is not None and ok(scenario, k):
+            return str(scenario[k])
         if ok(summary, k):
             return str(summary[k])
         raise MetricError(

@@ -2,18 +2,44 @@
 
 A runner is any importable callable ``f(scenario: dict) -> summary`` where the summary
 is a dict (or an object with a ``.summary`` dict, like :class:`aqmlab.sim.Result`).
-A sweep names it as ``runner = "module:function"``; the default is :func:`simulate`,
+A sweep names it as ``runner = "module:function"``; the default is :data:`simulate`,
 the packet-level simulator. A runner may carry a ``validate`` attribute, a callable
 ``validate(scenario)`` raising ValueError for an invalid scenario; the sweep calls it
 on every point before anything runs, and a ``warmup`` attribute, a callable run once in
 every worker when the sweep starts (imports, caches), so that the first points do not
-pay for it.
+pay for it. :class:`Runner` bundles a function with these two hooks.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping
+
+ScenarioDict = Dict[str, Any]
+
+
+def _accept(scenario: ScenarioDict) -> None:
+    """No check."""
+
+
+def _nothing() -> None:
+    """Nothing to prepare."""
+
+
+@dataclass(frozen=True)
+class Runner:
+    """A runner and its hooks: calling it calls `run`; the sweep calls `validate` on the
+    points before anything runs and `warmup` once in every worker (both do nothing unless
+    given). Bind it to a module-level name for the sweep to find:
+    ``my_runner = Runner(run_one, validate=check, warmup=load_caches)``."""
+
+    run: Callable[[ScenarioDict], Any]
+    validate: Callable[[ScenarioDict], None] = _accept
+    warmup: Callable[[], None] = _nothing
+
+    def __call__(self, scenario: ScenarioDict) -> Any:
+        return self.run(scenario)
 
 
 def resolve(ref: str) -> Callable[[Dict[str, Any]], Any]:
@@ -46,8 +72,8 @@ def summary_of(result: Any) -> Mapping[str, Any]:
     return s
 
 
-def simulate(scenario: Dict[str, Any]) -> Mapping[str, Any]:
-    """The default runner: the packet-level simulator (``aqmlab.sim``)."""
+def _simulate(scenario: Dict[str, Any]) -> Mapping[str, Any]:
+    """One run of the packet-level simulator (``aqmlab.sim``); its summary."""
     from aqmlab.sim import Scenario
     from aqmlab.sim import simulate as _simulate
 
@@ -67,5 +93,6 @@ def _warmup() -> None:
     importlib.import_module("pandas")  # aqmlab.sim.Result builds DataFrames
 
 
-simulate.validate = _validate_scenario  # type: ignore[attr-defined]
-simulate.warmup = _warmup  # type: ignore[attr-defined]
+#: The default runner: the packet-level simulator, its scenarios checked by
+#: ``Scenario.from_dict`` before the sweep runs.
+simulate = Runner(_simulate, validate=_validate_scenario, warmup=_warmup)

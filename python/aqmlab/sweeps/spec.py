@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -21,10 +22,10 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from . import metrics as _metrics
 from . import paths as _paths
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as _toml  # type: ignore[no-redef]
+else:  # pragma: no cover
+    import tomli as _toml
 
 DEFAULT_RUNNER = "aqmlab.sweeps.runners:simulate"
 SPEC_KEYS = {
@@ -39,6 +40,8 @@ SPEC_KEYS = {
     "validate",
 }
 AXIS_KEYS = {"path", "paths", "name", "values", "range", "sample", "labels"}
+#: Columns of a sweep's table that are not parameters; no axis may take their names.
+_RESERVED = {"point", "point_id", "seed", "replication", "wall_time", "error"}
 
 
 def _round(v: Any) -> Any:
@@ -162,7 +165,32 @@ def _number(v: Any, where: str) -> float:
     return float(v)
 
 
+def _integer(v: Any, where: str, minimum: int) -> int:
+    """`v` an int (not a bool) >= `minimum`, else ValueError naming `where`."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise _err(where, f"must be an integer >= {minimum}, got {v!r}")
+    return v
+
+
+def _check_table(
+    spec: Mapping[str, Any],
+    where: str,
+    allowed: Tuple[str, ...],
+    required: Tuple[str, ...],
+    tolerated: Tuple[str, ...] = (),
+) -> None:
+    """No key of `spec` outside `allowed` (and `tolerated`, accepted but not listed in the
+    message), every key of `required` present."""
+    unknown = set(spec) - set(allowed) - set(tolerated)
+    if unknown:
+        raise _err(where, f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(allowed)}")
+    for k in required:
+        if k not in spec:
+            raise _err(f"{where}.{k}", "missing")
+
+
 def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
+    """An axis's values from its one of ``values``, ``range`` or ``sample``."""
     kinds = [k for k in ("values", "range", "sample") if k in entry]
     if len(kinds) != 1:
         raise _err(
@@ -173,81 +201,77 @@ def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
     kind = kinds[0]
     spec = entry[kind]
     if kind == "values":
-        if not isinstance(spec, (list, tuple)) or not spec:
-            raise _err(f"{where}.values", "must be a non-empty list")
-        vals = list(spec)
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals) and any(
-            isinstance(v, float) for v in vals
-        ):
-            vals = [float(v) for v in vals]  # one column type
-        return [_round(v) for v in vals]
-    import numpy as np
-
+        return _listed_values(spec, where)
     if not isinstance(spec, Mapping):
         raise _err(f"{where}.{kind}", "must be a table")
     if kind == "range":
-        unknown = set(spec) - {"start", "stop", "num", "scale", "step"}
-        if unknown:
-            raise _err(
-                f"{where}.range",
-                f"unknown key(s) {sorted(unknown)}; allowed: start, stop, num, scale",
-            )
-        for k in ("start", "stop", "num"):
-            if k not in spec:
-                raise _err(f"{where}.range.{k}", "missing")
-        start = _number(spec["start"], f"{where}.range.start")
-        stop = _number(spec["stop"], f"{where}.range.stop")
-        num = spec["num"]
-        if isinstance(num, bool) or not isinstance(num, int) or num < 1:
-            raise _err(f"{where}.range.num", f"must be an integer >= 1, got {num!r}")
-        scale = spec.get("scale", "linear")
-        if scale == "linear":
-            vals = np.linspace(start, stop, num)
-        elif scale == "log":
-            if start <= 0 or stop <= 0:
-                raise _err(f"{where}.range", 'scale = "log" needs start > 0 and stop > 0')
-            vals = np.geomspace(start, stop, num)
-        else:
-            raise _err(f"{where}.range.scale", f'must be "linear" or "log", got {scale!r}')
-        ints = (
-            isinstance(spec["start"], int)
-            and isinstance(spec["stop"], int)
-            and scale == "linear"
-            and all(float(v).is_integer() for v in vals)
-        )
-        return [int(round(v)) if ints else _round(float(v)) for v in vals]
-    # sample
-    unknown = set(spec) - {"distribution", "low", "high", "n", "seed"}
-    if unknown:
-        raise _err(
-            f"{where}.sample",
-            f"unknown key(s) {sorted(unknown)}; allowed: distribution, low, high, n, seed",
-        )
-    for k in ("low", "high", "n"):
-        if k not in spec:
-            raise _err(f"{where}.sample.{k}", "missing")
-    low = _number(spec["low"], f"{where}.sample.low")
-    high = _number(spec["high"], f"{where}.sample.high")
+        return _range_values(spec, f"{where}.range")
+    return _sample_values(spec, f"{where}.sample")
+
+
+def _listed_values(spec: Any, where: str) -> List[Any]:
+    """``values = [...]``: as given, ints and floats mixed made floats (one column type)."""
+    if not isinstance(spec, (list, tuple)) or not spec:
+        raise _err(f"{where}.values", "must be a non-empty list")
+    vals = list(spec)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals) and any(
+        isinstance(v, float) for v in vals
+    ):
+        vals = [float(v) for v in vals]
+    return [_round(v) for v in vals]
+
+
+def _range_values(spec: Mapping[str, Any], where: str) -> List[Any]:
+    """``range = {start, stop, num, scale}``: linear or log-spaced; integers when start
+    and stop are integers and every linear step lands on one."""
+    import numpy as np
+
+    _check_table(
+        spec, where, ("start", "stop", "num", "scale"), ("start", "stop", "num"), ("step",)
+    )
+    start = _number(spec["start"], f"{where}.start")
+    stop = _number(spec["stop"], f"{where}.stop")
+    num = _integer(spec["num"], f"{where}.num", 1)
+    scale = spec.get("scale", "linear")
+    if scale == "linear":
+        vals = np.linspace(start, stop, num)
+    elif scale == "log":
+        if start <= 0 or stop <= 0:
+            raise _err(where, 'scale = "log" needs start > 0 and stop > 0')
+        vals = np.geomspace(start, stop, num)
+    else:
+        raise _err(f"{where}.scale", f'must be "linear" or "log", got {scale!r}')
+    ints = (
+        isinstance(spec["start"], int)
+        and isinstance(spec["stop"], int)
+        and scale == "linear"
+        and all(float(v).is_integer() for v in vals)
+    )
+    return [int(round(v)) if ints else _round(float(v)) for v in vals]
+
+
+def _sample_values(spec: Mapping[str, Any], where: str) -> List[Any]:
+    """``sample = {distribution, low, high, n, seed}``: n seeded draws, uniform or
+    log-uniform on [low, high]."""
+    import numpy as np
+
+    _check_table(spec, where, ("distribution", "low", "high", "n", "seed"), ("low", "high", "n"))
+    low = _number(spec["low"], f"{where}.low")
+    high = _number(spec["high"], f"{where}.high")
     if high < low:
-        raise _err(f"{where}.sample.high", f"must be >= low ({low})")
-    n = spec["n"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise _err(f"{where}.sample.n", f"must be an integer >= 1, got {n!r}")
-    seed = spec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise _err(f"{where}.sample.seed", f"must be an integer >= 0, got {seed!r}")
+        raise _err(f"{where}.high", f"must be >= low ({low})")
+    n = _integer(spec["n"], f"{where}.n", 1)
+    seed = _integer(spec.get("seed", 0), f"{where}.seed", 0)
     rng = np.random.default_rng(seed)
     dist = spec.get("distribution", "uniform")
     if dist == "uniform":
         vals = rng.uniform(low, high, n)
     elif dist == "loguniform":
         if low <= 0:
-            raise _err(f"{where}.sample.low", 'distribution = "loguniform" needs low > 0')
+            raise _err(f"{where}.low", 'distribution = "loguniform" needs low > 0')
         vals = np.exp(rng.uniform(math.log(low), math.log(high), n))
     else:
-        raise _err(
-            f"{where}.sample.distribution", f'must be "uniform" or "loguniform", got {dist!r}'
-        )
+        raise _err(f"{where}.distribution", f'must be "uniform" or "loguniform", got {dist!r}')
     return [_round(float(v)) for v in vals]
 
 
@@ -335,10 +359,10 @@ def load_spec(
     if isinstance(spec, (str, os.PathLike)):
         source = str(spec)
         d = _read_toml(Path(spec))
-        base_dir = Path(spec).resolve().parent
+        here = Path(spec).resolve().parent
     elif isinstance(spec, Mapping):
         d = dict(spec)
-        base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+        here = Path(base_dir) if base_dir is not None else Path.cwd()
     else:
         raise TypeError(f"sweep spec must be a path or a dict, got {type(spec).__name__}")
     unknown = set(d) - SPEC_KEYS
@@ -346,80 +370,15 @@ def load_spec(
         raise ValueError(
             f"sweep: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(SPEC_KEYS))}"
         )
-
-    # base scenario
-    if "base" not in d:
-        raise ValueError("sweep: missing base (a scenario file path or an inline [base] table)")
-    b = d["base"]
-    if isinstance(b, (str, os.PathLike)):
-        bp = Path(b)
-        if not bp.is_absolute():
-            bp = Path(base_dir) / bp
-        base = _read_toml(bp)
-    elif isinstance(b, Mapping):
-        base = copy.deepcopy(dict(b))
-    elif hasattr(b, "to_dict"):  # an aqmlab.sim.Scenario
-        base = b.to_dict()
-    else:
-        raise ValueError(
-            f"sweep: base must be a scenario file path or a table, got {type(b).__name__}"
-        )
-
-    # axes
-    entries: List[Tuple[str, Mapping[str, Any]]] = []
-    axes_t = d.get("axes", {})
-    if not isinstance(axes_t, Mapping):
-        raise ValueError("sweep: [axes] must be a table of path = values (or use [[axis]] entries)")
-    for p, v in axes_t.items():
-        where = f"axis {p!r}"
-        if isinstance(v, Mapping):
-            entries.append((where, {"path": p, **v}))
-        else:
-            entries.append((where, {"path": p, "values": v}))
-    axis_l = d.get("axis", [])
-    if not isinstance(axis_l, list):
-        raise ValueError("sweep: [[axis]] must be an array of tables")
-    for i, v in enumerate(axis_l):
-        if not isinstance(v, Mapping):
-            raise ValueError(f"sweep: axis[{i}] must be a table")
-        p = v.get("path", v.get("paths"))
-        entries.append((f"axis {p!r}" if p is not None else f"axis[{i}]", v))
-    axes = [_parse_axis(e, where, base) for where, e in entries]
-    seen: Dict[str, str] = {}
-    for a in axes:
-        for p, c in zip(a.paths, a.columns):
-            if p in seen:
-                raise ValueError(f"axis {p!r}: given twice")
-            seen[p] = c
-        cols = a.columns + ([a.label_column] if a.label_column else [])
-        for c in cols:
-            if c in _RESERVED and c != "seed":
-                raise ValueError(f"axis column {c!r}: reserved name, give the axis another name")
-    allcols = [c for a in axes for c in a.columns + ([a.label_column] if a.label_column else [])]
-    dup = {c for c in allcols if allcols.count(c) > 1}
-    if dup:
-        raise ValueError(
-            f"axis columns {sorted(dup)} given twice (use name = ... to tell them apart)"
-        )
-    seed_axis = "seed" in seen
-    if seed_axis and any(len(a.paths) > 1 and "seed" in a.paths for a in axes):
-        raise ValueError("axis 'seed': cannot be zipped with other paths")
-
+    base = _base_scenario(d, here)
+    axes = [_parse_axis(e, where, base) for where, e in _axis_entries(d)]
+    seed_axis = _check_axes(axes)
     reps = d.get("replications", 1)
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise ValueError(f"sweep: replications must be an integer >= 1, got {reps!r}")
     if seed_axis and reps != 1:
         raise ValueError("sweep: give replications or a seed axis, not both")
-
-    mets = d.get("metrics")
-    default_metrics = mets is None
-    if default_metrics:
-        mets = list(_metrics.DEFAULT_METRICS)
-    if not isinstance(mets, list) or not mets or not all(isinstance(m, str) for m in mets):
-        raise ValueError("sweep: metrics must be a non-empty list of metric paths")
-    for m in mets:
-        _metrics.parse(m)  # syntax errors name the metric
-
+    mets, default_metrics = _metric_paths(d)
     runner = d.get("runner", DEFAULT_RUNNER)
     if not isinstance(runner, str) or ":" not in runner:
         raise ValueError(f'sweep: runner must be "module:function", got {runner!r}')
@@ -444,7 +403,84 @@ def load_spec(
     return s
 
 
-_RESERVED = {"point", "point_id", "seed", "replication", "wall_time", "error"}
+def _base_scenario(d: Mapping[str, Any], here: Path) -> Dict[str, Any]:
+    """The base scenario: a scenario file (relative to `here`), an inline table or an
+    ``aqmlab.sim.Scenario``."""
+    if "base" not in d:
+        raise ValueError("sweep: missing base (a scenario file path or an inline [base] table)")
+    b = d["base"]
+    if isinstance(b, (str, os.PathLike)):
+        bp = Path(b)
+        if not bp.is_absolute():
+            bp = here / bp
+        return _read_toml(bp)
+    if isinstance(b, Mapping):
+        return copy.deepcopy(dict(b))
+    if hasattr(b, "to_dict"):  # an aqmlab.sim.Scenario
+        return b.to_dict()
+    raise ValueError(f"sweep: base must be a scenario file path or a table, got {type(b).__name__}")
+
+
+def _axis_entries(d: Mapping[str, Any]) -> List[Tuple[str, Mapping[str, Any]]]:
+    """Every axis as (where, entry): the ``[axes]`` table's ``path = values`` (or
+    ``path = {range = ...}``) first, then the ``[[axis]]`` entries."""
+    entries: List[Tuple[str, Mapping[str, Any]]] = []
+    axes_t = d.get("axes", {})
+    if not isinstance(axes_t, Mapping):
+        raise ValueError("sweep: [axes] must be a table of path = values (or use [[axis]] entries)")
+    for p, v in axes_t.items():
+        where = f"axis {p!r}"
+        if isinstance(v, Mapping):
+            entries.append((where, {"path": p, **v}))
+        else:
+            entries.append((where, {"path": p, "values": v}))
+    axis_l = d.get("axis", [])
+    if not isinstance(axis_l, list):
+        raise ValueError("sweep: [[axis]] must be an array of tables")
+    for i, v in enumerate(axis_l):
+        if not isinstance(v, Mapping):
+            raise ValueError(f"sweep: axis[{i}] must be a table")
+        p = v.get("path", v.get("paths"))
+        entries.append((f"axis {p!r}" if p is not None else f"axis[{i}]", v))
+    return entries
+
+
+def _check_axes(axes: List[Axis]) -> bool:
+    """No path or column given twice, no reserved column, the seed axis alone; returns
+    whether there is a seed axis."""
+    seen: Dict[str, str] = {}
+    for a in axes:
+        for p, c in zip(a.paths, a.columns):
+            if p in seen:
+                raise ValueError(f"axis {p!r}: given twice")
+            seen[p] = c
+        cols = a.columns + ([a.label_column] if a.label_column else [])
+        for c in cols:
+            if c in _RESERVED and c != "seed":
+                raise ValueError(f"axis column {c!r}: reserved name, give the axis another name")
+    allcols = [c for a in axes for c in a.columns + ([a.label_column] if a.label_column else [])]
+    dup = {c for c in allcols if allcols.count(c) > 1}
+    if dup:
+        raise ValueError(
+            f"axis columns {sorted(dup)} given twice (use name = ... to tell them apart)"
+        )
+    seed_axis = "seed" in seen
+    if seed_axis and any(len(a.paths) > 1 and "seed" in a.paths for a in axes):
+        raise ValueError("axis 'seed': cannot be zipped with other paths")
+    return seed_axis
+
+
+def _metric_paths(d: Mapping[str, Any]) -> Tuple[List[str], bool]:
+    """The metric paths (syntax checked) and whether they are the default ones."""
+    mets = d.get("metrics")
+    default_metrics = mets is None
+    if default_metrics:
+        mets = list(_metrics.DEFAULT_METRICS)
+    if not isinstance(mets, list) or not mets or not all(isinstance(m, str) for m in mets):
+        raise ValueError("sweep: metrics must be a non-empty list of metric paths")
+    for m in mets:
+        _metrics.parse(m)  # syntax errors name the metric
+    return mets, default_metrics
 
 
 def replication_seed(base_seed: int, r: int) -> int:
@@ -463,8 +499,8 @@ def _points(s: SweepSpec) -> List[Point]:
         overrides: List[Tuple[str, Any]] = []
         seed = base_seed
         for a, i in zip(s.axes, combo):
-            if a.label_column:
-                params[a.label_column] = _jsonable(a.labels[i])  # type: ignore[index]
+            if a.label_column and a.labels is not None:
+                params[a.label_column] = _jsonable(a.labels[i])
             for p, c, v in zip(a.paths, a.columns, a.values[i]):
                 if p == "seed":
                     seed = int(v)
