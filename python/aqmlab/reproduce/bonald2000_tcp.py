@@ -237,7 +237,7 @@ def _point(sc: ScenarioDict) -> Dict[str, Any]:
 
 #: The sweeps' runner (see :func:`_point`); it drops the empty delay classes first.
 run_point = SweepRunner(
-    _point, "aqmlab.reproduce.bonald2000_tcp:run_point", version=1, prepare=prepare
+    _point, ref="aqmlab.reproduce.bonald2000_tcp:run_point", version=1, prepare=prepare
 )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
+from ..sweeps.runners import Runner
 from .context import Context
 from .running import build_id, stored_sweep
 
@@ -59,33 +60,37 @@ def _unchanged(scenario: ScenarioDict) -> ScenarioDict:
     return scenario
 
 
-@dataclass(frozen=True)
-class SweepRunner:
-    """A sweep runner of the catalogue: ``aqmlab.sweeps`` calls it with each point's
-    scenario (after ``prepare``), ``validate`` on every point before anything runs and
-    ``warmup`` once in every worker. ``ref`` is the ``"module:name"`` the sweeps name it
-    by; ``version`` is bumped whenever its output changes, so that a stored sweep is not
-    reused."""
+def _import_simulator() -> None:
+    """Import the simulator and pandas (its results are DataFrames) before the first
+    point."""
+    importlib.import_module("aqmlab.sim")
+    importlib.import_module("pandas")
 
-    run: Callable[[ScenarioDict], Dict[str, Any]]
-    ref: str
-    version: int
+
+@dataclass(frozen=True)
+class SweepRunner(Runner):
+    """A sweep runner of the catalogue: a :class:`aqmlab.sweeps.runners.Runner` that
+    calls ``run`` with each point's scenario after ``prepare``, whose ``validate`` is
+    the simulator's own check of the prepared scenario and whose ``warmup`` imports
+    the simulator. ``ref`` is the ``"module:name"`` the sweeps name it by; ``version``
+    is bumped whenever its output changes, so that a stored sweep is not reused."""
+
+    ref: str = ""
+    version: int = 0
     prepare: Callable[[ScenarioDict], ScenarioDict] = field(default=_unchanged)
 
-    def __call__(self, scenario: ScenarioDict) -> Dict[str, Any]:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validate", self._validate)
+        object.__setattr__(self, "warmup", _import_simulator)
+
+    def __call__(self, scenario: ScenarioDict) -> Any:
         return self.run(self.prepare(scenario))
 
-    def validate(self, scenario: ScenarioDict) -> None:
+    def _validate(self, scenario: ScenarioDict) -> None:
         """Raise ValueError if the simulator refuses the prepared scenario."""
         from ..sim import Scenario
 
         Scenario.from_dict(self.prepare(scenario))
-
-    def warmup(self) -> None:
-        """Import the simulator and pandas (its results are DataFrames) before the first
-        point."""
-        importlib.import_module("aqmlab.sim")
-        importlib.import_module("pandas")
 
     def base(self, name: str) -> ScenarioDict:
         """The scenario file `name` as a sweep's base: its ``notes`` name this runner,

@@ -221,7 +221,9 @@ def _periods(scenario: ScenarioDict) -> Dict[str, Any]:
 
 
 #: The sweeps' runner (see :func:`_periods`).
-run_periods = SweepRunner(_periods, "aqmlab.reproduce.floyd1993_multirun:run_periods", version=1)
+run_periods = SweepRunner(
+    _periods, ref="aqmlab.reproduce.floyd1993_multirun:run_periods", version=1
+)
 
 
 # ------------------------------------------------------------------ sweeps and their data
