@@ -9,11 +9,14 @@ pub struct PacketInfo {
     pub flow: u32,
     /// ECN-capable transport (ECT set): a "mark" may set CE instead of dropping.
     pub ecn_capable: bool,
+    /// ECT(1): a scalable (L4S) sender, RFC 9331. DualPI2 classifies on it; the other
+    /// disciplines see only `ecn_capable`, which is also set.
+    pub ect1: bool,
 }
 
 impl PacketInfo {
     pub fn new(size: u32, flow: u32) -> Self {
-        PacketInfo { size, flow, ecn_capable: false }
+        PacketInfo { size, flow, ecn_capable: false, ect1: false }
     }
 }
 

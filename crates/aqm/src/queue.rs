@@ -389,6 +389,10 @@ impl<P: Packet, D: QueueDiscipline> Queue<P, D> {
     pub fn iter(&self) -> impl Iterator<Item = &P> {
         self.buf.iter()
     }
+    /// The newest packet waiting (the last one accepted), to amend in place.
+    pub fn back_mut(&mut self) -> Option<&mut P> {
+        self.buf.back_mut()
+    }
     pub fn poll_at(&self) -> Option<Time> {
         self.disc.poll_at()
     }

@@ -35,6 +35,7 @@ impl Packet for Frame {
             size: self.meta.ip_len,
             flow: self.meta.key.flow_id(),
             ecn_capable: self.meta.ecn != frame::ECN_NOT_ECT,
+            ect1: self.meta.ecn == frame::ECN_ECT1,
         }
     }
 }

@@ -71,7 +71,7 @@ impl PyQueue {
                 u32::MAX
             )));
         }
-        let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable };
+        let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable, ect1: false };
         self.last_dropped.clear();
         let dropped = &mut self.last_dropped;
         let q = &mut self.q;

@@ -19,6 +19,8 @@ pub mod flags {
     /// Set on a link direction's own copy of a packet already handed to the next
     /// direction (an express hop): no delivery event waits for it.
     pub const EXPRESS: u8 = 64;
+    /// ECT(1): a scalable (L4S) sender (RFC 9331); set together with `ECT`.
+    pub const ECT1: u8 = 128;
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,7 +41,12 @@ pub struct Pkt {
 impl Pkt {
     #[inline]
     pub fn info(&self) -> PacketInfo {
-        PacketInfo { size: self.size, flow: self.flow, ecn_capable: self.flags & flags::ECT != 0 }
+        PacketInfo {
+            size: self.size,
+            flow: self.flow,
+            ecn_capable: self.flags & flags::ECT != 0,
+            ect1: self.flags & flags::ECT1 != 0,
+        }
     }
     #[inline]
     pub fn is_ack(&self) -> bool {

@@ -11,6 +11,8 @@ use crate::droptail::{DropTail, RandomDrop};
 use crate::error::{Result, check};
 use crate::feng::{FengAdaptation, FengAdaptiveRed};
 use crate::fred::{Fred, FredParams};
+use crate::packet::Packet;
+use crate::qdisc::{AnyQdisc, Fifo};
 use crate::queue::AnyAqm;
 use crate::red::{Red, RedParams};
 use crate::time::Duration;
@@ -119,6 +121,21 @@ impl QueueConfig {
             }
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
         })
+    }
+}
+
+impl QueueConfig {
+    /// Whether the discipline must hold its packets ([`crate::Qdisc`]): it decides at
+    /// dequeue or schedules among several queues. The others decide on arrival only
+    /// ([`crate::QueueDiscipline`]) and leave the FIFO to their owner.
+    pub fn holds_packets(&self) -> bool {
+        false
+    }
+
+    /// Validate and build the discipline as a queue that holds packets of type `P`:
+    /// an arrival-time discipline over a [`Fifo`], or a scheduler.
+    pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
+        Ok(AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)))
     }
 }
 
