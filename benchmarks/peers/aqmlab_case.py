@@ -71,6 +71,8 @@ def main(argv) -> int:
         "drops": link["drops"],
         "departures_total": s.get("bottleneck_packets"),
         "final_max_p": link.get("max_p"),
+        "mean_delay": link.get("mean_delay"),
+        "delay_p95": link.get("delay_p95"),
         "window": [s["warmup"], s["duration"]],
         "flow_goodput_mbps": [round(x, 6) for x in flows],
     }

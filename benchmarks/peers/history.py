@@ -27,7 +27,10 @@ REPO = HERE.parent.parent
 HISTORY = HERE / "history.csv"
 
 # the results the harness compares (tables, agreement rule)
+# (mean_delay and delay_p95: the waiting time at the bottleneck, s, reported for the
+# modern-AQM cases; columns added after the first rows, hence at the end of a row)
 METRICS = ["utilization", "mean_queue", "mean_red_avg", "drop_rate", "jain"]
+DELAYS = ["mean_delay", "delay_p95"]
 RESULT_COLUMNS = METRICS + ["goodput_mbps", "arrivals", "drops", "final_max_p"]
 COLUMNS = [
     "date",  # UTC; when the run started
@@ -44,6 +47,7 @@ COLUMNS = [
     *RESULT_COLUMNS,  # window [T/2, T]; drop_rate = drops / arrivals at the bottleneck
     "loadavg",  # 1, 5 and 15 min, when the run started
     "host",
+    *DELAYS,
 ]
 INTEGERS = ("bottleneck_packets", "arrivals", "drops", "threads")
 
@@ -67,7 +71,7 @@ def row(rec: Dict, **context: str) -> Dict[str, str]:
         peak_mb=_cell(rec.get("maxrss_mb")),
         bottleneck_packets=_cell(res.get("departures_total")),
     )
-    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS})
+    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS + DELAYS})
     return out
 
 
@@ -122,7 +126,7 @@ def record(r: Dict[str, str]) -> Dict:
     if r.get("threads"):
         rec["threads"] = num("threads")
     if r["status"] == "ok":
-        rec["result"] = {k: num(k) for k in RESULT_COLUMNS}
+        rec["result"] = {k: num(k) for k in RESULT_COLUMNS + DELAYS}
         rec["result"]["departures_total"] = dep = num("bottleneck_packets")
         wall = rec["wall_s"]
         rec["pkts_per_s"] = dep / wall if dep and wall else None

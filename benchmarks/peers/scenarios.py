@@ -52,6 +52,13 @@ RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
+# The modern AQMs (the M cases), each at its specification's defaults (RFC 8289, 8290,
+# 8033), set explicitly in both aqmlab and ns-3 (docs/peers.md, section 9):
+MTU = 1500  # bytes: CoDel's maxpacket (no drop while fewer bytes wait), FQ's quantum
+CODEL = dict(target=0.005, interval=0.100)
+FQ = dict(flows=1024, quantum=MTU, drop_batch=64)
+PIE = dict(target=0.015, tupdate=0.015, alpha=0.125, beta=1.25, max_burst=0.150)
+
 
 def _rate_str(bps: float) -> str:
     for unit, div in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
@@ -69,7 +76,7 @@ class Case:
     bottleneck_delay: float  # s
     access_rate: float  # b/s
     limit: int  # packets, counts the one in transmission
-    queue: str  # droptail | red | ared
+    queue: str  # droptail | red | ared | codel | fq_codel | pie
     min_th: float = 0.0
     max_th: float = 0.0
     w_q: float = 0.0
@@ -87,6 +94,8 @@ class Case:
     group: str = ""  # S1 / S2 / S3
     timeout: float = 3600.0  # s of wall time before the harness gives up
     quick: bool = False
+    tcp: str = "newreno"  # newreno | cubic
+    sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
     def rtts(self) -> List[float]:
@@ -149,6 +158,18 @@ class Case:
             f"newreno_as_ns2 {NEWRENO_AS_NS2}",
             f"sample_interval {(self.duration - self.t_measure) / RED_SAMPLES!r}",
             f"seed {self.seed}",
+            f"tcp {self.tcp}",
+            f"aqm_target {(PIE if self.queue == 'pie' else CODEL)['target']!r}",
+            f"aqm_interval {CODEL['interval']!r}",
+            f"codel_min_bytes {MTU}",
+            f"fq_flows {FQ['flows']}",
+            f"fq_quantum {FQ['quantum']}",
+            f"fq_drop_batch {FQ['drop_batch']}",
+            f"pie_tupdate {PIE['tupdate']!r}",
+            f"pie_alpha {PIE['alpha']!r}",
+            f"pie_beta {PIE['beta']!r}",
+            f"pie_max_burst {PIE['max_burst']!r}",
+            "pie_derandomize 0",
             "access_delays " + " ".join(f"{d:.9f}" for d in self.access_delays()),
             "flow_paths " + " ".join(str(p) for p in self.flow_paths()),
             "starts " + " ".join(f"{s:.9f}" for s in self.starts()),
@@ -159,6 +180,24 @@ class Case:
     def queue_dict(self) -> Dict:
         if self.queue == "droptail":
             return {"type": "droptail", "limit": self.limit}
+        ms = lambda s: f"{s * 1e3:g}ms"  # noqa: E731
+        if self.queue in ("codel", "fq_codel"):
+            q = {"type": self.queue, "limit": self.limit, "target": ms(CODEL["target"])}
+            q.update(interval=ms(CODEL["interval"]), ecn=False)
+            if self.queue == "codel":
+                return {**q, "maxpacket": MTU}
+            return {**q, **FQ}
+        if self.queue == "pie":
+            return {
+                "type": "pie",
+                "limit": self.limit,
+                "target": ms(PIE["target"]),
+                "tupdate": ms(PIE["tupdate"]),
+                "alpha": PIE["alpha"],
+                "beta": PIE["beta"],
+                "max_burst": ms(PIE["max_burst"]),
+                "ecn": False,
+            }
         return {
             "type": self.queue,
             "limit": self.limit,
@@ -199,7 +238,7 @@ class Case:
             flows.append(
                 {
                     "type": "tcp",
-                    "variant": "newreno",
+                    "variant": self.tcp,
                     "src": f"s{p}",
                     "dst": f"k{p}",
                     "start": f"{s:.9f}s",
@@ -359,6 +398,34 @@ def sc(flows: int, rate: float, duration: float = 10.0) -> Case:
     )
 
 
+def m(n: int, queue: str, tcp: str, duration: float = 100.0) -> Case:
+    """The modern AQMs beside ns-3: `n` flows of `tcp` through a 10 Mb/s bottleneck with
+    `queue` (CoDel, FQ-CoDel or PIE at their RFC defaults), base RTTs 50-150 ms (100 ms
+    on average, so that the flows' shares differ with their RTTs), a buffer of 1000
+    packets that the AQM, not the buffer, keeps short. ns-2's script has none of these:
+    the agreement rule reads ns-3 in its place."""
+    return Case(
+        name=f"M-n{n}-{queue}-{tcp}",
+        group="M",
+        flows=n,
+        paths=n,
+        bottleneck_rate=10e6,
+        bottleneck_delay=0.010,
+        access_rate=100e6,
+        limit=1000,
+        queue=queue,
+        duration=duration,
+        rtt_min=0.050,
+        rtt_max=0.150,
+        access_limit=1000,
+        tcp=tcp,
+        sims=("aqmlab", "ns3"),
+    )
+
+
+MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "pie")]
+
+
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
 SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
 
@@ -370,6 +437,7 @@ def all_cases() -> List[Case]:
     cases.append(s2("red", duration=60.0))
     cases.extend(s3_ladder())
     cases.extend(sc(f, r) for f, r in SCALING)
+    cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN)
     return cases
 
 
@@ -396,7 +464,7 @@ def select(spec: Optional[str]) -> List[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:
-        return [c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC")]
+        return [c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M")]
     out = []
     for tok in spec.split(","):
         tok = tok.strip()

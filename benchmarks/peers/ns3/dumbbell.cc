@@ -8,6 +8,7 @@
 // Every ns-3 default that differs from ns-2 is overridden explicitly below;
 // docs/peers.md explains each choice.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -70,6 +71,15 @@ static uint64_t g_txPkts = 0, g_txBytes = 0;
 static double g_redSum = 0;
 static uint64_t g_redN = 0;
 static double g_sampleInterval, g_duration;
+// Sojourn times (s) of packets leaving the bottleneck's queue disc inside the
+// measurement window: the queueing delay of the modern-AQM cases.
+static std::vector<double> g_sojourn;
+static bool g_inWindow = false;
+static void Sojourn(Time t)
+{
+    if (g_inWindow)
+        g_sojourn.push_back(t.GetSeconds());
+}
 
 static void QAdvance()
 {
@@ -186,6 +196,7 @@ static Snap g_snap[2];
 static void Snapshot(int tag)
 {
     QAdvance();
+    g_inWindow = tag == 0;
     Snap& s = g_snap[tag];
     s.t = Simulator::Now().GetSeconds();
     s.qint = g_qInt;
@@ -249,7 +260,24 @@ int main(int argc, char* argv[])
     RngSeedManager::SetRun(I("seed"));
 
     // ------------------------------------------------------------ TCP (match ns-2)
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    // tcp: newreno (default) or cubic. ns-3 3.37's CUBIC has no Reno-friendly region;
+    // HyStart is turned off (the other peers have none).
+    const std::string tcp = P.count("tcp") ? S("tcp") : "newreno";
+    if (tcp == "cubic")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+        Config::SetDefault("ns3::TcpCubic::FastConvergence", BooleanValue(true));
+        Config::SetDefault("ns3::TcpCubic::Beta", DoubleValue(0.7));
+        Config::SetDefault("ns3::TcpCubic::C", DoubleValue(0.4));
+    }
+    else if (tcp == "newreno")
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    else
+    {
+        std::cerr << "unknown tcp " << tcp << std::endl;
+        return 2;
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
@@ -326,9 +354,35 @@ int main(int argc, char* argv[])
     TrafficControlHelper tchBott;
     // ns-2 2.35's Drop Tail lets limit - 1 packets wait (limit counts the one on
     // the wire); queue disc limit - 2 plus the one-packet device queue.
+    // The modern AQMs let limit - 1 packets wait in the queue disc (one more in the
+    // device queue), as RED; their parameters come from the case (scenarios.py).
+    const QueueSizeValue aqmLimit(QueueSize(QueueSizeUnit::PACKETS, limit - 1));
     if (queue == "droptail")
         tchBott.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
                                  QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit - 2)));
+    else if (queue == "codel")
+        tchBott.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", aqmLimit, "Target",
+                                 TimeValue(Seconds(D("aqm_target"))), "Interval",
+                                 TimeValue(Seconds(D("aqm_interval"))), "MinBytes",
+                                 UintegerValue(I("codel_min_bytes")), "UseEcn",
+                                 BooleanValue(false));
+    else if (queue == "fq_codel")
+        tchBott.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", aqmLimit, "Target",
+                                 StringValue(std::to_string(D("aqm_target") * 1e3) + "ms"),
+                                 "Interval",
+                                 StringValue(std::to_string(D("aqm_interval") * 1e3) + "ms"),
+                                 "Flows", UintegerValue(I("fq_flows")), "DropBatchSize",
+                                 UintegerValue(I("fq_drop_batch")), "Perturbation",
+                                 UintegerValue(I("seed")), "UseEcn", BooleanValue(false));
+    else if (queue == "pie")
+        tchBott.SetRootQueueDisc(
+            "ns3::PieQueueDisc", "MaxSize", aqmLimit, "MeanPktSize", UintegerValue(pkt),
+            "QueueDelayReference", TimeValue(Seconds(D("aqm_target"))), "Tupdate",
+            TimeValue(Seconds(D("pie_tupdate"))), "A", DoubleValue(D("pie_alpha")), "B",
+            DoubleValue(D("pie_beta")), "MaxBurstAllowance", TimeValue(Seconds(D("pie_max_burst"))),
+            "UseDequeueRateEstimator", BooleanValue(false), "UseCapDropAdjustment",
+            BooleanValue(true), "UseDerandomization", BooleanValue(I("pie_derandomize") != 0),
+            "UseEcn", BooleanValue(false));
     else
         tchBott.SetRootQueueDisc("ns3::RedQueueDisc");
     TrafficControlHelper tchRev;
@@ -340,8 +394,10 @@ int main(int argc, char* argv[])
     QueueDiscContainer bq = tchBott.Install(bdev.Get(0));
     tchRev.Install(bdev.Get(1));
     g_qdisc = bq.Get(0);
-    if (queue != "droptail")
+    if (queue == "red" || queue == "ared")
         g_red = DynamicCast<RedQueueDisc>(g_qdisc);
+    if (queue == "fq_codel")
+        DynamicCast<FqCoDelQueueDisc>(g_qdisc)->SetQuantum(I("fq_quantum"));
 
     Ipv4AddressHelper addr;
     addr.SetBase("10.0.0.0", "255.255.255.252");
@@ -389,6 +445,7 @@ int main(int argc, char* argv[])
 
     // ------------------------------------------------------------ measurement
     g_qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QdiscLen));
+    g_qdisc->TraceConnectWithoutContext("SojournTime", MakeCallback(&Sojourn));
     Ptr<PointToPointNetDevice> bnd = DynamicCast<PointToPointNetDevice>(bdev.Get(0));
     bnd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&DevLen));
     bnd->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&PhyTxEnd));
@@ -421,6 +478,17 @@ int main(int argc, char* argv[])
         gp << buf;
     }
     double jain = sum2 > 0 ? sum * sum / (flows * sum2) : 0.0;
+    double dMean = 0, dP95 = 0;
+    if (!g_sojourn.empty())
+    {
+        for (double d : g_sojourn)
+            dMean += d;
+        dMean /= g_sojourn.size();
+        // the smallest sample with at least 95% of the samples at or below it
+        size_t k = (size_t)std::ceil(0.95 * g_sojourn.size()) - 1;
+        std::nth_element(g_sojourn.begin(), g_sojourn.begin() + k, g_sojourn.end());
+        dP95 = g_sojourn[k];
+    }
     char ravg[64] = "null", maxp[64] = "null";
     if (g_red)
     {
@@ -430,10 +498,11 @@ int main(int argc, char* argv[])
     std::printf("{\"sim\": \"ns3\", \"case\": \"%s\", \"utilization\": %.6f, \"mean_queue\": %.4f, "
                 "\"mean_red_avg\": %s, \"drop_rate\": %.6f, \"jain\": %.6f, \"goodput_mbps\": %.4f, "
                 "\"arrivals\": %llu, \"departures\": %llu, \"drops\": %llu, \"departures_total\": %llu, "
-                "\"final_max_p\": %s, \"window\": [%g, %g], \"flow_goodput_mbps\": [%s]}\n",
+                "\"final_max_p\": %s, \"mean_delay\": %.6f, \"delay_p95\": %.6f, "
+                "\"window\": [%g, %g], \"flow_goodput_mbps\": [%s]}\n",
                 name.c_str(), util, meanq, ravg, dropRate, jain, sum, (unsigned long long)arr,
                 (unsigned long long)dep, (unsigned long long)drops, (unsigned long long)b.txPkts,
-                maxp, tMeasure, g_duration, gp.str().c_str());
+                maxp, dMean, dP95, tMeasure, g_duration, gp.str().c_str());
     std::fflush(stdout);
     if (std::getenv("DUMBBELL_DEBUG"))
         std::cerr << g_qdisc->GetStats() << std::endl;

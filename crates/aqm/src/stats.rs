@@ -327,6 +327,7 @@ pub struct LinkSummary {
     pub delay_var: f64,
     pub delay_p50: f64,
     pub delay_p90: f64,
+    pub delay_p95: f64,
     pub delay_p99: f64,
     pub drop_runs: u64,
     pub mean_drop_run: f64,

@@ -358,6 +358,7 @@ impl Pipe {
             delay_var,
             delay_p50: c.delay.quantile(0.5, 0) * 1e-9,
             delay_p90: c.delay.quantile(0.9, 0) * 1e-9,
+            delay_p95: c.delay.quantile(0.95, 0) * 1e-9,
             delay_p99: c.delay.quantile(0.99, 0) * 1e-9,
             drop_runs: runs.runs,
             mean_drop_run: runs.mean(),

@@ -100,6 +100,7 @@ impl Sim {
             delay_var,
             delay_p50: m.delay_quantile(0.5) * 1e-9,
             delay_p90: m.delay_quantile(0.9) * 1e-9,
+            delay_p95: m.delay_quantile(0.95) * 1e-9,
             delay_p99: m.delay_quantile(0.99) * 1e-9,
             drop_runs: m.drop_runs.runs,
             mean_drop_run: m.drop_runs.mean(),
