@@ -27,6 +27,13 @@ _COMMANDS = [
         "run_run",
     ),
     (
+        "compare",
+        "run one scenario with its bottleneck queue replaced by each AQM, side by side",
+        "aqmlab.compare",
+        "add_arguments",
+        "run",
+    ),
+    (
         "bench",
         "measure the simulator's speed (events and bottleneck packets per second)",
         "aqmlab.runner",

@@ -1,0 +1,259 @@
+"""``aqmlab compare``: one scenario, its bottleneck queue replaced by each AQM in turn.
+
+Every AQM runs the same scenario (same flows, seeds and buffer size), so the table and
+the plot set the disciplines side by side on one engine: goodput against queueing
+delay, one point per AQM and seed, the 95th percentile drawn as a bar.
+
+    aqmlab compare scenarios/dumbbell_10mbps.toml --aqm red,ared,codel,fq_codel,pie --out DIR
+    aqmlab compare S.toml --aqm-file mine.toml --seeds 1,2,3 --out DIR
+
+``--aqm`` names types at their defaults; ``--aqm-file`` holds one or more TOML tables
+``[queue.LABEL]`` (``type = ...`` and any parameters), so a user compares their own
+settings. A queue without ``limit`` or ``limit_bytes`` takes the scenario's bottleneck
+buffer. Writes ``DIR/compare.csv`` (one row per AQM and seed; the columns are listed
+in ``COLUMNS``), ``DIR/compare.png`` and ``DIR/runs/LABEL-sSEED.json`` (each run's
+summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import os
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+__all__ = ["COLUMNS", "with_queue", "compare", "add_arguments", "run"]
+
+#: The columns of ``compare.csv``.
+COLUMNS = [
+    "aqm",
+    "type",
+    "seed",
+    "goodput_mbps",
+    "utilization",
+    "mean_delay_ms",
+    "delay_p95_ms",
+    "drop_rate",
+    "mark_rate",
+    "jain",
+    "mean_queue",
+]
+
+
+def _bottleneck(data: Mapping[str, Any]) -> Tuple[int, str]:
+    """(index of the bottleneck link, "ab" or "ba") from the scenario's ``bottleneck``."""
+    spec = data.get("bottleneck")
+    if not isinstance(spec, str) or "->" not in spec:
+        raise ValueError(
+            "bottleneck: the scenario must name its bottleneck direction (bottleneck = "
+            '"A->B") for aqmlab compare'
+        )
+    a, b = (x.strip() for x in spec.split("->", 1))
+    for i, link in enumerate(data.get("link", [])):
+        if (link.get("a"), link.get("b")) == (a, b):
+            return i, "ab"
+        if (link.get("a"), link.get("b")) == (b, a):
+            return i, "ba"
+    raise ValueError(f"bottleneck: no link joins {a} and {b}")
+
+
+def with_queue(data: Mapping[str, Any], queue: Mapping[str, Any]) -> Dict[str, Any]:
+    """The scenario `data` with its bottleneck direction's queue replaced by `queue`; the
+    other direction keeps its queue, and a queue without a buffer size takes the old
+    one's."""
+    out = copy.deepcopy(dict(data))
+    i, d = _bottleneck(out)
+    link = out["link"][i]
+    both = link.pop("queue", None)
+    old = link.get(f"queue_{d}", both) or {}
+    other = "ba" if d == "ab" else "ab"
+    if both is not None and f"queue_{other}" not in link:
+        link[f"queue_{other}"] = both
+    q = dict(queue)
+    if "limit" not in q and "limit_bytes" not in q:
+        for k in ("limit", "limit_bytes"):
+            if k in old:
+                q[k] = old[k]
+    link[f"queue_{d}"] = q
+    return out
+
+
+def _metrics(summary: Mapping[str, Any], key: str) -> Dict[str, Any]:
+    link = summary["links"][key]
+    goodputs = [f["goodput_bps"] / 1e6 for f in summary["flows"]]
+    sq = sum(x * x for x in goodputs)
+    arr = link["arrivals"]
+    return {
+        "goodput_mbps": sum(goodputs),
+        "utilization": link["utilization"],
+        "mean_delay_ms": link["mean_delay"] * 1e3,
+        "delay_p95_ms": link["delay_p95"] * 1e3,
+        "drop_rate": link["drops"] / arr if arr else 0.0,
+        "mark_rate": link["marks"] / arr if arr else 0.0,
+        "jain": sum(goodputs) ** 2 / (len(goodputs) * sq) if sq > 0 else 0.0,
+        "mean_queue": link["mean_queue"],
+    }
+
+
+def _run_one(job: Tuple[str, Dict[str, Any], int]) -> Tuple[str, int, Dict[str, Any]]:
+    from . import _native
+
+    label, data, seed = job
+    sim = _native.Simulation(data)
+    sim.run_until(sim.duration)
+    return label, seed, sim.summary()
+
+
+def compare(
+    scenario: Mapping[str, Any],
+    queues: Mapping[str, Mapping[str, Any]],
+    seeds: Sequence[int] = (1,),
+    jobs: int = 1,
+) -> Tuple[List[Dict[str, Any]], Dict[Tuple[str, int], Dict[str, Any]]]:
+    """Run `scenario` once per queue (label -> queue table) and seed. Returns the rows of
+    ``compare.csv`` (in the order of `queues`, then `seeds`) and each run's summary."""
+    data = dict(scenario)
+    key = data["bottleneck"].replace(" ", "")
+    runs = []
+    for label, q in queues.items():
+        variant = with_queue(data, q)
+        for s in seeds:
+            runs.append((label, dict(variant, seed=s), s))
+    if jobs > 1 and len(runs) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            done = list(pool.map(_run_one, runs))
+    else:
+        done = [_run_one(r) for r in runs]
+    summaries = {(label, s): summ for label, s, summ in done}
+    rows = []
+    for label, q in queues.items():
+        for s in seeds:
+            row = {"aqm": label, "type": q["type"], "seed": s}
+            row.update(_metrics(summaries[(label, s)], key))
+            rows.append(row)
+    return rows, summaries
+
+
+def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
+    """Goodput against mean queueing delay, one marker per AQM and seed, the bar reaching
+    to the 95th percentile (the RFC 7928 delay-goodput view, delay growing to the left)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    labels = list(dict.fromkeys(r["aqm"] for r in rows))
+    for i, label in enumerate(labels):
+        mine = [r for r in rows if r["aqm"] == label]
+        x = [r["mean_delay_ms"] for r in mine]
+        y = [r["goodput_mbps"] for r in mine]
+        err = [[0.0] * len(mine), [r["delay_p95_ms"] - r["mean_delay_ms"] for r in mine]]
+        ax.errorbar(x, y, xerr=err, fmt="o", color=f"C{i % 10}", capsize=3, label=label)
+    ax.invert_xaxis()
+    ax.set_xlabel("queueing delay at the bottleneck, ms (mean; bar to the 95th percentile)")
+    ax.set_ylabel("goodput, Mb/s (all flows)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _queues(names: Optional[str], path: Optional[str]) -> Dict[str, Dict[str, Any]]:
+    from . import _native
+    from .sim import _load_toml
+
+    out: Dict[str, Dict[str, Any]] = {}
+    types = set(_native.queue_types())
+    for n in filter(None, (x.strip() for x in (names or "").split(","))):
+        if n not in types:
+            raise ValueError(f"--aqm: unknown type {n!r}; allowed {', '.join(sorted(types))}")
+        out[n] = {"type": n}
+    if path:
+        tables = _load_toml(Path(path).read_text()).get("queue")
+        if not isinstance(tables, dict) or not tables:
+            raise ValueError(f"--aqm-file {path}: expected one or more [queue.LABEL] tables")
+        for label, t in tables.items():
+            if not isinstance(t, dict) or "type" not in t:
+                raise ValueError(f"--aqm-file {path}: queue.{label}.type: missing")
+            out[label] = dict(t)
+    if not out:
+        raise ValueError("give --aqm TYPES and/or --aqm-file FILE")
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``aqmlab compare``."""
+    parser.add_argument("scenario", help='scenario file (TOML) with a `bottleneck = "A->B"`')
+    parser.add_argument("--aqm", help="comma-separated queue types, each at its defaults")
+    parser.add_argument("--aqm-file", help="TOML file of [queue.LABEL] tables (type + parameters)")
+    parser.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
+    parser.add_argument("--duration", help="override the scenario's duration (e.g. 30s)")
+    parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
+    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the comparison; write DIR/compare.csv, DIR/compare.png and DIR/runs/."""
+    from .sim import Scenario
+
+    out = Path(args.out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as e:
+        print(f"aqmlab compare: error: cannot create {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    try:
+        try:
+            seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+        except ValueError:
+            raise ValueError(
+                f"--seeds: expected comma-separated integers, got {args.seeds!r}"
+            ) from None
+        if args.jobs < 1:
+            raise ValueError(f"--jobs: expected >= 1, got {args.jobs}")
+        try:
+            sc = Scenario.from_file(args.scenario)
+        except OSError as e:
+            raise ValueError(f"cannot read {args.scenario}: {e.strerror or e}") from None
+        if args.duration:
+            sc = sc.replace(duration=args.duration)
+        queues = _queues(args.aqm, args.aqm_file)
+        rows, summaries = compare(sc.to_dict(), queues, seeds, args.jobs)
+        (tmp / "runs").mkdir()
+        for (label, s), summ in summaries.items():
+            (tmp / "runs" / f"{label}-s{s}.json").write_text(json.dumps(summ, indent=1))
+        with open(tmp / "compare.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        plot(rows, tmp / "compare.png", sc.to_dict().get("name") or Path(args.scenario).stem)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if not args.quiet:
+        print(
+            f"{'aqm':>12s} {'goodput':>8s} {'util':>6s} {'delay ms':>9s} {'p95 ms':>7s} {'drops':>7s} {'jain':>6s}"
+        )
+        for r in rows:
+            print(
+                f"{r['aqm']:>12s} {r['goodput_mbps']:8.3f} {r['utilization']:6.3f} "
+                f"{r['mean_delay_ms']:9.2f} {r['delay_p95_ms']:7.2f} {r['drop_rate']:7.4f} "
+                f"{r['jain']:6.3f}"
+            )
+        print(f"-> {out}")
+    return 0
