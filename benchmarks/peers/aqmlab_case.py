@@ -3,6 +3,7 @@
 
     python aqmlab_case.py CASE.toml      # a file written by scenarios.Case.aqmlab_toml()
     python aqmlab_case.py --check        # exit 0 if aqmlab's simulator is importable
+    python aqmlab_case.py --summary DIR/summary.json   # the line of a finished `aqmlab run`
 
 Uses the compiled ``aqmlab._native.Simulation``: the scenario file's TOML text is
 handed to it as it is (parsed in Rust), then run_until(duration) -> summary(); the
@@ -43,13 +44,22 @@ def main(argv) -> int:
             print(e)
             return 1
         return 0
+    if len(argv) == 3 and argv[1] == "--summary":
+        with open(argv[2], encoding="utf-8") as f:
+            print(json.dumps(record(json.load(f))))
+        return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
     with open(argv[1], encoding="utf-8") as f:
         text = f.read()
     run = _runner()
-    s = run(text)
+    print(json.dumps(record(run(text))))
+    return 0
+
+
+def record(s: dict) -> dict:
+    """The peers' JSON record from a run's summary (the shape of summary.json)."""
     link = s["links"][s.get("bottleneck") or "r1->r2"]
     arr = link["arrivals"]
     flows = [fl["goodput_bps"] / 1e6 for fl in s["flows"]]
@@ -76,8 +86,7 @@ def main(argv) -> int:
         "window": [s["warmup"], s["duration"]],
         "flow_goodput_mbps": [round(x, 6) for x in flows],
     }
-    print(json.dumps(out))
-    return 0
+    return out
 
 
 if __name__ == "__main__":
