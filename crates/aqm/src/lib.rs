@@ -29,13 +29,17 @@
 //! transmitted (as ns-2 and Linux count it).
 
 pub mod ared;
+pub mod blue;
 pub mod common;
 pub mod config;
 pub mod droptail;
 pub mod error;
 pub mod feng;
 pub mod fred;
+pub mod held;
 pub mod packet;
+pub mod pi;
+pub mod pie;
 pub mod qdisc;
 pub mod queue;
 pub mod red;
@@ -44,6 +48,7 @@ pub mod time;
 pub mod units;
 
 pub use ared::{AdaptiveRed, AredAdaptation};
+pub use blue::{Blue, BlueParams};
 pub use common::{Limit, MarkMethod};
 pub use config::{BuildContext, QueueConfig};
 pub use droptail::{DropTail, RandomDrop};
@@ -51,6 +56,8 @@ pub use error::{AqmError, Result};
 pub use feng::{FengAdaptation, FengAdaptiveRed};
 pub use fred::{Fred, FredParams};
 pub use packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+pub use pi::{Pi, PiParams};
+pub use pie::{DelayMode, Pie, PieCore, PieParams};
 pub use qdisc::{AnyQdisc, Dequeued, Fifo, Qdisc};
 pub use queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
 pub use red::{CountMode, Red, RedParams};

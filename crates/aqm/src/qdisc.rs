@@ -23,6 +23,7 @@
 
 use crate::common::Limit;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::pie::Pie;
 use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
 use crate::time::Time;
 
@@ -144,7 +145,7 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
         self.queue.poll(now)
     }
     fn signal(&self) -> f64 {
-        self.queue.discipline().avg()
+        self.queue.discipline().signal()
     }
 }
 
@@ -154,12 +155,15 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
 pub enum AnyQdisc<P> {
     /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
     Fifo(Fifo<P, AnyAqm>),
+    /// PIE (RFC 8033).
+    Pie(Pie<P>),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::Fifo($q) => $e,
+            AnyQdisc::Pie($q) => $e,
         }
     };
 }
@@ -169,12 +173,14 @@ impl<P: Packet> AnyQdisc<P> {
     pub fn kind(&self) -> &'static str {
         match self {
             AnyQdisc::Fifo(f) => f.discipline().kind(),
+            AnyQdisc::Pie(_) => "pie",
         }
     }
     /// The arrival-time discipline, when this is a [`Fifo`].
     pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
         match self {
             AnyQdisc::Fifo(f) => Some(f.discipline()),
+            _ => None,
         }
     }
 }

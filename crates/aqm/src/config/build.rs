@@ -3,12 +3,12 @@
 //! parameter.
 
 use super::{
-    BuildContext, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FredConfig, QueueConfig, RedFields,
+    BuildContext, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FredConfig, QueueConfig, RedFields, modern,
 };
 use crate::ared::{self, AdaptiveRed, AredAdaptation};
 use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
-use crate::error::{Result, check};
+use crate::error::{AqmError, Result, check};
 use crate::feng::{FengAdaptation, FengAdaptiveRed};
 use crate::fred::{Fred, FredParams};
 use crate::packet::Packet;
@@ -120,6 +120,18 @@ impl QueueConfig {
                 AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed)?)
             }
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
+            QueueConfig::Blue(c) => AnyAqm::Blue(modern::blue(c, ctx)?),
+            QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
+            QueueConfig::Pie(_) => {
+                return Err(AqmError::config(
+                    "type",
+                    format!(
+                        "{} holds its packets (it decides at dequeue or schedules queues): \
+                         build it with build_qdisc",
+                        self.kind()
+                    ),
+                ));
+            }
         })
     }
 }
@@ -129,13 +141,16 @@ impl QueueConfig {
     /// dequeue or schedules among several queues. The others decide on arrival only
     /// ([`crate::QueueDiscipline`]) and leave the FIFO to their owner.
     pub fn holds_packets(&self) -> bool {
-        false
+        matches!(self, QueueConfig::Pie(_))
     }
 
     /// Validate and build the discipline as a queue that holds packets of type `P`:
     /// an arrival-time discipline over a [`Fifo`], or a scheduler.
     pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
-        Ok(AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)))
+        Ok(match self {
+            QueueConfig::Pie(c) => AnyQdisc::Pie(modern::pie(c, ctx)?),
+            _ => AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)),
+        })
     }
 }
 

@@ -13,11 +13,13 @@ use crate::error::Result;
 use crate::units::{Dimension, Quantity};
 
 mod build;
+mod modern;
 mod params;
 mod table;
 
 pub use params::{
-    AredConfig, DropTailConfig, FengConfig, FredConfig, RandomDropConfig, RedConfig, RedFields,
+    AredConfig, BlueConfig, DropTailConfig, FengConfig, FredConfig, PiConfig, PieConfig,
+    RandomDropConfig, RedConfig, RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -86,6 +88,9 @@ disciplines! {
     Ared(AredConfig) = "ared",
     FengAred(FengConfig) = "feng_ared",
     Fred(FredConfig) = "fred",
+    Pie(PieConfig) = "pie",
+    Blue(BlueConfig) = "blue",
+    Pi(PiConfig) = "pi",
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -115,7 +120,10 @@ impl QueueConfig {
             QueueConfig::Red(c) => c.red.drop_front,
             QueueConfig::Ared(c) => c.red.drop_front,
             QueueConfig::FengAred(c) => c.red.drop_front,
-            QueueConfig::Fred(_) => false,
+            QueueConfig::Fred(_)
+            | QueueConfig::Pie(_)
+            | QueueConfig::Blue(_)
+            | QueueConfig::Pi(_) => false,
         }
     }
 
@@ -131,7 +139,19 @@ impl QueueConfig {
         }
         let mut c = self.clone();
         let (rate, idle) = match &mut c {
-            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) => return Ok(c),
+            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) | QueueConfig::Pi(_) => {
+                return Ok(c);
+            }
+            QueueConfig::Pie(p) => {
+                p.target = Quantity::Number(p.target.secs("target")?);
+                p.tupdate = Quantity::Number(p.tupdate.secs("tupdate")?);
+                p.max_burst = Quantity::Number(p.max_burst.secs("max_burst")?);
+                return Ok(c);
+            }
+            QueueConfig::Blue(b) => {
+                b.freeze_time = Quantity::Number(b.freeze_time.secs("freeze_time")?);
+                return Ok(c);
+            }
             QueueConfig::Red(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Ared(a) => {
                 a.interval = Quantity::Number(a.interval.secs("interval")?);
@@ -155,6 +175,9 @@ impl QueueConfig {
             QueueConfig::Ared(c) => c.red.limit,
             QueueConfig::FengAred(c) => c.red.limit,
             QueueConfig::Fred(c) => c.limit,
+            QueueConfig::Pie(c) => c.limit,
+            QueueConfig::Blue(c) => c.limit,
+            QueueConfig::Pi(c) => c.limit,
         }
     }
 }
