@@ -30,9 +30,11 @@
 
 pub mod ared;
 pub mod blue;
+pub mod choke;
 pub mod common;
 pub mod config;
 pub mod droptail;
+pub mod dualpi2;
 pub mod error;
 pub mod feng;
 pub mod fred;
@@ -49,9 +51,11 @@ pub mod units;
 
 pub use ared::{AdaptiveRed, AredAdaptation};
 pub use blue::{Blue, BlueParams};
+pub use choke::Choke;
 pub use common::{Limit, MarkMethod};
 pub use config::{BuildContext, QueueConfig};
 pub use droptail::{DropTail, RandomDrop};
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use error::{AqmError, Result};
 pub use feng::{FengAdaptation, FengAdaptiveRed};
 pub use fred::{Fred, FredParams};

@@ -21,7 +21,9 @@
 //! so a caller written against [`Qdisc`] (the gateway, the Python API, the simulator's
 //! scheduled links) serves every type. [`AnyQdisc`] dispatches among them by `match`.
 
+use crate::choke::Choke;
 use crate::common::Limit;
+use crate::dualpi2::DualPi2;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::pie::Pie;
 use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
@@ -157,6 +159,10 @@ pub enum AnyQdisc<P> {
     Fifo(Fifo<P, AnyAqm>),
     /// PIE (RFC 8033).
     Pie(Pie<P>),
+    /// CHOKe (Pan, Prabhakar & Psounis 2000).
+    Choke(Choke<P>),
+    /// DualPI2 (RFC 9332).
+    DualPi2(DualPi2<P>),
 }
 
 macro_rules! dispatch {
@@ -164,6 +170,8 @@ macro_rules! dispatch {
         match $self {
             AnyQdisc::Fifo($q) => $e,
             AnyQdisc::Pie($q) => $e,
+            AnyQdisc::Choke($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }
@@ -174,6 +182,8 @@ impl<P: Packet> AnyQdisc<P> {
         match self {
             AnyQdisc::Fifo(f) => f.discipline().kind(),
             AnyQdisc::Pie(_) => "pie",
+            AnyQdisc::Choke(_) => "choke",
+            AnyQdisc::DualPi2(_) => "dualpi2",
         }
     }
     /// The arrival-time discipline, when this is a [`Fifo`].

@@ -6,6 +6,7 @@ use super::{
     BuildContext, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FredConfig, QueueConfig, RedFields, modern,
 };
 use crate::ared::{self, AdaptiveRed, AredAdaptation};
+use crate::choke::Choke;
 use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
 use crate::error::{AqmError, Result, check};
@@ -40,14 +41,20 @@ fn seed(s: Option<u64>, ctx: &BuildContext) -> u64 {
 impl RedFields {
     /// The link rate (b/s) these fields give or the context supplies, after checking
     /// `mean_pkt_size`, which every automatic parameter divides by.
-    fn rate(&self, ctx: &BuildContext) -> Result<f64> {
+    pub(super) fn rate(&self, ctx: &BuildContext) -> Result<f64> {
         let rate = link_rate(&self.link_rate_bps, ctx)?;
         check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
         Ok(rate)
     }
 
     /// RED's parameters from these fields and the thresholds and weight, validated.
-    fn params(&self, min_th: f64, max_th: f64, w_q: f64, rate: f64) -> Result<RedParams> {
+    pub(super) fn params(
+        &self,
+        min_th: f64,
+        max_th: f64,
+        w_q: f64,
+        rate: f64,
+    ) -> Result<RedParams> {
         let idle_pkt_time = idle_pkt_time(&self.idle_pkt_time, rate, self.mean_pkt_size)?;
         let p = RedParams {
             min_th,
@@ -122,7 +129,7 @@ impl QueueConfig {
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
             QueueConfig::Blue(c) => AnyAqm::Blue(modern::blue(c, ctx)?),
             QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
-            QueueConfig::Pie(_) => {
+            QueueConfig::Pie(_) | QueueConfig::Choke(_) | QueueConfig::DualPi2(_) => {
                 return Err(AqmError::config(
                     "type",
                     format!(
@@ -141,7 +148,7 @@ impl QueueConfig {
     /// dequeue or schedules among several queues. The others decide on arrival only
     /// ([`crate::QueueDiscipline`]) and leave the FIFO to their owner.
     pub fn holds_packets(&self) -> bool {
-        matches!(self, QueueConfig::Pie(_))
+        matches!(self, QueueConfig::Pie(_) | QueueConfig::Choke(_) | QueueConfig::DualPi2(_))
     }
 
     /// Validate and build the discipline as a queue that holds packets of type `P`:
@@ -149,6 +156,12 @@ impl QueueConfig {
     pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
         Ok(match self {
             QueueConfig::Pie(c) => AnyQdisc::Pie(modern::pie(c, ctx)?),
+            QueueConfig::Choke(c) => {
+                let rate = c.red.rate(ctx)?;
+                let params = c.red.params(c.min_th, c.max_th, c.w_q, rate)?;
+                AnyQdisc::Choke(Choke::new(params, c.candidates, seed(c.red.seed, ctx))?)
+            }
+            QueueConfig::DualPi2(c) => AnyQdisc::DualPi2(modern::dualpi2(c, ctx)?),
             _ => AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)),
         })
     }

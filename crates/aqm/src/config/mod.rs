@@ -18,8 +18,8 @@ mod params;
 mod table;
 
 pub use params::{
-    AredConfig, BlueConfig, DropTailConfig, FengConfig, FredConfig, PiConfig, PieConfig,
-    RandomDropConfig, RedConfig, RedFields,
+    AredConfig, BlueConfig, ChokeConfig, DropTailConfig, DualPi2Config, FengConfig, FredConfig,
+    PiConfig, PieConfig, RandomDropConfig, RedConfig, RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -91,6 +91,8 @@ disciplines! {
     Pie(PieConfig) = "pie",
     Blue(BlueConfig) = "blue",
     Pi(PiConfig) = "pi",
+    Choke(ChokeConfig) = "choke",
+    DualPi2(DualPi2Config) = "dualpi2",
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -120,7 +122,9 @@ impl QueueConfig {
             QueueConfig::Red(c) => c.red.drop_front,
             QueueConfig::Ared(c) => c.red.drop_front,
             QueueConfig::FengAred(c) => c.red.drop_front,
+            QueueConfig::Choke(c) => c.red.drop_front,
             QueueConfig::Fred(_)
+            | QueueConfig::DualPi2(_)
             | QueueConfig::Pie(_)
             | QueueConfig::Blue(_)
             | QueueConfig::Pi(_) => false,
@@ -152,6 +156,13 @@ impl QueueConfig {
                 b.freeze_time = Quantity::Number(b.freeze_time.secs("freeze_time")?);
                 return Ok(c);
             }
+            QueueConfig::DualPi2(d) => {
+                d.target = Quantity::Number(d.target.secs("target")?);
+                d.tupdate = Quantity::Number(d.tupdate.secs("tupdate")?);
+                d.step_thresh = Quantity::Number(d.step_thresh.secs("step_thresh")?);
+                return Ok(c);
+            }
+            QueueConfig::Choke(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Red(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Ared(a) => {
                 a.interval = Quantity::Number(a.interval.secs("interval")?);
@@ -178,6 +189,8 @@ impl QueueConfig {
             QueueConfig::Pie(c) => c.limit,
             QueueConfig::Blue(c) => c.limit,
             QueueConfig::Pi(c) => c.limit,
+            QueueConfig::Choke(c) => c.red.limit,
+            QueueConfig::DualPi2(c) => c.limit,
         }
     }
 }

@@ -2,9 +2,10 @@
 //! CHOKe and DualPI2. Each reads its quantities, checks them, and leaves the ranges to
 //! the type's own `validate()`.
 
-use super::{BlueConfig, BuildContext, DEFAULT_SEED, PiConfig, PieConfig};
+use super::{BlueConfig, BuildContext, DEFAULT_SEED, DualPi2Config, PiConfig, PieConfig};
 use crate::blue::{Blue, BlueParams};
 use crate::common::Limit;
+use crate::dualpi2::{DualPi2, DualPi2Params};
 use crate::error::{AqmError, Result, check};
 use crate::packet::Packet;
 use crate::pi::{Pi, PiParams};
@@ -70,4 +71,20 @@ pub(super) fn pi(c: &PiConfig, ctx: &BuildContext) -> Result<Pi> {
         ecn: c.ecn,
     };
     Pi::new(params, seed(c.seed, ctx))
+}
+
+pub(super) fn dualpi2<P: Packet>(c: &DualPi2Config, ctx: &BuildContext) -> Result<DualPi2<P>> {
+    let params = DualPi2Params {
+        target: duration(&c.target, "target", true)?,
+        tupdate: duration(&c.tupdate, "tupdate", true)?,
+        alpha: c.alpha,
+        beta: c.beta,
+        k: c.k,
+        step_thresh: duration(&c.step_thresh, "step_thresh", false)?,
+        c_protection: c.c_protection,
+        drop_on_overload: c.drop_on_overload,
+        ecn: c.ecn,
+        limit: Limit::new(c.limit, c.limit_bytes)?,
+    };
+    DualPi2::new(params, seed(c.seed, ctx))
 }

@@ -197,3 +197,43 @@ config_struct! {
         seed: Option<u64> = None,
     }
 }
+
+config_struct! {
+    /// `type = "choke"` (Pan, Prabhakar & Psounis 2000): RED's fields (the same
+    /// defaults as `red`) plus the number of drop candidates.
+    pub struct ChokeConfig {
+        min_th: f64 = 5.0,
+        max_th: f64 = 15.0,
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+        /// m, drop candidates drawn per arrival (1; the paper's extension uses more).
+        candidates: u32 = 1,
+    }
+}
+
+config_struct! {
+    /// `type = "dualpi2"` (RFC 9332). Defaults: Appendix A's (and Linux's) target
+    /// 15 ms, tupdate 16 ms, alpha 0.16, beta 3.2, k = 2, step 1 ms; Linux's classic
+    /// protection of 10% and drop on overload.
+    pub struct DualPi2Config {
+        /// Classic queue delay target.
+        target: Quantity = Quantity::Number(0.015),
+        tupdate: Quantity = Quantity::Number(0.016),
+        /// 1/s.
+        alpha: f64 = 0.16,
+        /// 1/s.
+        beta: f64 = 3.2,
+        /// The coupling factor.
+        k: f64 = 2.0,
+        /// The native L4S step threshold.
+        step_thresh: Quantity = Quantity::Number(0.001),
+        /// Classic's share of a saturated line.
+        c_protection: f64 = 0.1,
+        drop_on_overload: bool = true,
+        /// Mark ECN-capable Classic packets instead of dropping them.
+        ecn: bool = true,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        seed: Option<u64> = None,
+    }
+}

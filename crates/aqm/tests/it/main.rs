@@ -6,5 +6,6 @@ mod common;
 mod config;
 mod fred;
 mod invariants;
+mod qdiscs;
 mod red;
 mod units;
