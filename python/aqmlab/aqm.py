@@ -1,4 +1,5 @@
-"""Queue disciplines of the RED family, backed by the Rust library ``crates/aqm``.
+"""Queue disciplines of the RED family and the AQMs compared with it today (PIE, BLUE,
+CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
 
 Each constructor takes the papers' parameter names; parameters left out take the
 library's defaults (the papers' values, see ``docs/algorithms.md``). Every
@@ -29,6 +30,11 @@ __all__ = [
     "AdaptiveRed",
     "FengAdaptiveRed",
     "Fred",
+    "Pie",
+    "Blue",
+    "Choke",
+    "Pi",
+    "DualPi2",
     "from_config",
     "QUEUE_TYPES",
 ]
@@ -224,6 +230,148 @@ class Fred(Queue):
         limit: Optional[int] = None,
         min_q: Optional[float] = None,
         many_flows: bool = False,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class Pie(Queue):
+    """PIE (RFC 8033): a drop probability moved every ``tupdate`` from the queueing delay.
+
+    Parameters (RFC defaults): ``target`` (0.015 s), ``tupdate`` (0.015 s), ``alpha``
+    (0.125 /s), ``beta`` (1.25 /s), ``max_burst`` (0.150 s), ``limit`` (1000 packets,
+    Linux's default), ``ecn`` (False; marks while the probability is at most
+    ``mark_ecn_th``, 0.1), ``delay_mode`` ("rate_estimator", Section 4.3, or
+    "timestamp", Linux's default), ``dq_threshold`` (16384 bytes), ``mean_pkt_size``
+    (1500 bytes), ``derandomize`` (True), ``seed``. Times in seconds or strings with a
+    unit ("15ms"). PIE holds its packets (it measures the delay at dequeue).
+    """
+
+    _TYPE = "pie"
+
+    def __init__(
+        self,
+        *,
+        target: Optional[Any] = None,
+        tupdate: Optional[Any] = None,
+        alpha: Optional[float] = None,
+        beta: Optional[float] = None,
+        max_burst: Optional[Any] = None,
+        limit: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        delay_mode: Optional[str] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class Blue(Queue):
+    """BLUE (Feng, Kandlur, Saha & Shin 2002): a marking probability p_m raised by ``d1``
+    (0.02) on buffer overflow and lowered by ``d2`` (0.002) when the link goes idle, at
+    most once per ``freeze_time`` (0.1 s).
+
+    Other parameters: ``limit`` (packets; required unless ``limit_bytes``),
+    ``threshold`` (L: more than L packets waiting also counts as a loss event), ``ecn``
+    (mark ECN-capable packets instead of dropping them), ``seed``.
+    """
+
+    _TYPE = "blue"
+
+    def __init__(
+        self,
+        *,
+        d1: Optional[float] = None,
+        d2: Optional[float] = None,
+        freeze_time: Optional[Any] = None,
+        limit: Optional[int] = None,
+        threshold: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class Choke(Queue):
+    """CHOKe (Pan, Prabhakar & Psounis 2000): RED, plus a random match -- above
+    ``min_th`` each arrival is compared with a packet drawn from the queue and both are
+    dropped if they belong to the same flow.
+
+    RED's parameters and defaults (see :class:`Red`) plus ``candidates`` (1: drop
+    candidates drawn per arrival). CHOKe holds its packets (it looks at them).
+    """
+
+    _TYPE = "choke"
+
+    def __init__(
+        self,
+        *,
+        min_th: Optional[float] = None,
+        max_th: Optional[float] = None,
+        w_q: Optional[float] = None,
+        max_p: Optional[float] = None,
+        limit: Optional[int] = None,
+        candidates: Optional[int] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class Pi(Queue):
+    """The PI controller of Hollot, Misra, Towsley & Gong (2001):
+    p(kT) = p((k-1)T) + a (q(kT) - q_ref) - b (q((k-1)T) - q_ref).
+
+    Parameters (the paper's example): ``a`` (1.822e-5), ``b`` (1.816e-5),
+    ``sample_freq`` (160 Hz), ``q_ref`` (200 packets), ``limit`` (packets; required
+    unless ``limit_bytes``), ``ecn``, ``seed``. ``aqmlab.analysis.pi_design`` computes
+    a and b for other networks.
+    """
+
+    _TYPE = "pi"
+
+    def __init__(
+        self,
+        *,
+        a: Optional[float] = None,
+        b: Optional[float] = None,
+        sample_freq: Optional[float] = None,
+        q_ref: Optional[float] = None,
+        limit: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class DualPi2(Queue):
+    """DualPI2 (RFC 9332): an L4S queue (ECT(1) packets) and a Classic queue coupled by
+    one PI controller on the Classic delay; Classic drop/mark probability p'^2, L4S
+    marking max(step, min(k p', 1)).
+
+    Parameters (RFC 9332 Appendix A and Linux defaults): ``target`` (0.015 s),
+    ``tupdate`` (0.016 s), ``alpha`` (0.16 /s), ``beta`` (3.2 /s), ``k`` (2),
+    ``step_thresh`` (0.001 s), ``c_protection`` (0.1: Classic's share of a saturated
+    line), ``drop_on_overload`` (True), ``ecn`` (True: ECN-capable Classic packets are
+    marked), ``limit`` (10000 packets, both queues), ``seed``. DualPI2 holds its packets.
+    """
+
+    _TYPE = "dualpi2"
+
+    def __init__(
+        self,
+        *,
+        target: Optional[Any] = None,
+        tupdate: Optional[Any] = None,
+        alpha: Optional[float] = None,
+        beta: Optional[float] = None,
+        k: Optional[float] = None,
+        step_thresh: Optional[Any] = None,
+        c_protection: Optional[float] = None,
+        limit: Optional[int] = None,
         seed: Optional[int] = None,
         **options: Any,
     ) -> None:

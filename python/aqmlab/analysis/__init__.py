@@ -11,6 +11,8 @@
 - :mod:`aqmlab.analysis.zheng` -- Zheng & Atiquzzaman 2008: lower and upper bounds of
   w (eqs. 14 and 21) and their inputs estimated from a queue trace;
 - :mod:`aqmlab.analysis.fred` -- Lin & Morris 1997: FRED's parameter rules;
+- :mod:`aqmlab.analysis.pi` -- Hollot, Misra, Towsley & Gong 2001: the PI
+  controller's design rule (a, b from N-, C, R+) and its discrete gains;
 - :mod:`aqmlab.analysis.misbehaving` -- Floyd & Jacobson 1993 Section X: the list of
   the n most recently marked packets from a packet trace, and flows flagged by it.
 
@@ -20,7 +22,7 @@ and raises ValueError naming the argument. See docs/analysis.md.
 
 from __future__ import annotations
 
-from . import ared, bonald, floyd, fred, misbehaving, zheng
+from . import ared, bonald, floyd, fred, misbehaving, pi, zheng
 from .ared import (
     ared_adaptation_times,
     ared_alpha,
@@ -52,6 +54,7 @@ from .misbehaving import (
     packet_shares,
     recent_marks,
 )
+from .pi import pi_design, pi_gains, pi_loop_gain
 from .zheng import (
     estimate_zheng_inputs,
     zheng_bounds_from_trace,
@@ -65,6 +68,7 @@ __all__ = [
     "floyd",
     "fred",
     "misbehaving",
+    "pi",
     "zheng",
     "red_burst_average",
     "red_max_w_q",
@@ -95,4 +99,7 @@ __all__ = [
     "false_flag_bound",
     "identify_misbehaving",
     "packet_shares",
+    "pi_design",
+    "pi_gains",
+    "pi_loop_gain",
 ]

@@ -147,7 +147,8 @@ config_struct! {
         beta: f64 = 1.25,
         /// MAX_BURST.
         max_burst: Quantity = Quantity::Number(0.150),
-        limit: Option<u64> = None,
+        /// TAIL_DROP, packets (the RFC gives none; Linux's default 1000).
+        limit: Option<u64> = Some(1000),
         limit_bytes: Option<u64> = None,
         ecn: bool = false,
         /// ECN-capable packets are dropped, not marked, above this probability.
@@ -232,7 +233,8 @@ config_struct! {
         drop_on_overload: bool = true,
         /// Mark ECN-capable Classic packets instead of dropping them.
         ecn: bool = true,
-        limit: Option<u64> = None,
+        /// Packets, both queues (Linux's default 10000).
+        limit: Option<u64> = Some(10000),
         limit_bytes: Option<u64> = None,
         seed: Option<u64> = None,
     }

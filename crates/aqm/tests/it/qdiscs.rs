@@ -160,7 +160,8 @@ fn config_errors_name_the_field() {
         ("type = \"choke\"\nlimit = 5\nmin_th = 9\nmax_th = 3", "min_th"),
         ("type = \"dualpi2\"\nlimit = 5\nk = 0", "k"),
         ("type = \"dualpi2\"\nlimit = 5\nc_protection = 0", "c_protection"),
-        ("type = \"dualpi2\"\nstep_thresh = \"1ms\"", "limit"),
+        ("type = \"dualpi2\"\nstep_thresh = \"-1ms\"", "step_thresh"),
+        ("type = \"dualpi2\"\nlimit = 0", "limit"),
     ];
     for (src, field) in cases {
         let table: toml::Value = toml::from_str(src).unwrap();

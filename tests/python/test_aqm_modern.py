@@ -1,0 +1,153 @@
+"""PIE, BLUE, CHOKe, PI and DualPI2 through the Python API (``aqm.Pie`` ... ``aqm.Queue``)."""
+
+import pytest
+
+from aqmlab import aqm
+
+
+def _queue_holds_qdiscs() -> bool:
+    """Whether ``aqm.Queue`` runs the disciplines that hold their packets."""
+    try:
+        aqm.Queue({"type": "pie"})
+    except ValueError as e:
+        return "holds its packets" not in str(e)
+    return True
+
+
+needs_qdisc = pytest.mark.skipif(
+    not _queue_holds_qdiscs(), reason="aqm.Queue does not run packet-holding queues yet"
+)
+
+
+def test_types_are_listed():
+    """The five types are queue types."""
+    assert {"pie", "blue", "choke", "pi", "dualpi2"} <= set(aqm.QUEUE_TYPES)
+
+
+def test_blue_constructor_is_the_dict():
+    """aqm.Blue builds the same queue as the dict, with the defaults filled in."""
+    b = aqm.Blue(limit=10, freeze_time="50ms")
+    assert b.kind == "blue"
+    assert b.config == aqm.Queue({"type": "blue", "limit": 10, "freeze_time": "50ms"}).config
+    assert (b.config["d1"], b.config["d2"], b.config["freeze_time"]) == (0.02, 0.002, "50ms")
+
+
+def test_blue_raises_p_m_on_overflow_and_drops_early():
+    """Overflows raise p_m by d1 each (freeze time 0): after 1/d1 of them every arrival
+    is dropped early, and each link idle event lowers p_m by d2 again."""
+    q = aqm.Blue(limit=5, d1=0.1, d2=0.5, freeze_time=0)
+    t = 0.0
+    for _ in range(5):
+        assert q.enqueue(t, 1000, 1) == "enqueue"
+    for _ in range(10):
+        t += 0.001
+        assert q.enqueue(t, 1000, 1) == "drop_forced"
+    # p_m = 1: with one packet left waiting (no idle event) every arrival is dropped.
+    for _ in range(4):
+        q.dequeue(t)
+    assert [q.enqueue(t, 1000, 2) for _ in range(100)] == ["drop_early"] * 100
+    # The queue empties: one idle event, p_m = 1 - d2 = 0.5. Keeping one or two packets
+    # waiting (no further idle event, no overflow), about half the arrivals are dropped.
+    t += 0.001  # after the last change: the freeze time (0) is over only once time moves
+    q.dequeue(t)
+    verdicts = []
+    for i in range(400):
+        v = q.enqueue(t + 1e-6 * i, 1000, 3)
+        verdicts.append(v)
+        if v == "enqueue" and len(q) > 1:
+            q.dequeue(t + 1e-6 * i)
+    early = verdicts.count("drop_early")
+    # Binomial(400, 0.5): mean 200, sd 10.
+    assert abs(early - 200) < 45, early
+    assert set(verdicts) == {"enqueue", "drop_early"}
+
+
+def test_pi_drops_once_the_queue_stays_above_q_ref():
+    """With the queue held above q_ref the PI probability grows at every sample and
+    arrivals start to be dropped; below q_ref they are not."""
+    q = aqm.Pi(limit=100, q_ref=5, a=0.002, b=0.0019, sample_freq=100)
+    t = 0.0
+    verdicts = []
+    for i in range(3000):
+        t += 0.001
+        verdicts.append(q.enqueue(t, 1000, i % 4))
+        if len(q) > 20:
+            q.dequeue(t)
+    assert verdicts[:50].count("drop_early") == 0
+    assert verdicts[-1000:].count("drop_early") > 0
+
+
+@pytest.mark.parametrize(
+    "cls, kwargs, field",
+    [
+        (aqm.Blue, {"limit": 5, "d1": 0}, "d1"),
+        (aqm.Blue, {"limit": 5, "freeze_time": "-1ms"}, "freeze_time"),
+        (aqm.Pi, {"limit": 5, "sample_freq": 0}, "sample_freq"),
+        (aqm.Pi, {"limit": 5, "a": -1}, "a"),
+        (aqm.Pi, {}, "limit"),
+    ],
+)
+def test_invalid_arrival_time_parameters_name_the_field(cls, kwargs, field):
+    """A value out of range is a ValueError naming the field."""
+    with pytest.raises(ValueError, match=field):
+        cls(**kwargs)
+
+
+@needs_qdisc
+def test_holding_constructors_fill_the_defaults():
+    """aqm.Pie, aqm.Choke and aqm.DualPi2 build the dict's queue with the specs' defaults."""
+    p = aqm.Pie()
+    assert p.kind == "pie" and p.config == aqm.Queue({"type": "pie"}).config
+    assert (p.config["alpha"], p.config["beta"], p.config["limit"]) == (0.125, 1.25, 1000)
+    c = aqm.Choke(limit=50)
+    assert c.kind == "choke" and c.config["candidates"] == 1
+    d = aqm.DualPi2()
+    assert d.kind == "dualpi2" and (d.config["k"], d.config["limit"]) == (2.0, 10000)
+
+
+@needs_qdisc
+@pytest.mark.parametrize(
+    "cls, kwargs, field",
+    [
+        (aqm.Pie, {"target": 0}, "target"),
+        (aqm.Pie, {"dq_threshold": 0}, "dq_threshold"),
+        (aqm.Choke, {"limit": 5, "candidates": 0}, "candidates"),
+        (aqm.DualPi2, {"k": 0.5}, "k"),
+        (aqm.DualPi2, {"c_protection": 1.5}, "c_protection"),
+    ],
+)
+def test_invalid_holding_parameters_name_the_field(cls, kwargs, field):
+    """A value out of range is a ValueError naming the field."""
+    with pytest.raises(ValueError, match=field):
+        cls(**kwargs)
+
+
+@needs_qdisc
+def test_pie_drops_under_a_standing_queue_after_the_burst_allowance():
+    """A queue held at 100 packets of 1500 bytes sent every 1.2 ms (120 ms of delay):
+    no early drop within max_burst, early drops later."""
+    q = aqm.Pie(delay_mode="timestamp")
+    t, verdicts = 0.0, []
+    for i in range(3000):
+        t += 0.0012
+        verdicts.append((t, q.enqueue(t, 1500, i % 8)))
+        if len(q) > 100:
+            q.dequeue(t)
+    assert all(v != "drop_early" for s, v in verdicts if s < 0.150)
+    assert any(v == "drop_early" for s, v in verdicts)
+
+
+@needs_qdisc
+def test_choke_drops_the_hog():
+    """A flow holding most of the queue loses far more packets to matches than the others."""
+    q = aqm.Choke(limit=100, min_th=2, max_th=90, w_q=0.5, max_p=0.01)
+    drops = {0: 0, 1: 0}
+    t = 0.0
+    for i in range(20000):
+        t += 0.001
+        flow = 0 if i % 10 else 1  # flow 0 sends 90% of the packets
+        if q.enqueue(t, 1000, flow).startswith("drop"):
+            drops[flow] += 1
+        if i % 2:
+            q.dequeue(t)
+    assert drops[0] > 20 * drops[1]
