@@ -2,7 +2,11 @@
 //!
 //! The RED family as a library: Drop Tail and Random Drop, RED (Floyd & Jacobson
 //! 1993), Adaptive RED (Floyd, Gummadi & Shenker 2001), Feng et al.'s original
-//! Adaptive RED, and FRED (Lin & Morris 1997).
+//! Adaptive RED, and FRED (Lin & Morris 1997); and the AQMs RED is compared with
+//! today: PIE (RFC 8033), BLUE (Feng et al. 2002), CHOKe (Pan et al. 2000), the PI
+//! controller (Hollot et al. 2001) and DualPI2 (RFC 9332). PIE, CHOKe and DualPI2 hold
+//! their packets ([`Qdisc`], dispatched by [`AnyQdisc`]); BLUE and PI decide on arrival
+//! like the RED family ([`AnyAqm`]).
 //!
 //! ## Design
 //! - **Time is an argument.** Nothing reads a clock; every call takes `now: Time`
