@@ -185,12 +185,14 @@ impl QueueDiscipline for Fred {
     }
 }
 
+// BLUE and PI are kept out of line so that the RED family's inlined dispatch (the
+// simulator's hot path) compiles as before they were added.
 impl QueueDiscipline for Blue {
-    #[inline]
+    #[inline(never)]
     fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
         Blue::on_arrival(self, now, pkt, backlog)
     }
-    #[inline]
+    #[inline(never)]
     fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
         Blue::on_removed(self, now, backlog_after, departed)
     }
@@ -204,11 +206,11 @@ impl QueueDiscipline for Blue {
 }
 
 impl QueueDiscipline for Pi {
-    #[inline]
+    #[inline(never)]
     fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
         Pi::on_arrival(self, now, pkt, backlog)
     }
-    #[inline]
+    #[inline(never)]
     fn on_removed(
         &mut self,
         now: Time,
