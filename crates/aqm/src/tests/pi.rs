@@ -114,3 +114,38 @@ fn invalid_parameters_name_the_field() {
     assert_eq!(Pi::new(params(1e-5, 1e-5, 0.0, 10.0), 1).unwrap_err().param(), Some("sample_freq"));
     assert_eq!(Pi::new(params(1e-5, 1e-5, 1.0, -1.0), 1).unwrap_err().param(), Some("q_ref"));
 }
+
+#[test]
+fn a_caller_that_never_polls_gets_the_same_answers() {
+    // The same arrivals and departures, once with a poll at every sampling instant and
+    // once without any: the verdicts and the final p agree.
+    let run = |poll: bool| {
+        let mut pi = Pi::new(params(5e-4, 4.5e-4, 200.0, 8.0), 9).unwrap();
+        let mut q = 0u32;
+        let mut verdicts = Vec::new();
+        for i in 0..20_000u64 {
+            let now = Time(i * 700_000);
+            if poll {
+                while pi.poll_at() <= now {
+                    let at = pi.poll_at();
+                    pi.poll(at);
+                }
+            }
+            let v = pi.on_arrival(now, &PacketInfo::new(1000, 0), Backlog { packets: q, bytes: 0 });
+            if matches!(v, Verdict::Enqueue | Verdict::Mark) {
+                q += 1;
+            }
+            verdicts.push(v);
+            if i % 3 != 0 && q > 0 {
+                q -= 1;
+                pi.on_removed(now, Backlog { packets: q, bytes: 0 });
+            }
+        }
+        (verdicts, pi.p)
+    };
+    let (a, pa) = run(true);
+    let (b, pb) = run(false);
+    assert_eq!(pa, pb);
+    assert_eq!(a, b);
+    assert!(a.iter().any(|v| matches!(v, Verdict::Drop(DropReason::Early))));
+}

@@ -258,3 +258,30 @@ fn invalid_parameters_name_the_field() {
     pr.tupdate = Duration::ZERO;
     assert_eq!(PieCore::new(pr).unwrap_err().param(), Some("tupdate"));
 }
+
+#[test]
+fn a_caller_that_never_polls_gets_the_same_answers() {
+    let run = |poll: bool| {
+        let mut q: Pie<PacketInfo> = Pie::new(params(DelayMode::RateEstimator), 4).unwrap();
+        let mut out = Vec::new();
+        for i in 0..30_000u64 {
+            let now = Time(i * 600_000);
+            if poll {
+                while q.poll_at().unwrap() <= now {
+                    let at = q.poll_at().unwrap();
+                    q.poll(at);
+                }
+            }
+            out.push(q.enqueue(now, PacketInfo::new(1500, (i % 4) as u32), &mut |_, _| {}));
+            if i % 2 == 0 {
+                q.dequeue(now, &mut |_, _| {});
+            }
+        }
+        (out, q.core().drop_prob, *q.stats())
+    };
+    let (a, pa, sa) = run(true);
+    let (b, pb, sb) = run(false);
+    assert_eq!((pa, sa), (pb, sb));
+    assert_eq!(a, b);
+    assert!(sa.early_drops > 0, "{sa:?}");
+}
