@@ -205,9 +205,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison; write DIR/compare.csv, DIR/compare.png and DIR/runs/."""
+    from .outdir import check_out_dir
     from .sim import Scenario
 
-    out = Path(args.out)
+    out = check_out_dir(args.out, "--out")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
