@@ -25,10 +25,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", help="override the scenario's warm-up (e.g. 5s)")
     parser.add_argument(
         "--threads",
-        type=int,
-        choices=[1, 2],
-        help="override the scenario's threads (2: a network that splits at its merging "
-        "directions runs on two threads, with the results of one)",
+        choices=["1", "2", "auto"],
+        help="threads of the run: 2 runs a network that splits at its merging directions "
+        "on two threads, with the results of one; auto (the default, unless the scenario "
+        "sets threads) takes 2 when two cores are free at the start, else 1",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -41,10 +41,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_run(args: argparse.Namespace) -> int:
     """Run one scenario file; write DIR/summary.json and Parquet files. Exit status 0 on
-    success; an invalid scenario raises ValueError (the CLI prints it and exits 2) before
-    anything is written."""
+    success; an output directory that cannot be created or an invalid scenario raises
+    ValueError (the CLI prints it and exits 2) before anything runs or is written. The
+    path imports no pandas (unless traces or --plot ask for it)."""
+    from .outdir import check_out_dir
     from .sim import Scenario, simulate
 
+    check_out_dir(args.out, "--out")
     try:
         sc = Scenario.from_file(args.scenario)
     except OSError as e:
@@ -57,8 +60,11 @@ def run_run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
-    if args.threads is not None:
-        changes["threads"] = args.threads
+    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
+    if threads == "auto":
+        changes["threads"] = auto_threads()
+    elif threads is not None:
+        changes["threads"] = int(threads)
     if changes:
         sc = sc.replace(**changes)
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
@@ -68,20 +74,65 @@ def run_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         s = res.summary
         print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
-        cols = [
-            "link",
-            "utilization",
-            "arrivals",
-            "drops",
-            "early_drops",
-            "marks",
-            "mean_queue",
-            "mean_avg",
-            "mean_delay",
-        ]
-        busy = res.links[res.links["arrivals"] > 0][cols]
-        print(busy.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(links_table(s))
     return 0
+
+
+#: The columns ``aqmlab run`` prints for each link direction that saw arrivals.
+RUN_COLUMNS = [
+    "link",
+    "utilization",
+    "arrivals",
+    "drops",
+    "early_drops",
+    "marks",
+    "mean_queue",
+    "mean_avg",
+    "mean_delay",
+]
+
+
+def links_table(summary: Dict[str, Any]) -> str:
+    """The busy link directions of a summary (arrivals > 0) as a text table of
+    :data:`RUN_COLUMNS`, numbers to 4 significant digits, columns right-aligned."""
+    links = sorted(summary["links"].items(), key=lambda kv: kv[1]["index"])
+    rows = [[name] + [l.get(c) for c in RUN_COLUMNS[1:]] for name, l in links if l["arrivals"] > 0]
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "NaN" if v is None else str(v)
+
+    table = [RUN_COLUMNS] + [[cell(v) for v in r] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(RUN_COLUMNS))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+
+
+def auto_threads() -> int:
+    """Threads for a one-off run: 2 where two cores are free, else 1 (the simulator
+    itself runs on one thread where the network does not split). Free cores: the cores
+    this process may use, less the other runnable tasks, the largest count of a few
+    looks at /proc/loadavg over 20 ms (two threads sharing one core wait for each other:
+    several times slower than one thread)."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return 1
+    busy = 0
+    try:
+        for k in range(5):
+            if k:
+                time.sleep(0.005)
+            with open("/proc/loadavg") as f:
+                running = int(f.read().split()[3].split("/")[0])
+            busy = max(busy, running - 1)  # this process is one of them
+    except (OSError, ValueError, IndexError):
+        return 1
+    return 2 if cores - busy >= 2 else 1
 
 
 def plot_traces(res: Any, out: Path) -> List[Path]:
@@ -151,10 +202,6 @@ BENCH_CASES: Dict[str, Dict[str, Any]] = {
     ),
 }
 
-#: ns-2 2.35 and ns-3 3.37 on the 15 Mb/s case, measured on the reference machine
-#: (bottleneck packets per wall-clock second).
-PEERS = {"ns-2 2.35 (100 s run)": 180e3, "ns-2 2.35 (1000 s run)": 310e3, "ns-3 3.37": 12e3}
-
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab bench``."""
@@ -176,6 +223,25 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
         "thread, with the same results; recorded as case NAME-2threads)",
     )
+    parser.add_argument(
+        "--peers",
+        metavar="ns2,ns3",
+        help="also run the peer harness's case (benchmarks/peers, in the source tree) in "
+        "aqmlab and these peers now, as whole processes, and compare them; without it no "
+        "peer figure is compared (the recorded history is printed as such)",
+    )
+    parser.add_argument(
+        "--peer-case",
+        default="S1-n100-red",
+        help="the peer harness's case for --peers (default S1-n100-red: 100 flows, RED, "
+        "15 Mb/s, 100 s)",
+    )
+    parser.add_argument(
+        "--peer-repeat",
+        type=int,
+        default=1,
+        help="with --peers: run each simulator N times in turns (medians; default 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--record",
@@ -189,11 +255,16 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     """Run the benchmark dumbbells and print simulated events per second and bottleneck
-    packets per wall-clock second (whole run, scenario building included)."""
-    import pandas  # noqa: F401  (imported before timing: simulate() builds DataFrames)
-
+    packets per wall-clock second (whole run, scenario building included); with
+    ``--peers``, the peer harness's case in aqmlab and the peers, measured now."""
+    from . import bench_peers
     from .sim import Scenario, dumbbell, simulate
 
+    peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
+    if peers:
+        bench_peers.peers_dir(required=True)
+    if args.peer_repeat < 1:
+        raise ValueError(f"--peer-repeat must be >= 1, got {args.peer_repeat}")
     cases = sorted(BENCH_CASES) if args.case == "all" else [args.case]
     rows: List[Dict[str, Any]] = []
     for name in cases:
@@ -230,14 +301,14 @@ def run_bench(args: argparse.Namespace) -> int:
             )
     if args.record:
         _record(args.record, rows)
+    peer_records = bench_peers.measure(peers, args.peer_case, args.peer_repeat) if peers else []
     if args.json:
-        print(json.dumps(rows, indent=2))
-    elif "15mbps" in cases:
-        r = rows[cases.index("15mbps")]
-        for peer, v in PEERS.items():
-            print(
-                f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}"
-            )
+        print(json.dumps({"aqmlab": rows, "peers": peer_records} if peers else rows, indent=2))
+    elif peers:
+        print("\n".join(bench_peers.report_lines(peer_records, peers)))
+    else:
+        for line in bench_peers.history_lines(args.peer_case):
+            print(line)
     return 0
 
 
