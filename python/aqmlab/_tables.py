@@ -5,7 +5,9 @@ gives, so that writing a run's files needs no pandas.
 The types follow pandas' inference for a column of Python objects: all booleans ->
 bool; all integers -> int64; integers and floats, or integers with a missing value ->
 float64 (NaN and missing values stored as nulls, as pandas stores NaN); strings with
-missing values -> string. Any other mixture (lists, dicts, booleans among numbers) is
+missing values -> string (large_string with pandas 3, whose string columns are Arrow's
+large strings; read from the installed version's metadata, without importing it). Any
+other mixture (lists, dicts, booleans among numbers) is
 handed to pandas, so the output never depends on which path wrote it.
 """
 
@@ -18,6 +20,25 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 __all__ = ["write_records", "records_table"]
 
 _I64 = (-(2**63), 2**63 - 1)
+
+
+def _pandas_major() -> Optional[int]:
+    """The installed pandas' major version, from its distribution's directory name
+    (importing pandas or importlib.metadata would cost more than the write)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("pandas")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    for d in Path(spec.origin).resolve().parent.parent.glob("pandas-*.dist-info"):
+        try:
+            return int(d.name.split("-")[1].split(".")[0])
+        except (IndexError, ValueError):
+            continue
+    return None
 
 
 def _column_type(values: Sequence[Any]) -> Optional[str]:
@@ -42,12 +63,14 @@ def _column_type(values: Sequence[Any]) -> Optional[str]:
 
 
 def _columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
-    """Columns in order of first appearance; a record without a key gives None."""
+    """Columns in order of first appearance; a record without a key gives NaN (as in
+    pandas, where a missing key is NaN and an explicit None stays None)."""
     names: Dict[str, None] = {}
     for r in records:
         for k in r:
             names.setdefault(k, None)
-    return {k: [r.get(k) for r in records] for k in names}
+    nan = float("nan")
+    return {k: [r.get(k, nan) for r in records] for k in names}
 
 
 def records_table(
@@ -75,7 +98,7 @@ def records_table(
         "bool": pa.bool_(),
         "int64": pa.int64(),
         "float64": pa.float64(),
-        "string": pa.string(),
+        "string": pa.large_string() if (_pandas_major() or 0) >= 3 else pa.string(),
         "null": pa.null(),
     }
     fields = []

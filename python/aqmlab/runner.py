@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .sim import DUMBBELL_RED
 
@@ -111,9 +111,9 @@ def links_table(summary: Dict[str, Any]) -> str:
 def auto_threads() -> int:
     """Threads for a one-off run: 2 where two cores are free, else 1 (the simulator
     itself runs on one thread where the network does not split). Free cores: the cores
-    this process may use, less the other runnable tasks, the largest count of a few
-    looks at /proc/loadavg over 20 ms (two threads sharing one core wait for each other:
-    several times slower than one thread)."""
+    this process may use less the other runnable tasks, the most of a few looks over
+    20 ms (two threads sharing one core wait for each other: several times slower
+    than one thread)."""
     import os
 
     try:
@@ -122,17 +122,24 @@ def auto_threads() -> int:
         cores = os.cpu_count() or 1
     if cores < 2:
         return 1
+    busy = _other_runnable()
+    return 2 if busy is not None and cores - busy >= 2 else 1
+
+
+def _other_runnable(looks: int = 5, gap: float = 0.005) -> Optional[int]:
+    """Other tasks runnable now (from /proc/loadavg, less this process), the most of
+    `looks` looks `gap` seconds apart; None where it cannot be read."""
     busy = 0
     try:
-        for k in range(5):
+        for k in range(looks):
             if k:
-                time.sleep(0.005)
+                time.sleep(gap)
             with open("/proc/loadavg") as f:
                 running = int(f.read().split()[3].split("/")[0])
-            busy = max(busy, running - 1)  # this process is one of them
+            busy = max(busy, running - 1)
     except (OSError, ValueError, IndexError):
-        return 1
-    return 2 if cores - busy >= 2 else 1
+        return None
+    return busy
 
 
 def plot_traces(res: Any, out: Path) -> List[Path]:

@@ -206,9 +206,13 @@ def _print(s: Dict[str, Any]) -> None:
 
 def run(args) -> int:
     """`aqmlab testbed`: returns the exit status."""
-    try:
-        if not args.cleanup and args.out:
+    if not args.cleanup and args.out:
+        try:
             check_out_dir(args.out, "--out")
+        except ValueError as e:
+            print(f"aqmlab testbed: error: {e}", file=sys.stderr)
+            return 2
+    try:
         nsmod.require_privileges()
         if args.cleanup:
             removed = nsmod.cleanup_stale()
