@@ -18,7 +18,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab run``."""
     parser.add_argument("scenario", help="scenario file (TOML)")
     parser.add_argument(
-        "--out", required=True, help="output directory (summary.json, flows/links/trace Parquet)"
+        "--out",
+        required=True,
+        help="output directory (summary.json, flows/links/trace Parquet), checked before the "
+        "run and written whole at its end (an existing one is replaced)",
     )
     parser.add_argument("--seed", type=int, help="override the scenario's seed")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 10s)")

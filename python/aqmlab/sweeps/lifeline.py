@@ -1,10 +1,11 @@
 """Worker processes end with the sweep that started them, however it ends.
 
 An embedded cluster's workers are child processes of the sweep. A sweep killed with
-SIGKILL (or by the system's memory killer) runs no clean-up, and Dask's own guard (a
-pipe whose end-of-file tells the worker that its parent is gone) fails when workers are
-forked, since every forked worker inherits the other pipes' write ends. So each worker,
-as it starts (a Dask preload, :func:`dask_setup`):
+SIGKILL (or by the system's memory killer) runs no clean-up. Dask's own guard (a pipe
+whose end-of-file tells the worker that its parent is gone) is not enough to rely on: a
+forked worker also holds the write ends of the pipes of the workers forked before it,
+and orphaned workers of a SIGKILLed sweep have been seen. So each worker, as it starts
+(a Dask preload, :func:`dask_setup`):
 
 - asks Linux to send it SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``);
 - runs a watchdog thread that kills it when its parent changes (``os.getppid()``: it
