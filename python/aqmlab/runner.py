@@ -70,6 +70,11 @@ def run_run(args: argparse.Namespace) -> int:
         changes["threads"] = int(threads)
     if changes:
         sc = sc.replace(**changes)
+    # pyarrow takes a tenth of a second or more to import: do it while the simulator runs
+    # (it releases the interpreter's lock), on a core the run may leave free.
+    import threading
+
+    threading.Thread(target=_import_writers, name="aqmlab-import", daemon=True).start()
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
     out = res.to_dir(args.out)
     if args.plot:
@@ -79,6 +84,15 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
         print(links_table(s))
     return 0
+
+
+def _import_writers() -> None:
+    """Import what writing a run's files needs (an import error surfaces when writing)."""
+    try:
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        pass
 
 
 #: The columns ``aqmlab run`` prints for each link direction that saw arrivals.
