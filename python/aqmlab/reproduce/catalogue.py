@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import (
     bonald2000,
@@ -23,6 +23,8 @@ from . import (
     floyd1993_fig12,
     floyd1993_misbehaving,
     floyd1993_twoway,
+    zheng2008,
+    zheng2008_figs,
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
@@ -30,8 +32,9 @@ from .running import run_groups
 
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
+ZHENG = zheng2008.PAPER
 
-GROUPS = (
+GROUPS: Tuple[Group, ...] = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
     Group("floyd1993-fig7", FLOYD, (floyd1993.FIG7,)),
     Group("floyd1993-fig8", FLOYD, (floyd1993.FIG8,)),
@@ -66,6 +69,11 @@ GROUPS = (
             bonald2000_tcp_traces.FIG15,
         ),
     ),
+)
+# Zheng & Atiquzzaman 2008
+GROUPS += (
+    Group("zheng2008-bounds", ZHENG, (zheng2008.BOUNDS,)),
+    Group("zheng2008-figs", ZHENG, zheng2008_figs.FIGS),
 )
 
 REGISTRY = Registry(GROUPS)
