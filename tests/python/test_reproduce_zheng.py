@@ -12,7 +12,6 @@ from aqmlab.reproduce.zheng2008_runs import (
     classify_drops,
     simulate_run,
     sync_stats,
-    waiting_times,
 )
 
 
