@@ -23,6 +23,7 @@ from . import (
     floyd1993_fig12,
     floyd1993_misbehaving,
     floyd1993_twoway,
+    lin1997,
     zheng2008,
     zheng2008_figs,
 )
@@ -33,6 +34,7 @@ from .running import run_groups
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
 ZHENG = zheng2008.PAPER
+LIN = lin1997.PAPER
 
 GROUPS: Tuple[Group, ...] = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
@@ -70,6 +72,8 @@ GROUPS: Tuple[Group, ...] = (
         ),
     ),
 )
+# Lin & Morris 1997
+GROUPS += (Group("lin1997-fragile", LIN, lin1997.TABLES),)
 # Zheng & Atiquzzaman 2008
 GROUPS += (
     Group("zheng2008-bounds", ZHENG, (zheng2008.BOUNDS,)),
