@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence
 
 import pandas as pd
 
@@ -171,7 +171,7 @@ def _row(d: Table, bs: int, col: str) -> float:
 
 
 def _compare_numbers(
-    ctx: Context, d: Table, paper: Dict[str, Sequence[float]], tol: Dict[str, float]
+    ctx: Context, d: Table, paper: Mapping[str, Sequence[float]], tol: Mapping[str, float]
 ) -> None:
     labels = {
         "bw_max": "fragile bandwidth / window-limited maximum",
