@@ -24,6 +24,8 @@ from . import (
     floyd1993_misbehaving,
     floyd1993_twoway,
     lin1997,
+    lin1997_cbr,
+    lin1997_symmetric,
     zheng2008,
     zheng2008_figs,
 )
@@ -73,7 +75,12 @@ GROUPS: Tuple[Group, ...] = (
     ),
 )
 # Lin & Morris 1997
-GROUPS += (Group("lin1997-fragile", LIN, lin1997.TABLES),)
+GROUPS += (
+    Group("lin1997-fragile", LIN, lin1997.TABLES),
+    Group("lin1997-fig3", LIN, (lin1997_symmetric.FIG3, lin1997_symmetric.FIG4)),
+    Group("lin1997-fig6", LIN, (lin1997_cbr.FIG6,)),
+    Group("lin1997-fig7", LIN, (lin1997_cbr.FIG7,)),
+)
 # Zheng & Atiquzzaman 2008
 GROUPS += (
     Group("zheng2008-bounds", ZHENG, (zheng2008.BOUNDS,)),
