@@ -25,6 +25,7 @@ from . import (
     floyd1993_twoway,
     lin1997,
     lin1997_cbr,
+    lin1997_many,
     lin1997_symmetric,
     zheng2008,
     zheng2008_figs,
@@ -80,6 +81,11 @@ GROUPS += (
     Group("lin1997-fig3", LIN, (lin1997_symmetric.FIG3, lin1997_symmetric.FIG4)),
     Group("lin1997-fig6", LIN, (lin1997_cbr.FIG6,)),
     Group("lin1997-fig7", LIN, (lin1997_cbr.FIG7,)),
+    Group(
+        "lin1997-many",
+        LIN,
+        (lin1997_many.TABLE5, lin1997_many.FIG9, lin1997_many.FIG10, lin1997_many.FIG11),
+    ),
 )
 # Zheng & Atiquzzaman 2008
 GROUPS += (
