@@ -23,6 +23,7 @@ from . import (
     floyd1993_fig12,
     floyd1993_misbehaving,
     floyd1993_twoway,
+    floyd2001,
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
@@ -30,6 +31,7 @@ from .running import run_groups
 
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
+FLOYD2001 = floyd2001.PAPER
 
 GROUPS = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
@@ -66,6 +68,9 @@ GROUPS = (
             bonald2000_tcp_traces.FIG15,
         ),
     ),
+    # Floyd, Gummadi & Shenker 2001 (Adaptive RED)
+    Group("floyd2001-fig10", FLOYD2001, (floyd2001.FIG10,)),
+    Group("floyd2001-section4", FLOYD2001, (floyd2001.SECTION4,)),
 )
 
 REGISTRY = Registry(GROUPS)
