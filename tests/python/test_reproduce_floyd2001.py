@@ -12,6 +12,12 @@ from aqmlab.reproduce.floyd2001 import (
     drive_ared,
     pseudo_code_step,
 )
+from aqmlab.reproduce.floyd2001_congestion import (
+    BAND,
+    CHANGE,
+    congestion_scenario,
+    recovery_time,
+)
 
 
 def test_pseudo_code_step_adds_alpha_multiplies_beta_and_keeps_the_range():
@@ -75,3 +81,53 @@ def test_fig10_and_section4_run_end_to_end(tmp_path):
     bands = [r for q, r in sec4.items() if q.startswith("target band")]
     assert len(bands) == 4 and all(r["verdict"] == "ok" for r in bands)
     assert list((tmp_path / "floyd2001-fig10").glob("*.png"))
+
+
+# ---------------------------------------------------------------- Figs. 6-9
+
+
+def test_congestion_scenario_adds_twenty_staggered_flows():
+    """Twenty flows of window 20, 0.1 s apart from 25 s (increase) or from 0 s, stopping at 25 s (decrease)."""
+    from aqmlab.sim import Scenario
+
+    for case, t0 in (("increase", CHANGE), ("decrease", 0.0)):
+        for queue in ("red", "ared"):
+            norm = Scenario.from_dict(congestion_scenario(case, queue, seed=1)).normalized()
+            new = [f for f in norm["flows"] if f["tcp"]["max_window"] == 20]
+            assert len(new) == 20
+            assert [f["start"] for f in new] == pytest.approx([t0 + 0.1 * k for k in range(20)])
+            if case == "decrease":
+                assert all(f["stop"] == pytest.approx(CHANGE) for f in new)
+            (d,) = [d for d in norm["directions"] if d["name"] == "r1->r2"]
+            assert d["queue"]["type"] == queue and d["queue"]["limit"] == 35
+    with pytest.raises(ValueError, match="case"):
+        congestion_scenario("sideways", "red", 1)
+
+
+def test_recovery_time_measures_the_return_to_the_band():
+    """A trace that leaves the band upward at 26 s and comes back at 33 s recovers in about 8 s (1 s smoothing)."""
+    import pandas as pd
+
+    t = np.arange(0, 50, 0.02)
+    avg = np.where((t > 26) & (t < 33), 15.0, 10.0)
+    q = pd.DataFrame({"time": t, "avg": avg})
+    r = recovery_time(q, "increase", BAND)
+    assert 8.0 <= r <= 9.0
+    assert recovery_time(q, "decrease", BAND) == 0.0  # never fell below the band
+    stuck = pd.DataFrame({"time": t, "avg": np.where(t > 26, 15.0, 10.0)})
+    assert np.isnan(recovery_time(stuck, "increase", BAND))
+
+
+def test_fig6_to_fig9_run_end_to_end(tmp_path):
+    """The four ids run as one group; each plots its figure and compares the paper's numbers."""
+    ids = [f"floyd2001-fig{i}" for i in (6, 7, 8, 9)]
+    statuses = run(ids, tmp_path, quick=True, jobs=1, progress=False)
+    assert statuses == dict.fromkeys(ids, "done")
+    for i in ids:
+        rows = read_comparison(tmp_path / i / "comparison.csv")
+        assert any(r["verdict"] != "not-reported" for r in rows)
+        assert list((tmp_path / i).glob("fig*.png"))
+    rows = {
+        r["quantity"]: r for r in read_comparison(tmp_path / "floyd2001-fig6" / "comparison.csv")
+    }
+    assert any(q.startswith("drop rate, 25-50 s") for q in rows)

@@ -24,6 +24,7 @@ from . import (
     floyd1993_misbehaving,
     floyd1993_twoway,
     floyd2001,
+    floyd2001_congestion,
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
@@ -71,6 +72,16 @@ GROUPS = (
     # Floyd, Gummadi & Shenker 2001 (Adaptive RED)
     Group("floyd2001-fig10", FLOYD2001, (floyd2001.FIG10,)),
     Group("floyd2001-section4", FLOYD2001, (floyd2001.SECTION4,)),
+    Group(
+        "floyd2001-congestion",
+        FLOYD2001,
+        (
+            floyd2001_congestion.FIG6,
+            floyd2001_congestion.FIG7,
+            floyd2001_congestion.FIG8,
+            floyd2001_congestion.FIG9,
+        ),
+    ),
 )
 
 REGISTRY = Registry(GROUPS)
