@@ -131,3 +131,33 @@ def test_fig6_to_fig9_run_end_to_end(tmp_path):
         r["quantity"]: r for r in read_comparison(tmp_path / "floyd2001-fig6" / "comparison.csv")
     }
     assert any(q.startswith("drop rate, 25-50 s") for q in rows)
+
+
+# ---------------------------------------------------------------- Figs. 15-17
+
+
+def test_wq_scenarios_differ_only_in_w_q_and_the_diagnostic_ssthresh():
+    """Figs. 15-17 change RED's w_q alone; the diagnostic variant sets the first flow's ssthresh."""
+    from aqmlab.reproduce.floyd2001_wq import STEADY_SSTHRESH, WQ, wq_scenario
+
+    base = wq_scenario(0.002, 1)
+    for w in WQ.values():
+        sc = wq_scenario(w, 1)
+        assert sc["link"][0]["queue_ab"]["w_q"] == w
+        sc["link"][0]["queue_ab"]["w_q"] = 0.002
+        assert sc == base
+    steady = wq_scenario(0.0001, 1, steady=True)
+    assert steady["flow"][0]["ssthresh"] == STEADY_SSTHRESH and "ssthresh" not in steady["flow"][1]
+
+
+def test_fig15_to_fig17_run_end_to_end(tmp_path):
+    """The three ids run as one group, plot their figure and compare the window and the spike."""
+    ids = [f"floyd2001-fig{i}" for i in (15, 16, 17)]
+    statuses = run(ids, tmp_path, quick=True, jobs=1, progress=False)
+    assert statuses == dict.fromkeys(ids, "done")
+    rows = {
+        r["quantity"]: r for r in read_comparison(tmp_path / "floyd2001-fig17" / "comparison.csv")
+    }
+    assert any(q.startswith("largest queue after the second flow starts") for q in rows)
+    for i in ids:
+        assert list((tmp_path / i).glob("fig*.png"))

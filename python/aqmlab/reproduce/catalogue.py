@@ -25,6 +25,7 @@ from . import (
     floyd1993_twoway,
     floyd2001,
     floyd2001_congestion,
+    floyd2001_wq,
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
@@ -82,6 +83,7 @@ GROUPS = (
             floyd2001_congestion.FIG9,
         ),
     ),
+    Group("floyd2001-wq", FLOYD2001, (floyd2001_wq.FIG15, floyd2001_wq.FIG16, floyd2001_wq.FIG17)),
 )
 
 REGISTRY = Registry(GROUPS)
