@@ -161,3 +161,46 @@ def test_fig15_to_fig17_run_end_to_end(tmp_path):
     assert any(q.startswith("largest queue after the second flow starts") for q in rows)
     for i in ids:
         assert list((tmp_path / i).glob("fig*.png"))
+
+
+# ---------------------------------------------------------------- Figs. 1-5
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_tradeoff_sweeps_are_valid_and_cover_the_grid(quick):
+    """Each queue's sweep validates and has one point per (N, max_p); N splits evenly over five groups."""
+    from aqmlab import sweeps
+    from aqmlab.reproduce.floyd2001_tradeoff import QUEUES, settings, spec
+
+    s = settings(quick)
+    for tag in QUEUES:
+        sp = sweeps.load_spec(spec(tag, quick))
+        assert len(sp.points) == len(s["flows"]) * len(s["max_p"])
+        assert all(n % 5 == 0 for n in s["flows"])
+    assert min(s["max_p"]) == 0.02 and max(s["max_p"]) == 0.5
+
+
+def test_tradeoff_box_and_equivalent_max_p_on_made_up_runs():
+    """Fig. 3's box spans Adaptive RED's runs; the equivalent max_p is RED's nearest average queue."""
+    import pandas as pd
+
+    from aqmlab.reproduce.floyd2001_tradeoff import Tradeoff, _equivalent_max_p, box
+
+    rows = [
+        {
+            "queue": "ared",
+            "flows": 20,
+            "max_p": m,
+            "mean_queue": 50 + k,
+            "utilization": 0.99 - 0.001 * k,
+        }
+        for k, m in enumerate((0.5, 0.1, 0.02))
+    ]
+    rows += [
+        {"queue": "red_wq000026", "flows": 20, "max_p": m, "mean_queue": q, "utilization": 0.98}
+        for m, q in ((0.5, 30), (0.1, 45), (0.04, 52), (0.02, 70))
+    ]
+    d = Tradeoff(pd.DataFrame(rows))
+    x0, x1, y0, y1 = box(d)
+    assert x0 < 50 and x1 > 52 and y0 < 0.988 and y1 > 0.99
+    assert _equivalent_max_p(d, 20) == 0.04

@@ -25,6 +25,7 @@ from . import (
     floyd1993_twoway,
     floyd2001,
     floyd2001_congestion,
+    floyd2001_tradeoff,
     floyd2001_wq,
 )
 from .registry import Group, Registry
@@ -71,6 +72,17 @@ GROUPS = (
         ),
     ),
     # Floyd, Gummadi & Shenker 2001 (Adaptive RED)
+    Group(
+        "floyd2001-tradeoff",
+        FLOYD2001,
+        (
+            floyd2001_tradeoff.FIG1,
+            floyd2001_tradeoff.FIG2,
+            floyd2001_tradeoff.FIG3,
+            floyd2001_tradeoff.FIG4,
+            floyd2001_tradeoff.FIG5,
+        ),
+    ),
     Group("floyd2001-fig10", FLOYD2001, (floyd2001.FIG10,)),
     Group("floyd2001-section4", FLOYD2001, (floyd2001.SECTION4,)),
     Group(
