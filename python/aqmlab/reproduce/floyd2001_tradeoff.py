@@ -211,13 +211,15 @@ def spearman(x: Any, y: Any) -> float:
 def _red_claims(ctx: Context, d: Tradeoff, tag: str) -> None:
     """Figs. 1 and 2: lower queues with larger max_p, the utilization's dependence on N."""
     df = d.of(tag)
-    rho = {int(n): spearman(g["max_p"], g["mean_queue"]) for n, g in df.groupby("flows")}
+    rho: Dict[Any, float] = {
+        n: spearman(g["max_p"], g["mean_queue"]) for n, g in df.groupby("flows")
+    }
     neg = [n for n, r in rho.items() if r < 0]
     ctx.compare.claim(
         "increasing max_p leads to lower queue lengths (rank correlation of max_p and the average "
         "queue < 0 for every N)",
         len(neg) == len(rho),
-        ", ".join(f"N={n}: {r:.2f}" for n, r in rho.items()),
+        ", ".join(f"N={n!s}: {r:.2f}" for n, r in rho.items()),
     )
     util = df.groupby("flows")["utilization"].mean()
     per_n = ", ".join(f"N={n}: {float(u):.3f}" for n, u in util.items())
