@@ -204,3 +204,19 @@ def test_tradeoff_box_and_equivalent_max_p_on_made_up_runs():
     x0, x1, y0, y1 = box(d)
     assert x0 < 50 and x1 > 52 and y0 < 0.988 and y1 > 0.99
     assert _equivalent_max_p(d, 20) == 0.04
+
+
+# ---------------------------------------------------------------- Fig. 18
+
+
+def test_routing_scenario_uses_the_alternate_path_only_while_the_link_is_down():
+    """Routes with every link up avoid r1-r3-r2 (higher cost); the failure is 50-60 s on r1-r2."""
+    from aqmlab.reproduce.floyd2001_routing import routing_scenario
+    from aqmlab.sim import Scenario
+
+    norm = Scenario.from_dict(routing_scenario()).normalized()
+    for f in norm["flows"]:
+        assert not any("r3" in d for d in f["path"])
+    assert [(e["at"], e["action"]) for e in norm["events"]] == [(50.0, "down"), (60.0, "up")]
+    alt = [lk for lk in norm["links"] if "r3" in (lk["a"], lk["b"])]
+    assert len(alt) == 2 and all(lk["rate_bps"] == 7.5e6 for lk in alt)

@@ -25,6 +25,7 @@ from . import (
     floyd1993_twoway,
     floyd2001,
     floyd2001_congestion,
+    floyd2001_routing,
     floyd2001_tradeoff,
     floyd2001_wq,
 )
@@ -95,6 +96,7 @@ GROUPS = (
             floyd2001_congestion.FIG9,
         ),
     ),
+    Group("floyd2001-fig18", FLOYD2001, (floyd2001_routing.FIG18,)),
     Group("floyd2001-wq", FLOYD2001, (floyd2001_wq.FIG15, floyd2001_wq.FIG16, floyd2001_wq.FIG17)),
 )
 
