@@ -220,3 +220,33 @@ def test_routing_scenario_uses_the_alternate_path_only_while_the_link_is_down():
     assert [(e["at"], e["action"]) for e in norm["events"]] == [(50.0, "down"), (60.0, "up")]
     alt = [lk for lk in norm["links"] if "r3" in (lk["a"], lk["b"])]
     assert len(alt) == 2 and all(lk["rate_bps"] == 7.5e6 for lk in alt)
+
+
+# ---------------------------------------------------------------- Figs. 11-14
+
+
+def test_oscillation_scenarios_set_queue_mix_and_ecn():
+    """Figs. 11-14: RED or Adaptive RED with ECN; one-way runs keep only the 100 long-lived flows."""
+    from aqmlab.reproduce.floyd2001_oscillations import FIGS, oscillation_scenario
+    from aqmlab.sim import Scenario
+
+    for fig, (queue, rich) in FIGS.items():
+        norm = Scenario.from_dict(oscillation_scenario(fig, 1, 10.0, 5.0)).normalized()
+        (d,) = [d for d in norm["directions"] if d["name"] == "r1->r2"]
+        assert d["queue"]["type"] == queue and d["queue"]["ecn"]
+        assert all(f["ecn"] for f in norm["flows"])
+        long_lived = [f for f in norm["flows"] if f["src"] == "s0"]
+        assert len(long_lived) == 100
+        assert (len(norm["flows"]) > 100) == rich
+
+
+def test_marks_above_max_th_uses_the_last_average_before_each_mark():
+    """A mark counts when the latest avg sample at or before it exceeds max_th (80)."""
+    import pandas as pd
+
+    from aqmlab.reproduce.floyd2001_oscillations import marks_above_max_th
+
+    q = pd.DataFrame({"time": [0.0, 1.0, 2.0], "avg": [50.0, 90.0, 70.0]})
+    pk = pd.DataFrame({"time": [0.5, 1.0, 1.5, 2.5, 3.0], "event": ["m", "m", "a", "m", "x"]})
+    assert marks_above_max_th(pk, q, 0.0) == 1
+    assert marks_above_max_th(pk, q, 1.1) == 0
