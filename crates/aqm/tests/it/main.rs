@@ -2,6 +2,7 @@
 
 mod adaptive;
 mod baselines;
+mod codel;
 mod common;
 mod config;
 mod fred;
