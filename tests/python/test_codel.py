@@ -117,3 +117,22 @@ def test_fq_codel_byte_fair_shares():
         size, flow = q.dequeue(0.0)
         sent[flow] += size
         assert abs(sent[1] - sent[2]) < 1514 + 1500
+
+
+@needs_qdisc
+@pytest.mark.parametrize("ecn_capable", [True, False])
+def test_codel_ecn_marks_instead_of_dropping(ecn_capable):
+    """With ecn=True, ECN-capable packets are marked where others are dropped."""
+    q = aqm.CoDel(ecn=True, limit=100000)
+    ta, td = 0.0, 0.0005
+    while td < 1.0:
+        if ta <= td:
+            q.enqueue(ta, 1000, 1, ecn_capable=ecn_capable)
+            ta += 0.0005
+        else:
+            q.dequeue(td)
+            td += 0.001
+    s = q.stats
+    signals = s["marks"] if ecn_capable else s["forced_drops"]
+    others = s["forced_drops"] if ecn_capable else s["marks"]
+    assert signals >= 5 and others == 0
