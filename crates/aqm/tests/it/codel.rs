@@ -254,3 +254,88 @@ fn invalid_parameters_name_the_field() {
         .unwrap_err();
     assert_eq!(e.param(), Some("maxpacket"));
 }
+
+/// When dequeues are far apart, every drop whose scheduled time has passed happens in
+/// the one dequeue (Section 5's `while` loop): the number of drops at each dequeue is
+/// the number of control-law times, computed here, that fell since the last one.
+#[test]
+fn a_late_dequeue_catches_up_with_every_due_drop() {
+    let p = CodelParams::default();
+    let mut core = CodelCore::new();
+    let mut stats = QueueStats::default();
+    let sojourn = 2 * p.target.0;
+    // Above target from t = 0; the first dequeue at or after one interval enters.
+    let mut t = 0;
+    let mut entered = None;
+    while entered.is_none() {
+        if !dequeue_with_sojourn(&mut core, &p, &mut stats, t, sojourn).is_empty() {
+            entered = Some(t);
+        }
+        t += MS;
+    }
+    let enter = entered.unwrap();
+    assert_eq!(enter, p.interval.0);
+    // Then one dequeue every 250 ms, with a queue deep enough for every drop.
+    let mut scheduled = vec![enter as f64];
+    let mut count = 1u32;
+    for step in 1..=8u64 {
+        let now = enter + step * 250 * MS;
+        while *scheduled.last().unwrap() + p.interval.0 as f64 / (count as f64).sqrt() <= now as f64
+        {
+            let next = *scheduled.last().unwrap() + p.interval.0 as f64 / (count as f64).sqrt();
+            scheduled.push(next);
+            count += 1;
+        }
+        let due = scheduled.iter().filter(|&&s| s > (now - 250 * MS) as f64 && s <= now as f64);
+        let n = dequeue_with_sojourn_deep(&mut core, &p, &mut stats, now, sojourn);
+        assert_eq!(n, due.count(), "at step {step}");
+        assert_eq!(core.count, count);
+    }
+    assert!(count > 30);
+}
+
+/// `dequeue_with_sojourn` with 200 packets queued: the number dropped.
+fn dequeue_with_sojourn_deep(
+    core: &mut CodelCore,
+    p: &CodelParams,
+    stats: &mut QueueStats,
+    now: u64,
+    sojourn: u64,
+) -> usize {
+    let now = now + 10_000 * MS;
+    let mut q = PacketQueue::default();
+    for _ in 0..200 {
+        q.push(Held { pkt: pkt(1000, false), marked: false, enqueued_at: Time(now - sojourn) });
+    }
+    let mut n = 0;
+    core.dequeue(p, Time(now), &mut q, stats, &mut |_, _| n += 1);
+    n
+}
+
+/// No drop while the queue left behind holds at most maxpacket bytes, however long
+/// the head waited (Section 5, `dodequeue`: the link is too slow to keep more queued).
+#[test]
+fn no_drop_with_at_most_maxpacket_bytes_queued() {
+    let p = CodelParams::default();
+    let mut q = codel(p.clone(), 1000);
+    let mut t = 0;
+    // One packet waiting, one arriving per 100 ms round, one leaving: the packet left
+    // behind is 1000 bytes <= maxpacket, and each waits 100 ms (20 targets).
+    q.enqueue(Time(0), pkt(1000, false), &mut |_, _| {});
+    for _ in 0..100 {
+        q.enqueue(Time(t), pkt(1000, false), &mut |_, _| panic!("overflow"));
+        t += 100 * MS;
+        q.dequeue(Time(t), &mut |_, _| panic!("dropped with one packet left"));
+        assert_eq!(q.backlog().bytes, 1000);
+    }
+    // The same with two packets left behind (2000 bytes > maxpacket): CoDel drops.
+    let mut q = codel(p, 1000);
+    q.enqueue(Time(0), pkt(1000, false), &mut |_, _| {});
+    q.enqueue(Time(0), pkt(1000, false), &mut |_, _| {});
+    let mut drops = 0;
+    for k in 1..200u64 {
+        q.enqueue(Time(k * 100 * MS), pkt(1000, false), &mut |_, _| {});
+        q.dequeue(Time(k * 100 * MS + 1), &mut |_, _| drops += 1);
+    }
+    assert!(drops > 0);
+}
