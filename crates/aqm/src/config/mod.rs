@@ -17,7 +17,8 @@ mod params;
 mod table;
 
 pub use params::{
-    AredConfig, DropTailConfig, FengConfig, FredConfig, RandomDropConfig, RedConfig, RedFields,
+    AredConfig, CodelConfig, CodelFields, DropTailConfig, FengConfig, FqCodelConfig, FredConfig,
+    RandomDropConfig, RedConfig, RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -86,6 +87,8 @@ disciplines! {
     Ared(AredConfig) = "ared",
     FengAred(FengConfig) = "feng_ared",
     Fred(FredConfig) = "fred",
+    Codel(CodelConfig) = "codel",
+    FqCodel(FqCodelConfig) = "fq_codel",
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -106,8 +109,9 @@ impl<'de> Deserialize<'de> for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Whether the discipline may discard a packet already waiting (Random Drop, or
-    /// drop-from-front on overflow) instead of, or besides, the arriving one.
+    /// Whether the discipline may discard a packet already waiting (Random Drop,
+    /// drop-from-front on overflow, CoDel's drops at dequeue, FQ-CoDel's drops from the
+    /// fattest flow) instead of, or besides, the arriving one.
     pub fn may_evict(&self) -> bool {
         match self {
             QueueConfig::DropTail(c) => c.drop_front,
@@ -116,6 +120,7 @@ impl QueueConfig {
             QueueConfig::Ared(c) => c.red.drop_front,
             QueueConfig::FengAred(c) => c.red.drop_front,
             QueueConfig::Fred(_) => false,
+            QueueConfig::Codel(_) | QueueConfig::FqCodel(_) => true,
         }
     }
 
@@ -132,6 +137,14 @@ impl QueueConfig {
         let mut c = self.clone();
         let (rate, idle) = match &mut c {
             QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) => return Ok(c),
+            QueueConfig::Codel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
+            QueueConfig::FqCodel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
             QueueConfig::Red(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Ared(a) => {
                 a.interval = Quantity::Number(a.interval.secs("interval")?);
@@ -155,6 +168,8 @@ impl QueueConfig {
             QueueConfig::Ared(c) => c.red.limit,
             QueueConfig::FengAred(c) => c.red.limit,
             QueueConfig::Fred(c) => c.limit,
+            QueueConfig::Codel(c) => Some(c.limit),
+            QueueConfig::FqCodel(c) => Some(c.limit),
         }
     }
 }

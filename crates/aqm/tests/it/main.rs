@@ -2,9 +2,12 @@
 
 mod adaptive;
 mod baselines;
+mod codel;
 mod common;
 mod config;
+mod fq_codel;
 mod fred;
 mod invariants;
+mod qdiscs;
 mod red;
 mod units;
