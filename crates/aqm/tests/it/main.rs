@@ -9,5 +9,6 @@ mod fq_codel;
 mod fred;
 mod invariants;
 mod qdiscs;
+mod qdiscs_algo;
 mod red;
 mod units;
