@@ -7,7 +7,8 @@
 //! The shape (a contract; keys are only ever added):
 //!
 //! ```text
-//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null)
+//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
+//! qdisc_path
 //! nodes:      [name, ...]                                   (a node's id is its index)
 //! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
@@ -41,6 +42,7 @@ pub struct Normalized {
     pub seed: u64,
     pub express_hops: bool,
     pub threads: usize,
+    pub qdisc_path: bool,
     pub bottleneck: Option<String>,
     pub nodes: Vec<String>,
     pub links: Vec<NormalLink>,
@@ -258,6 +260,7 @@ impl Scenario {
             seed: self.seed,
             express_hops: self.express_hops,
             threads: self.threads,
+            qdisc_path: self.qdisc_path,
             bottleneck: self.bottleneck.map(|d| self.dir_name(d)),
             nodes: self.nodes.clone(),
             links,
