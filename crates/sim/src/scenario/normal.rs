@@ -154,8 +154,8 @@ impl Scenario {
         }
     }
 
-    /// The scenario as plain data (see the module documentation).
-    pub fn normalized(&self) -> Result<Normalized> {
+    /// The links and the link directions, queues normalised.
+    fn normal_links(&self) -> Result<(Vec<NormalLink>, Vec<NormalDirection>)> {
         let queue = |q: &QueueConfig, path: String| {
             q.normalized().map_err(|e| SimError::Scenario(e.at(&path).to_string()))
         };
@@ -191,6 +191,12 @@ impl Scenario {
                 queue_ba,
             });
         }
+        Ok((links, directions))
+    }
+
+    /// The scenario as plain data (see the module documentation).
+    pub fn normalized(&self) -> Result<Normalized> {
+        let (links, directions) = self.normal_links()?;
         let routes = self.routes_all_up();
         let names = |p: &[usize]| p.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         let mut flows = Vec::with_capacity(self.flows.len());
