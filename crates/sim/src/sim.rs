@@ -13,6 +13,8 @@
 //! ## Rooms
 //! - `event`: the kinds of event and their order; `build`: the network from a scenario.
 //! - `link`: a direction, its FIFO of slots and the lazy departures.
+//! - `held`: a direction whose queue holds its packets (an `aqm::AnyQdisc`: CoDel,
+//!   PIE, the schedulers), dequeued when its line frees.
 //! - `flow`, `host`, `web`: flows and their sources, TCP hosts, web mice.
 //! - `control`: link events, queue samples, the measurement window; `summary`: results.
 //! - The speed mechanisms, each with its design note, each giving the results of the
@@ -39,6 +41,7 @@ mod control;
 mod event;
 mod express;
 mod flow;
+mod held;
 mod host;
 mod inbox;
 mod lean;
@@ -190,6 +193,8 @@ impl Sim {
             Kind::Stop => self.on_stop(i),
             Kind::Merge => self.on_merge(i),
             Kind::Warmup => self.on_warmup(),
+            Kind::Serve => self.on_serve(i),
+            Kind::Poll => self.on_poll(i),
         }
     }
 
@@ -262,6 +267,9 @@ impl Sim {
             dir.mon.link_down_drops += 1;
             self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             return;
+        }
+        if dir.held.is_some() {
+            return self.offer_held(d, pkt, now);
         }
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         dir.mon.arrival(now);
@@ -441,7 +449,7 @@ impl Sim {
     /// Packets waiting in the queue of direction `d` now (not counting the one in
     /// transmission).
     pub fn queue_len(&self, d: usize) -> u32 {
-        self.dirs[d].waiting_at(self.now)
+        self.dirs[d].queued_at(self.now)
     }
     /// Packets of direction `d` in the buffer, on the line or propagating.
     pub fn in_flight(&self, d: usize) -> usize {

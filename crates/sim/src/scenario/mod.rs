@@ -71,6 +71,11 @@ pub struct Scenario {
     /// false forces one event per hop and turns off the lean path and the merging
     /// directions, for checking).
     pub express_hops: bool,
+    /// Every link direction's queue holds its packets (`qdisc_path`, default false):
+    /// the arrival-time disciplines too run as an `aqm::AnyQdisc` (a `Fifo`), by the
+    /// path of the disciplines that decide at dequeue (see `sim::held`); for checking
+    /// that path against the FIFO path.
+    pub qdisc_path: bool,
     /// Threads the run may use (`threads`, 1 or 2, default 1). With 2, a network that
     /// splits into two parts joined only by merging directions runs each part on its
     /// own thread; the results are those of one thread, bit for bit.
@@ -246,6 +251,7 @@ impl Scenario {
         let mut sc = Scenario {
             cached_routes: None,
             express_hops: spec.express_hops.unwrap_or(true),
+            qdisc_path: spec.qdisc_path.unwrap_or(false),
             threads,
             name: spec.name,
             duration: Time::from_secs_f64(duration),
@@ -305,6 +311,19 @@ impl Scenario {
     /// Name of link direction `d` ("a->b").
     pub fn dir_name(&self, d: usize) -> String {
         dir_name(&self.nodes, &self.links, d)
+    }
+
+    /// The queue configuration of link direction `d`.
+    pub fn dir_queue(&self, d: usize) -> &aqm::QueueConfig {
+        let l = &self.links[d / 2];
+        if d.is_multiple_of(2) { &l.queue_ab } else { &l.queue_ba }
+    }
+
+    /// Whether link direction `d` keeps its packets in an `aqm::AnyQdisc`: its
+    /// discipline holds them (decides at dequeue, or schedules), or `qdisc_path` asks
+    /// it of every direction.
+    pub fn dir_holds(&self, d: usize) -> bool {
+        self.qdisc_path || self.dir_queue(d).holds_packets()
     }
 }
 

@@ -7,7 +7,8 @@
 //! The shape (a contract; keys are only ever added):
 //!
 //! ```text
-//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null)
+//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
+//! qdisc_path
 //! nodes:      [name, ...]                                   (a node's id is its index)
 //! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
@@ -41,6 +42,7 @@ pub struct Normalized {
     pub seed: u64,
     pub express_hops: bool,
     pub threads: usize,
+    pub qdisc_path: bool,
     pub bottleneck: Option<String>,
     pub nodes: Vec<String>,
     pub links: Vec<NormalLink>,
@@ -152,8 +154,8 @@ impl Scenario {
         }
     }
 
-    /// The scenario as plain data (see the module documentation).
-    pub fn normalized(&self) -> Result<Normalized> {
+    /// The links and the link directions, queues normalised.
+    fn normal_links(&self) -> Result<(Vec<NormalLink>, Vec<NormalDirection>)> {
         let queue = |q: &QueueConfig, path: String| {
             q.normalized().map_err(|e| SimError::Scenario(e.at(&path).to_string()))
         };
@@ -189,6 +191,12 @@ impl Scenario {
                 queue_ba,
             });
         }
+        Ok((links, directions))
+    }
+
+    /// The scenario as plain data (see the module documentation).
+    pub fn normalized(&self) -> Result<Normalized> {
+        let (links, directions) = self.normal_links()?;
         let routes = self.routes_all_up();
         let names = |p: &[usize]| p.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         let mut flows = Vec::with_capacity(self.flows.len());
@@ -258,6 +266,7 @@ impl Scenario {
             seed: self.seed,
             express_hops: self.express_hops,
             threads: self.threads,
+            qdisc_path: self.qdisc_path,
             bottleneck: self.bottleneck.map(|d| self.dir_name(d)),
             nodes: self.nodes.clone(),
             links,

@@ -36,6 +36,7 @@ pub(super) struct ScenarioSpec {
     pub trace: Option<TraceSpec>,
     pub bottleneck: Option<String>,
     pub express_hops: Option<bool>,
+    pub qdisc_path: Option<bool>,
     pub threads: Option<i64>,
     #[serde(default)]
     pub name: String,

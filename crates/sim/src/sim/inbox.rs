@@ -164,7 +164,7 @@ fn sort_bucket(v: &mut [Entry]) {
 /// re-time a packet it accepted, with a positive lookahead; nothing traced.
 pub(super) fn mark_merging(sc: &Scenario, feeds: &Feeds, dirs: &mut [Dir]) {
     for d in 0..dirs.len() {
-        if !feeds.many(d) || feeds.host_fed[d] || feeds.traced.contains(&d) || evicts(sc, d) {
+        if !feeds.many(d) || feeds.host_fed[d] || feeds.plain.contains(&d) || evicts(sc, d) {
             continue;
         }
         let up = &feeds.upstream[d];

@@ -53,6 +53,8 @@ impl Plan {
         let i = t.index as usize;
         match Kind::of(t) {
             Kind::Deliver | Kind::Merge => self.dir_part[i] == me,
+            // (no plan is made for directions that hold their packets)
+            Kind::Serve | Kind::Poll => self.dir_part[i] == me,
             Kind::Send | Kind::Rto | Kind::App | Kind::Stop => self.tx_part[i] == me,
             Kind::Delack => self.rx_part[i] == me,
             // (each part snapshots its own senders)
