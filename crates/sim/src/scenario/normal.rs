@@ -7,7 +7,8 @@
 //! The shape (a contract; keys are only ever added):
 //!
 //! ```text
-//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null)
+//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
+//! max_memory (bytes as given, or null for the default)
 //! nodes:      [name, ...]                                   (a node's id is its index)
 //! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
@@ -42,6 +43,7 @@ pub struct Normalized {
     pub express_hops: bool,
     pub threads: usize,
     pub bottleneck: Option<String>,
+    pub max_memory: Option<u64>,
     pub nodes: Vec<String>,
     pub links: Vec<NormalLink>,
     pub directions: Vec<NormalDirection>,
@@ -152,6 +154,23 @@ impl Scenario {
         }
     }
 
+    /// The link events as plain data.
+    fn normal_events(&self) -> Vec<NormalEvent> {
+        let node = |l: usize, b: bool| {
+            let l = &self.links[l];
+            self.nodes[if b { l.b } else { l.a }].clone()
+        };
+        (self.events.iter())
+            .map(|e| NormalEvent {
+                at: secs(e.at),
+                link: e.link,
+                a: node(e.link, false),
+                b: node(e.link, true),
+                action: if e.up { "up" } else { "down" },
+            })
+            .collect()
+    }
+
     /// The scenario as plain data (see the module documentation).
     pub fn normalized(&self) -> Result<Normalized> {
         let queue = |q: &QueueConfig, path: String| {
@@ -239,17 +258,7 @@ impl Scenario {
             }
             flows.push(n);
         }
-        let events = self
-            .events
-            .iter()
-            .map(|e| NormalEvent {
-                at: secs(e.at),
-                link: e.link,
-                a: self.nodes[self.links[e.link].a].clone(),
-                b: self.nodes[self.links[e.link].b].clone(),
-                action: if e.up { "up" } else { "down" },
-            })
-            .collect();
+        let events = self.normal_events();
         let dirs = |v: &[usize]| v.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         Ok(Normalized {
             name: self.name.clone(),
@@ -259,6 +268,7 @@ impl Scenario {
             express_hops: self.express_hops,
             threads: self.threads,
             bottleneck: self.bottleneck.map(|d| self.dir_name(d)),
+            max_memory: self.max_memory,
             nodes: self.nodes.clone(),
             links,
             directions,

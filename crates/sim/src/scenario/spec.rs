@@ -37,6 +37,7 @@ pub(super) struct ScenarioSpec {
     pub bottleneck: Option<String>,
     pub express_hops: Option<bool>,
     pub threads: Option<i64>,
+    pub max_memory: Option<Quantity>,
     #[serde(default)]
     pub name: String,
     /// Free text for readers, checked to be text and otherwise unused.
