@@ -367,7 +367,7 @@ mod errors {
             e.starts_with("link[0].queue.min_tj: unknown field") && e.contains("max_th"),
             "{e}"
         );
-        let e = err(&format!("{LINK}queue = {{ type = \"blue\" }}"));
+        let e = err(&format!("{LINK}queue = {{ type = \"sfq\" }}"));
         assert!(e.starts_with("link[0].queue.type") && e.contains("droptail"), "{e}");
         let e = err(&format!(
             "{LINK}[[link]]\na = \"c\"\nb = \"d\"\nrate = 1e6\ndelay = 0\n[[flow]]\nsrc = \"a\"\ndst = \"d\""
