@@ -336,7 +336,8 @@ impl QueueStats {
     pub fn drops(&self) -> u64 {
         self.early_drops + self.forced_drops + self.overflow_drops
     }
-    pub(crate) fn record_drop(&mut self, reason: DropReason) {
+    /// Count one drop of `reason` (FRED's per-flow limit counts as forced).
+    pub fn record_drop(&mut self, reason: DropReason) {
         match reason {
             DropReason::Early => self.early_drops += 1,
             DropReason::Forced | DropReason::FlowLimit => self.forced_drops += 1,

@@ -18,8 +18,9 @@ mod params;
 mod table;
 
 pub use params::{
-    AredConfig, BlueConfig, ChokeConfig, DropTailConfig, DualPi2Config, FengConfig, FredConfig,
-    PiConfig, PieConfig, RandomDropConfig, RedConfig, RedFields,
+    AredConfig, BlueConfig, ChokeConfig, CodelConfig, CodelFields, DropTailConfig, DualPi2Config,
+    FengConfig, FqCodelConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig, RedConfig,
+    RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -88,6 +89,8 @@ disciplines! {
     Ared(AredConfig) = "ared",
     FengAred(FengConfig) = "feng_ared",
     Fred(FredConfig) = "fred",
+    Codel(CodelConfig) = "codel",
+    FqCodel(FqCodelConfig) = "fq_codel",
     Pie(PieConfig) = "pie",
     Blue(BlueConfig) = "blue",
     Pi(PiConfig) = "pi",
@@ -113,8 +116,9 @@ impl<'de> Deserialize<'de> for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Whether the discipline may discard a packet already waiting (Random Drop, or
-    /// drop-from-front on overflow) instead of, or besides, the arriving one.
+    /// Whether the discipline may discard a packet already waiting (Random Drop,
+    /// drop-from-front on overflow, CoDel's drops at dequeue, FQ-CoDel's drops from the
+    /// fattest flow) instead of, or besides, the arriving one.
     pub fn may_evict(&self) -> bool {
         match self {
             QueueConfig::DropTail(c) => c.drop_front,
@@ -122,12 +126,14 @@ impl QueueConfig {
             QueueConfig::Red(c) => c.red.drop_front,
             QueueConfig::Ared(c) => c.red.drop_front,
             QueueConfig::FengAred(c) => c.red.drop_front,
-            QueueConfig::Choke(c) => c.red.drop_front,
-            QueueConfig::Fred(_)
-            | QueueConfig::DualPi2(_)
+            // The packet-holding queues may discard queued packets (CoDel at dequeue,
+            // FQ-CoDel from the fattest flow, CHOKe's matched victim, DualPI2 on overload).
+            QueueConfig::Codel(_)
+            | QueueConfig::FqCodel(_)
             | QueueConfig::Pie(_)
-            | QueueConfig::Blue(_)
-            | QueueConfig::Pi(_) => false,
+            | QueueConfig::Choke(_)
+            | QueueConfig::DualPi2(_) => true,
+            QueueConfig::Fred(_) | QueueConfig::Blue(_) | QueueConfig::Pi(_) => false,
         }
     }
 
@@ -143,6 +149,14 @@ impl QueueConfig {
         }
         let mut c = self.clone();
         let (rate, idle) = match &mut c {
+            QueueConfig::Codel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
+            QueueConfig::FqCodel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
             QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) | QueueConfig::Pi(_) => {
                 return Ok(c);
             }
@@ -186,6 +200,8 @@ impl QueueConfig {
             QueueConfig::Ared(c) => c.red.limit,
             QueueConfig::FengAred(c) => c.red.limit,
             QueueConfig::Fred(c) => c.limit,
+            QueueConfig::Codel(c) => Some(c.limit),
+            QueueConfig::FqCodel(c) => Some(c.limit),
             QueueConfig::Pie(c) => c.limit,
             QueueConfig::Blue(c) => c.limit,
             QueueConfig::Pi(c) => c.limit,

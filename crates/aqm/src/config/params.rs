@@ -133,6 +133,57 @@ config_struct! {
 }
 
 config_struct! {
+    /// The CoDel fields CoDel and FQ-CoDel share (RFC 8289 Section 4; Linux's
+    /// `ce_threshold`). Times are seconds or strings with a unit ("5ms").
+    pub struct CodelFields {
+        /// TARGET, the acceptable standing queue delay (5 ms).
+        target: Quantity = Quantity::Number(0.005),
+        /// INTERVAL, the sliding window of the minimum sojourn time (100 ms).
+        interval: Quantity = Quantity::Number(0.1),
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Mark ECN-capable packets whose sojourn time exceeds this (off when absent).
+        ce_threshold: Option<Quantity> = None,
+        /// maxpacket: no drop while at most this many bytes are left queued (MTU, 1500).
+        maxpacket: u32 = 1500,
+    }
+}
+
+impl CodelFields {
+    /// FQ-CoDel's defaults: CoDel's, with ECN on (RFC 8290, Linux, ns-3).
+    pub fn fq_codel() -> CodelFields {
+        CodelFields { ecn: true, ..CodelFields::default() }
+    }
+}
+
+config_struct! {
+    /// `type = "codel"` (RFC 8289): a packet limit (Linux's 1000) and the CoDel fields.
+    pub struct CodelConfig {
+        limit: u64 = 1000,
+        ..codel: CodelFields = CodelFields::default(),
+    }
+}
+
+config_struct! {
+    /// `type = "fq_codel"` (RFC 8290 Section 5.2, Linux's defaults where the RFC has none).
+    pub struct FqCodelConfig {
+        /// Packets held in all (10240).
+        limit: u64 = 10240,
+        /// Flow queues, hash buckets (1024).
+        flows: u64 = 1024,
+        /// DRR quantum, bytes (1514).
+        quantum: u64 = 1514,
+        /// Bytes held in all (32 MB = 33554432).
+        memory_limit: u64 = 32 << 20,
+        /// Packets dropped at most from the fattest flow per overflow (64).
+        drop_batch_size: u64 = 64,
+        ..codel: CodelFields = CodelFields::fq_codel(),
+        /// Seed of the flow hash's salt.
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
     /// `type = "pie"` (RFC 8033). Defaults: the RFC's (target 15 ms, tupdate 15 ms,
     /// alpha 0.125, beta 1.25, max_burst 150 ms, DQ_THRESHOLD 16 KB, the departure-rate
     /// estimator, derandomization on).
