@@ -23,10 +23,13 @@
 
 use std::collections::VecDeque;
 
+use crate::choke::Choke;
 use crate::codel::Codel;
 use crate::common::Limit;
+use crate::dualpi2::DualPi2;
 use crate::fq_codel::FqCodel;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::pie::Pie;
 use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
 use crate::time::Time;
 
@@ -203,7 +206,7 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
         self.queue.poll(now)
     }
     fn signal(&self) -> f64 {
-        self.queue.discipline().avg()
+        self.queue.discipline().signal()
     }
 }
 
@@ -217,6 +220,12 @@ pub enum AnyQdisc<P> {
     Codel(Codel<P>),
     /// FQ-CoDel (RFC 8290): the flow-queue scheduler with CoDel per flow.
     FqCodel(FqCodel<P>),
+    /// PIE (RFC 8033).
+    Pie(Pie<P>),
+    /// CHOKe (Pan, Prabhakar & Psounis 2000).
+    Choke(Choke<P>),
+    /// DualPI2 (RFC 9332).
+    DualPi2(DualPi2<P>),
 }
 
 macro_rules! dispatch {
@@ -225,6 +234,9 @@ macro_rules! dispatch {
             AnyQdisc::Fifo($q) => $e,
             AnyQdisc::Codel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::Pie($q) => $e,
+            AnyQdisc::Choke($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }
@@ -236,13 +248,16 @@ impl<P: Packet> AnyQdisc<P> {
             AnyQdisc::Fifo(f) => f.discipline().kind(),
             AnyQdisc::Codel(_) => "codel",
             AnyQdisc::FqCodel(_) => "fq_codel",
+            AnyQdisc::Pie(_) => "pie",
+            AnyQdisc::Choke(_) => "choke",
+            AnyQdisc::DualPi2(_) => "dualpi2",
         }
     }
     /// The arrival-time discipline, when this is a [`Fifo`].
     pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
         match self {
             AnyQdisc::Fifo(f) => Some(f.discipline()),
-            AnyQdisc::Codel(_) | AnyQdisc::FqCodel(_) => None,
+            _ => None,
         }
     }
 }

@@ -4,9 +4,10 @@
 
 use super::{
     BuildContext, CodelFields, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FqCodelConfig, FredConfig,
-    QUEUE_TYPES, QueueConfig, RedFields,
+    QUEUE_TYPES, QueueConfig, RedFields, modern,
 };
 use crate::ared::{self, AdaptiveRed, AredAdaptation};
+use crate::choke::Choke;
 use crate::codel::{Codel, CodelParams};
 use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
@@ -44,14 +45,20 @@ fn seed(s: Option<u64>, ctx: &BuildContext) -> u64 {
 impl RedFields {
     /// The link rate (b/s) these fields give or the context supplies, after checking
     /// `mean_pkt_size`, which every automatic parameter divides by.
-    fn rate(&self, ctx: &BuildContext) -> Result<f64> {
+    pub(super) fn rate(&self, ctx: &BuildContext) -> Result<f64> {
         let rate = link_rate(&self.link_rate_bps, ctx)?;
         check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
         Ok(rate)
     }
 
     /// RED's parameters from these fields and the thresholds and weight, validated.
-    fn params(&self, min_th: f64, max_th: f64, w_q: f64, rate: f64) -> Result<RedParams> {
+    pub(super) fn params(
+        &self,
+        min_th: f64,
+        max_th: f64,
+        w_q: f64,
+        rate: f64,
+    ) -> Result<RedParams> {
         let idle_pkt_time = idle_pkt_time(&self.idle_pkt_time, rate, self.mean_pkt_size)?;
         let p = RedParams {
             min_th,
@@ -124,7 +131,13 @@ impl QueueConfig {
                 AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed)?)
             }
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
-            QueueConfig::Codel(_) | QueueConfig::FqCodel(_) => {
+            QueueConfig::Blue(c) => AnyAqm::Blue(modern::blue(c, ctx)?),
+            QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
+            QueueConfig::Codel(_)
+            | QueueConfig::FqCodel(_)
+            | QueueConfig::Pie(_)
+            | QueueConfig::Choke(_)
+            | QueueConfig::DualPi2(_) => {
                 let arrival_only: Vec<&str> = QUEUE_TYPES
                     .iter()
                     .copied()
@@ -216,7 +229,14 @@ impl QueueConfig {
     /// dequeue or schedules among several queues. The others decide on arrival only
     /// ([`crate::QueueDiscipline`]) and leave the FIFO to their owner.
     pub fn holds_packets(&self) -> bool {
-        matches!(self, QueueConfig::Codel(_) | QueueConfig::FqCodel(_))
+        matches!(
+            self,
+            QueueConfig::Codel(_)
+                | QueueConfig::FqCodel(_)
+                | QueueConfig::Pie(_)
+                | QueueConfig::Choke(_)
+                | QueueConfig::DualPi2(_)
+        )
     }
 
     /// Validate and build the discipline as a queue that holds packets of type `P`:
@@ -230,6 +250,13 @@ impl QueueConfig {
             QueueConfig::FqCodel(c) => {
                 AnyQdisc::FqCodel(fq_codel::fq_codel(c.fq_params(ctx)?, c.codel.params()?)?)
             }
+            QueueConfig::Pie(c) => AnyQdisc::Pie(modern::pie(c, ctx)?),
+            QueueConfig::Choke(c) => {
+                let rate = c.red.rate(ctx)?;
+                let params = c.red.params(c.min_th, c.max_th, c.w_q, rate)?;
+                AnyQdisc::Choke(Choke::new(params, c.candidates, seed(c.red.seed, ctx))?)
+            }
+            QueueConfig::DualPi2(c) => AnyQdisc::DualPi2(modern::dualpi2(c, ctx)?),
             _ => AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)),
         })
     }

@@ -78,6 +78,22 @@ max_th = 9000
 min_q = 3000
 w_q = 0.1
 byte_mode = true"#,
+    r#"type = "blue"
+limit = 20
+freeze_time = "1ms"
+d1 = 0.1
+ecn = true"#,
+    r#"type = "blue"
+limit = 30
+threshold = 10
+d2 = 0.05"#,
+    r#"type = "pi"
+limit = 25
+q_ref = 5
+a = 0.001
+b = 0.0009
+sample_freq = 1000
+ecn = true"#,
 ];
 
 #[derive(Clone, Debug)]

@@ -3,11 +3,12 @@
 mod adaptive;
 mod baselines;
 mod codel;
-mod codel_tables;
 mod common;
 mod config;
 mod fq_codel;
 mod fred;
 mod invariants;
+mod qdiscs;
+mod qdiscs_algo;
 mod red;
 mod units;

@@ -1,4 +1,4 @@
-//! CoDel and FQ-CoDel built from queue tables: what the table reader
+//! The queues that hold their packets, built from queue tables: what the table reader
 //! accepts and refuses, and random sequences of arrivals and departures that never
 //! break the counting invariants.
 
