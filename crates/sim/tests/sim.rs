@@ -1259,4 +1259,16 @@ mod codel {
             assert_eq!(a, b, "{name}");
         }
     }
+
+    /// The memory budget counts what a packet-holding queue may hold: a CoDel buffer
+    /// of 10^9 packets is refused before the run, naming its limit.
+    #[test]
+    fn a_codel_queue_beyond_the_memory_budget_is_refused() {
+        let flood = "[[flow]]\ntype = \"cbr\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"1Gbps\"";
+        let big = path("{ type = \"codel\", limit = 1000000000 }", flood, "20s", "0s");
+        let e = Scenario::from_toml_str(&big).unwrap_err().to_string();
+        assert!(e.starts_with("link[1].queue.limit: ") && e.contains("max_memory"), "{e}");
+        let small = path("{ type = \"codel\", limit = 1000 }", flood, "20s", "0s");
+        assert!(Scenario::from_toml_str(&small).is_ok());
+    }
 }
