@@ -19,7 +19,7 @@
 //! ECN-incapable packet is counted in `marks_not_ect` and left as it is); the qdisc's
 //! periodic work runs when due; `mean_avg` is the time average of its `signal()`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use aqm::stats::{DelayStats, DropRuns, LinkSummary, TimeAverage, Window};
 use aqm::{AnyQdisc, Dequeued, DropReason, Packet, PacketInfo, Qdisc, Time, Verdict};
@@ -126,9 +126,9 @@ pub struct Pipe<Q = AnyQdisc<Frame>> {
     delay_cap: usize,
     /// Sequence numbers of packets marked (and counted) at enqueue still held, ascending.
     marked: VecDeque<u64>,
-    /// The arrival time of every packet held, by sequence number: the oldest one says
-    /// when the line may start sending.
-    held: BTreeMap<u64, Time>,
+    /// (sequence number, arrival time) of every packet held, ascending: the oldest one
+    /// says when the line may start sending. (A FIFO qdisc takes from the front.)
+    held: VecDeque<(u64, Time)>,
     next_seq: u64,
     /// [warmup, duration] (duration: the end of time when not given).
     window: Window,
@@ -182,7 +182,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
             delay_line: VecDeque::new(),
             delay_cap,
             marked: VecDeque::new(),
-            held: BTreeMap::new(),
+            held: VecDeque::new(),
             next_seq: 0,
             window: Window::new(warmup.as_nanos(), end.as_nanos()),
             last_t: Time::ZERO,
@@ -253,7 +253,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
         });
         self.record(now);
         for (s, _) in &evicted {
-            self.held.remove(s);
+            self.forget(*s);
         }
         let marked = verdict == Verdict::Mark;
         if marked && ect {
@@ -261,7 +261,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
         }
         let arrival_dropped = matches!(verdict, Verdict::Drop(_));
         if !arrival_dropped {
-            self.held.insert(seq, now);
+            self.held.push_back((seq, now));
             self.counts.drop_runs.end();
         }
         if !win {
@@ -301,7 +301,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
             self.queue.poll(now);
         }
         let mut drops: Vec<(Frame, DropReason)> = Vec::new();
-        while let Some((_, &oldest)) = self.held.first_key_value() {
+        while let Some(&(_, oldest)) = self.held.front() {
             let start = oldest.max(self.line_free_at);
             if start > now {
                 break;
@@ -309,13 +309,23 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
             let out = self.queue.dequeue(now, &mut |f, r| drops.push((f, r)));
             self.record(now);
             for (f, reason) in drops.drain(..) {
-                self.held.remove(&f.seq);
+                self.forget(f.seq);
                 self.dropped_at_dequeue(&f, reason, now);
             }
             let Some(out) = out else { break };
-            self.held.remove(&out.pkt.seq);
+            self.forget(out.pkt.seq);
             let start = start.max(out.pkt.arrival);
             self.transmit(out, start);
+        }
+    }
+
+    /// Packet `seq` is no longer held.
+    #[inline]
+    fn forget(&mut self, seq: u64) {
+        if self.held.front().is_some_and(|&(s, _)| s == seq) {
+            self.held.pop_front();
+        } else if let Ok(i) = self.held.binary_search_by_key(&seq, |&(s, _)| s) {
+            self.held.remove(i);
         }
     }
 
@@ -401,7 +411,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
     /// When this direction next needs attention (a transmission start, a release,
     /// the AQM's periodic step); `None` when idle.
     pub fn next_wakeup(&self) -> Option<Time> {
-        let head = self.held.first_key_value().map(|(_, &t)| t.max(self.line_free_at));
+        let head = self.held.front().map(|&(_, t)| t.max(self.line_free_at));
         let release = self.delay_line.front().map(|(t, _)| *t);
         let poll = self.queue.poll_at();
         [head, release, poll].into_iter().flatten().min()
