@@ -41,6 +41,7 @@ mod control;
 mod event;
 mod express;
 mod flow;
+mod guard;
 mod held;
 mod host;
 mod inbox;
@@ -52,6 +53,7 @@ mod web;
 
 use event::Kind;
 use flow::Flow;
+use guard::Guard;
 use link::{Dir, Slot, advance, departed, drop_expressed};
 use parts::{Handover, Plan};
 
@@ -92,6 +94,8 @@ pub struct Sim {
     /// Inboxes offer nothing at or past this time: the end of the window while two
     /// threads run, else none.
     cap: u64,
+    /// The progress and memory guards (see `guard`).
+    guard: Guard,
 }
 
 impl Sim {
@@ -138,6 +142,9 @@ impl Sim {
     }
 
     fn run_to(&mut self, t: Time, horizon: Time) -> Result<()> {
+        if let Some(e) = &self.guard.failed {
+            return Err(e.clone());
+        }
         if self.finished {
             return Ok(());
         }
@@ -156,16 +163,22 @@ impl Sim {
             }
         }
         if self.plan.is_some() && t > self.now {
-            self.run_parallel(t);
+            self.run_parallel(t)?;
             // Exact stops and the end see the whole network; progress steps keep the
             // parts apart (only the clock is read between them).
             if horizon == t || t >= self.end {
                 self.settle();
             }
         } else {
-            while let Some((et, target)) = self.q.pop_until(Time(t)) {
-                self.now = et.0;
-                self.dispatch(target);
+            loop {
+                while let Some((et, target)) = self.q.pop_until(Time(t)) {
+                    self.now = et.0;
+                    self.dispatch(target);
+                }
+                if !self.q.checkpoint_due() {
+                    break;
+                }
+                self.checkpoint(&|_| true)?;
             }
         }
         self.now = t;

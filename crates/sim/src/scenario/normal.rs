@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
-//! qdisc_path
+//! qdisc_path, max_memory (bytes as given, or null for the default)
 //! nodes:      [name, ...]                                   (a node's id is its index)
 //! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
@@ -44,6 +44,7 @@ pub struct Normalized {
     pub threads: usize,
     pub qdisc_path: bool,
     pub bottleneck: Option<String>,
+    pub max_memory: Option<u64>,
     pub nodes: Vec<String>,
     pub links: Vec<NormalLink>,
     pub directions: Vec<NormalDirection>,
@@ -154,6 +155,23 @@ impl Scenario {
         }
     }
 
+    /// The link events as plain data.
+    fn normal_events(&self) -> Vec<NormalEvent> {
+        let node = |l: usize, b: bool| {
+            let l = &self.links[l];
+            self.nodes[if b { l.b } else { l.a }].clone()
+        };
+        (self.events.iter())
+            .map(|e| NormalEvent {
+                at: secs(e.at),
+                link: e.link,
+                a: node(e.link, false),
+                b: node(e.link, true),
+                action: if e.up { "up" } else { "down" },
+            })
+            .collect()
+    }
+
     /// The links and the link directions, queues normalised.
     fn normal_links(&self) -> Result<(Vec<NormalLink>, Vec<NormalDirection>)> {
         let queue = |q: &QueueConfig, path: String| {
@@ -247,17 +265,7 @@ impl Scenario {
             }
             flows.push(n);
         }
-        let events = self
-            .events
-            .iter()
-            .map(|e| NormalEvent {
-                at: secs(e.at),
-                link: e.link,
-                a: self.nodes[self.links[e.link].a].clone(),
-                b: self.nodes[self.links[e.link].b].clone(),
-                action: if e.up { "up" } else { "down" },
-            })
-            .collect();
+        let events = self.normal_events();
         let dirs = |v: &[usize]| v.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         Ok(Normalized {
             name: self.name.clone(),
@@ -268,6 +276,7 @@ impl Scenario {
             threads: self.threads,
             qdisc_path: self.qdisc_path,
             bottleneck: self.bottleneck.map(|d| self.dir_name(d)),
+            max_memory: self.max_memory,
             nodes: self.nodes.clone(),
             links,
             directions,

@@ -10,6 +10,7 @@ use super::Sim;
 use super::event::Kind;
 use super::express::mark_express;
 use super::flow::Flow;
+use super::guard;
 use super::link::Dir;
 use super::parts::plan_parts;
 use crate::engine::EventQueue;
@@ -150,7 +151,11 @@ impl Sim {
             end: sc.duration.0,
             w0: sc.warmup.0,
             w1: sc.duration.0,
-            q: first_events(&sc, &flows),
+            q: {
+                let mut q = first_events(&sc, &flows);
+                q.checkpoint_in(guard::CHECK_EVERY);
+                q
+            },
             link_up: vec![true; sc.links.len()],
             dirs,
             routes,
@@ -168,6 +173,7 @@ impl Sim {
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
+            guard: Default::default(),
             sc,
         };
         for d in 0..sim.dirs.len() {

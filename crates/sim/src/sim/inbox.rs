@@ -75,6 +75,11 @@ impl Merge {
         }
     }
 
+    /// Packets handed over and not yet offered.
+    pub(super) fn len(&self) -> usize {
+        self.buckets.iter().map(Vec::len).sum()
+    }
+
     /// The batch time for an arrival at `t`: the start of its span, which is less than
     /// a lookahead before it.
     #[inline(always)]
@@ -261,6 +266,8 @@ impl Sim {
             i += 1;
             self.enqueue(b, pkt, t);
         }
+        // (a batch is many packets' work in one event: the guards count it)
+        self.q.charge(i as u64);
         // (the rest is at or past the limit)
         !self.inbox(b).put_back(batch, i)
     }
