@@ -1,20 +1,28 @@
 """Queue disciplines of the RED family and the AQMs compared with it today (CoDel,
-FQ-CoDel, PIE, BLUE, CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
+FQ-CoDel, FQ-PIE, PIE, BLUE, CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
 
 Each constructor takes the papers' (and RFCs') parameter names; parameters left out
 take the library's defaults (the papers' and RFCs' values, see ``docs/algorithms.md``).
-Every discipline holds its own buffer (FQ-CoDel one queue per flow bucket) and has
+Every discipline holds its own packets (an ``aqm::AnyQdisc``: the RED family over a
+FIFO buffer, CoDel deciding at dequeue, FQ-CoDel one queue per flow bucket) and has
 the same interface::
 
     q = aqm.Red(min_th=5, max_th=15, w_q=0.002, max_p=0.02, limit=50)
     q.enqueue(now, size, flow, ecn_capable=False)  # "enqueue" | "mark" | "drop_early" | "drop_forced"
     q.dequeue(now)                                 # (size, flow) or None
-    q.avg, q.count, q.max_p, q.len_packets, q.len_bytes
+    q.dequeue_marked(now)                          # (size, flow, marked) or None
+    q.last_dropped, q.last_dequeue_dropped         # [(size, flow, reason)] of the last call
+    q.avg, q.count, q.max_p, q.signal, q.len_packets, q.len_bytes, q.stats
 
-Times are seconds (float, >= 0). Invalid parameters raise ``ValueError`` naming
-the parameter and the allowed range. The queue size a discipline sees counts the
-packets waiting in the buffer (the caller dequeues a packet when it starts to
-transmit it).
+Times are seconds (float, >= 0) and never go back: a call whose ``now`` is earlier
+than the previous call's raises ``ValueError``. Invalid parameters raise
+``ValueError`` naming the parameter and the allowed range; flags (``gentle``,
+``ecn``, ``ecn_capable`` ...) take only ``True`` or ``False``. The queue size a
+discipline sees counts the packets waiting in the buffer (the caller dequeues a
+packet when it starts to transmit it). A discipline that decides at dequeue may
+discard packets there (``last_dequeue_dropped``, ``stats["dequeue_drops"]``) and mark
+the packet it hands out (``dequeue_marked``); ``signal`` is its main congestion
+signal (RED's average, PIE's drop probability, CoDel's drop count).
 """
 
 from __future__ import annotations

@@ -231,3 +231,86 @@ def test_demo_runs(capsys):
     assert main(["demo", "--duration", "2"]) == 0
     out = capsys.readouterr().out
     assert "early_drops" in out and "DropTail" in out
+
+
+def test_time_never_goes_back():
+    """A call whose ``now`` is earlier than the previous call's is refused, naming both times, and changes nothing."""
+    q = aqm.Red(min_th=5, max_th=15, limit=50)
+    assert q.enqueue(1.0, 1000, 0) == "enqueue"
+    before = (q.len_packets, q.avg, q.stats)
+    for call in (
+        lambda: q.enqueue(0.5, 1000, 0),
+        lambda: q.dequeue(0.999),
+        lambda: q.dequeue_marked(0.0),
+        lambda: q.poll(0.25),
+    ):
+        with pytest.raises(
+            ValueError, match=r"now = .* earlier than the previous call's now = 1\b"
+        ):
+            call()
+    assert (q.len_packets, q.avg, q.stats) == before
+    # the same time again is allowed, and a refused call does not move the clock
+    assert q.enqueue(1.0, 1000, 0) == "enqueue"
+    assert q.dequeue(1.0) == (1000, 0)
+
+
+def test_flags_take_only_booleans():
+    """Boolean parameters and ``ecn_capable`` accept True/False (NumPy's too) and refuse anything else, naming it."""
+    for bad in ("x", 1, 0, "true"):
+        with pytest.raises(ValueError, match="^gentle"):
+            aqm.Red(min_th=5, max_th=15, limit=50, gentle=bad)
+        with pytest.raises(ValueError, match="^drop_front"):
+            aqm.Queue({"type": "droptail", "limit": 5, "drop_front": bad})
+    assert aqm.Red(min_th=5, max_th=15, limit=50, gentle=np.bool_(True)).config["gentle"] is True
+    q = aqm.Red(min_th=5, max_th=15, limit=50)
+    for bad in ("x", 1, 1.0, "True"):
+        with pytest.raises(ValueError, match="^ecn_capable = .* allowed True or False"):
+            q.enqueue(0.0, 1000, 0, ecn_capable=bad)
+    assert q.len_packets == 0 and q.stats["arrivals"] == 0
+    assert q.enqueue(0.0, 1000, 0, ecn_capable=np.bool_(True)) == "enqueue"
+
+
+def test_dequeue_marked_reports_the_marks_of_the_arrivals():
+    """A FIFO discipline's packets leave marked exactly when their arrival was answered "mark"; nothing is dropped at dequeue."""
+    q = aqm.Red(min_th=1, max_th=30, w_q=1.0, max_p=1.0, limit=100, ecn=True, seed=4)
+    verdicts = [q.enqueue(0.0, 500, i % 3, ecn_capable=True) for i in range(40)]
+    assert "mark" in verdicts and "enqueue" in verdicts
+    accepted = [(v == "mark") for v in verdicts if v in ("enqueue", "mark")]
+    out = []
+    while (d := q.dequeue_marked(1.0)) is not None:
+        out.append(d)
+        assert q.last_dequeue_dropped == []
+    assert [m for (_, _, m) in out] == accepted
+    assert q.stats["dequeue_drops"] == 0
+    assert q.stats["departures"] == len(accepted)
+
+
+def test_signal_is_the_average_for_the_red_family():
+    """``signal`` is RED's average queue for the RED family and 0 for Drop Tail."""
+    q = aqm.Red(min_th=5, max_th=15, w_q=0.1, limit=50)
+    for i in range(20):
+        q.enqueue(i * 1e-3, 1000, 0)
+        assert q.signal == q.avg
+    assert q.avg > 0
+    d = aqm.DropTail(limit=5)
+    d.enqueue(0.0, 1000, 0)
+    assert d.signal == 0.0
+
+
+def test_every_type_runs_behind_queue():
+    """Every configuration type builds an ``aqm.Queue`` that takes a valid call sequence without error."""
+    for kind in aqm.QUEUE_TYPES:
+        q = aqm.Queue({"type": kind, "limit": 30})
+        assert q.kind == kind
+        t, sent = 0.0, 0
+        for i in range(300):
+            t += 1e-4
+            q.enqueue(t, 1000, i % 4, ecn_capable=(i % 2 == 0))
+            if i % 3 == 0:
+                q.poll(t)
+                if q.dequeue_marked(t) is not None:
+                    sent += 1
+        s = q.stats
+        assert s["arrivals"] == 300 and s["departures"] == sent
+        drops = s["early_drops"] + s["forced_drops"] + s["overflow_drops"]
+        assert s["enqueued"] == sent + q.len_packets + drops - (300 - s["enqueued"])

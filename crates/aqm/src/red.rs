@@ -152,7 +152,7 @@ impl RedCore {
     /// that a second arrival to a still-empty queue (the first was dropped) does not
     /// age the average again for the same idle time (the omission Lin & Morris point
     /// out in Section 4.5).
-    #[inline]
+    #[inline(always)]
     pub fn update_avg(&mut self, now: Time, backlog: Backlog) {
         if backlog.packets > 0 {
             self.avg = common::ewma(self.avg, self.queue_size(backlog), self.params.w_q);
@@ -284,6 +284,8 @@ impl Red {
         Ok(Red { core: RedCore::new(params, seed)? })
     }
 
+    // (always: the simulator's decision inlines it; see `AnyAqm::on_arrival`)
+    #[inline(always)]
     pub fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
         self.core.update_avg(now, backlog);
         self.core.decide(pkt, backlog)

@@ -154,7 +154,7 @@ impl Histogram {
         }
     }
     /// Count the value `v`, ns.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, v: u64) {
         self.n += 1;
         if v == 0 {

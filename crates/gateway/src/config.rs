@@ -270,13 +270,19 @@ pub fn load(path: Option<&str>, flags: FileConfig) -> Result<Config> {
     file.overlay(flags).validate()
 }
 
+/// A direction's qdisc.
+type Qd = aqm::AnyQdisc<crate::pipe::Frame>;
+
 impl Config {
     /// Build both directions' disciplines now, so that a bad parameter is reported
     /// before any socket is opened. Errors name the direction and the parameter.
-    pub fn build_queues(&self) -> Result<(aqm::AnyAqm, aqm::AnyAqm)> {
+    pub fn build_queues(&self) -> Result<(Qd, Qd)> {
         let b = |d: &DirConfig, name: &str, seed: u64| {
             d.queue
-                .build(&aqm::BuildContext { link_rate_bps: Some(d.rate_bps), seed: Some(seed) })
+                .build_qdisc(&aqm::BuildContext {
+                    link_rate_bps: Some(d.rate_bps),
+                    seed: Some(seed),
+                })
                 .map_err(|e| GatewayError::Param(e.at(name)))
         };
         Ok((

@@ -225,7 +225,7 @@ pub fn bench_pipeline(frame_bytes: usize, packets: u64) -> Result<PipelineReport
         r#"{"type":"red","limit":1000,"min_th":5,"max_th":15}"#,
         "queue",
     )?;
-    let disc = cfg.build(&aqm::BuildContext { link_rate_bps: Some(1e12), seed: Some(1) })?;
+    let disc = cfg.build_qdisc(&aqm::BuildContext { link_rate_bps: Some(1e12), seed: Some(1) })?;
     let mut p = Pipe::new(disc, 1e12, 0, aqm::Time::ZERO, aqm::Time::MAX);
     let ip_len = frame_bytes.saturating_sub(frame::ETH_HLEN);
     let frames: Vec<Vec<u8>> = (0..64u16)

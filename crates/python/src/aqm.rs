@@ -1,31 +1,79 @@
 //! Bindings of the AQM library: one class, `Queue`, built from a configuration
-//! dict (`{"type": "red", "min_th": 5, ...}`); `aqmlab.aqm` gives it per-discipline
-//! constructors with documented signatures.
+//! dict (`{"type": "red", "min_th": 5, ...}`) as an `aqm::AnyQdisc` (every type: an
+//! arrival-time discipline over a FIFO, or one that decides at dequeue or schedules);
+//! `aqmlab.aqm` gives it per-discipline constructors with documented signatures.
 
 use ::aqm::config::{BuildContext, QueueConfig};
-use ::aqm::{AnyAqm, DropReason, PacketInfo, Queue, QueueDiscipline, Time, Verdict};
+use ::aqm::{AnyAqm, AnyQdisc, DropReason, PacketInfo, Qdisc, QueueDiscipline, Time, Verdict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 
 use crate::errors::{aqm_error, config_error, guard};
 
-fn time(now: f64) -> PyResult<Time> {
-    if now.is_finite() && now >= 0.0 {
+/// A dropped packet as Python sees it: (size, flow, reason).
+type Dropped = (u32, u32, &'static str);
+
+/// A queue discipline holding its packets.
+#[pyclass(module = "aqmlab._native", name = "Queue", subclass)]
+pub struct PyQueue {
+    q: AnyQdisc<PacketInfo>,
+    config: QueueConfig,
+    last_dropped: Vec<Dropped>,
+    /// Packets discarded by the last dequeue.
+    last_dequeue_dropped: Vec<Dropped>,
+    /// Packets discarded by dequeues since construction.
+    dequeue_drops: u64,
+    /// The `now` of the last call that took one (times never go back).
+    last_now: Option<f64>,
+}
+
+impl PyQueue {
+    /// `now` read and checked: finite, >= 0, and not before the previous call's.
+    fn time(&mut self, now: f64) -> PyResult<Time> {
+        if !(now.is_finite() && now >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "now = {now} is invalid: allowed a finite time >= 0 (seconds)"
+            )));
+        }
+        if let Some(prev) = self.last_now
+            && now < prev
+        {
+            return Err(PyValueError::new_err(format!(
+                "now = {now} is invalid: earlier than the previous call's now = {prev}; \
+                 allowed a time >= {prev} (seconds)"
+            )));
+        }
+        self.last_now = Some(now);
         Ok(Time::from_secs_f64(now))
-    } else {
-        Err(PyValueError::new_err(format!(
-            "now = {now} is invalid: allowed a finite time >= 0 (seconds)"
-        )))
+    }
+
+    /// The next packet at `now`, with the packets the qdisc discards on the way kept
+    /// in `last_dequeue_dropped`.
+    fn take(&mut self, now: f64) -> PyResult<Option<(u32, u32, bool)>> {
+        let now = self.time(now)?;
+        self.last_dequeue_dropped.clear();
+        let dropped = &mut self.last_dequeue_dropped;
+        let q = &mut self.q;
+        let out =
+            guard(
+                || Ok(q.dequeue(now, &mut |p, r| dropped.push((p.size, p.flow, reason_str(r))))),
+            )?;
+        self.dequeue_drops += self.last_dequeue_dropped.len() as u64;
+        Ok(out.map(|d| (d.pkt.size, d.pkt.flow, d.marked)))
+    }
+
+    fn fifo(&self) -> Option<&AnyAqm> {
+        self.q.fifo_discipline()
     }
 }
 
-/// A queue discipline with its FIFO buffer.
-#[pyclass(module = "aqmlab._native", name = "Queue", subclass)]
-pub struct PyQueue {
-    q: Queue<PacketInfo, AnyAqm>,
-    config: QueueConfig,
-    last_dropped: Vec<(u32, u32, &'static str)>,
+/// A flag given by a caller: `True` or `False` (a NumPy bool too), nothing else.
+fn flag(v: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    if v.is_instance_of::<PyBool>() || v.get_type().name()? == "bool" {
+        return v.extract::<bool>();
+    }
+    Err(PyValueError::new_err(format!("{name} = {v} is invalid: allowed True or False")))
 }
 
 fn reason_str(r: DropReason) -> &'static str {
@@ -43,22 +91,33 @@ impl PyQueue {
     #[new]
     fn new(config: &Bound<'_, PyDict>) -> PyResult<Self> {
         let cfg: QueueConfig = crate::errors::queue_config_from_python(config.as_any())?;
-        let disc = guard(|| cfg.build(&BuildContext::default()).map_err(aqm_error))?;
-        Ok(PyQueue { q: Queue::new(disc), config: cfg, last_dropped: Vec::new() })
+        let q = guard(|| cfg.build_qdisc(&BuildContext::default()).map_err(aqm_error))?;
+        Ok(PyQueue {
+            q,
+            config: cfg,
+            last_dropped: Vec::new(),
+            last_dequeue_dropped: Vec::new(),
+            dequeue_drops: 0,
+            last_now: None,
+        })
     }
 
-    /// Offer a packet at time `now` (seconds). Returns "enqueue", "mark",
-    /// "drop_early" or "drop_forced" (an eviction of a queued packet to make room
-    /// is a forced drop; `last_dropped` says which packet went).
-    #[pyo3(signature = (now, size, flow, ecn_capable=false))]
+    /// Offer a packet at time `now` (seconds, never before the previous call's).
+    /// Returns "enqueue", "mark", "drop_early" or "drop_forced" (an eviction of a
+    /// queued packet to make room is a forced drop; `last_dropped` says which packet
+    /// went).
+    #[pyo3(signature = (now, size, flow, ecn_capable=None))]
     fn enqueue(
         &mut self,
         now: f64,
         size: i64,
         flow: i64,
-        ecn_capable: bool,
+        ecn_capable: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<&'static str> {
-        let now = time(now)?;
+        let ecn_capable = match ecn_capable {
+            Some(v) => flag(v, "ecn_capable")?,
+            None => false,
+        };
         if !(1..=u32::MAX as i64).contains(&size) {
             return Err(PyValueError::new_err(format!(
                 "size = {size} is invalid: allowed 1..{} bytes",
@@ -71,32 +130,42 @@ impl PyQueue {
                 u32::MAX
             )));
         }
+        let now = self.time(now)?;
         let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable, ect1: false };
         self.last_dropped.clear();
         let dropped = &mut self.last_dropped;
         let q = &mut self.q;
-        let v =
-            guard(
-                || Ok(q.enqueue(now, pkt, |p, r| dropped.push((p.size, p.flow, reason_str(r))))),
-            )?;
+        let v = guard(|| {
+            Ok(q.enqueue(now, pkt, &mut |p, r| dropped.push((p.size, p.flow, reason_str(r)))))
+        })?;
         Ok(match v {
             Verdict::Evict { .. } => "drop_forced",
             v => v.as_str(),
         })
     }
 
-    /// Take the packet at the head at time `now`: `(size, flow)` or None.
+    /// Take the next packet to send at time `now`: `(size, flow)` or None. Packets
+    /// the discipline discards on the way (decisions at dequeue) are in
+    /// `last_dequeue_dropped`.
     fn dequeue(&mut self, now: f64) -> PyResult<Option<(u32, u32)>> {
-        let now = time(now)?;
-        let q = &mut self.q;
-        guard(|| Ok(q.dequeue(now).map(|p| (p.size, p.flow))))
+        Ok(self.take(now)?.map(|(size, flow, _)| (size, flow)))
     }
 
-    /// Run periodic work (Adaptive RED's interval) due at `now`. Arrivals do it too.
+    /// As `dequeue`, with whether the packet leaves marked (ECN CE, at enqueue or at
+    /// dequeue): `(size, flow, marked)` or None.
+    fn dequeue_marked(&mut self, now: f64) -> PyResult<Option<(u32, u32, bool)>> {
+        self.take(now)
+    }
+
+    /// Run periodic work (Adaptive RED's interval, PIE's update) due at `now`.
+    /// Arrivals do it too for the RED family.
     fn poll(&mut self, now: f64) -> PyResult<()> {
-        let now = time(now)?;
-        self.q.poll(now);
-        Ok(())
+        let now = self.time(now)?;
+        let q = &mut self.q;
+        guard(|| {
+            q.poll(now);
+            Ok(())
+        })
     }
 
     /// When periodic work is next due (seconds), or None.
@@ -105,45 +174,61 @@ impl PyQueue {
         self.q.poll_at().map(|t| t.as_secs_f64())
     }
 
-    /// Average queue size (packets, or bytes when measured in bytes).
+    /// The discipline's main congestion signal: RED's average queue, PIE's drop
+    /// probability, CoDel's drop count; 0 when it has none.
+    #[getter]
+    fn signal(&self) -> f64 {
+        self.q.signal()
+    }
+
+    /// Average queue size (packets, or bytes when measured in bytes); 0 for the
+    /// disciplines without one.
     #[getter]
     fn avg(&self) -> f64 {
-        self.q.discipline().avg()
+        self.fifo().map_or(0.0, |d| d.avg())
     }
-    /// RED's count.
+    /// RED's count (0 for the disciplines without one).
     #[getter]
     fn count(&self) -> i64 {
-        self.q.discipline().count()
+        self.fifo().map_or(0, |d| d.count())
     }
-    /// The current max_p.
+    /// The current max_p (0 for the disciplines without one).
     #[getter]
     fn max_p(&self) -> f64 {
-        self.q.discipline().max_p()
+        self.fifo().map_or(0.0, |d| d.max_p())
     }
     #[getter]
     fn len_packets(&self) -> usize {
-        self.q.len_packets()
+        self.q.backlog().packets as usize
     }
     #[getter]
     fn len_bytes(&self) -> u64 {
-        self.q.len_bytes()
+        self.q.backlog().bytes
     }
     /// Packets dropped by the last `enqueue`: list of `(size, flow, reason)`.
     #[getter]
-    fn last_dropped(&self) -> Vec<(u32, u32, &'static str)> {
+    fn last_dropped(&self) -> Vec<Dropped> {
         self.last_dropped.clone()
+    }
+    /// Packets the discipline discarded during the last `dequeue` (or
+    /// `dequeue_marked`): list of `(size, flow, reason)`.
+    #[getter]
+    fn last_dequeue_dropped(&self) -> Vec<Dropped> {
+        self.last_dequeue_dropped.clone()
     }
     /// The configuration `type`.
     #[getter]
     fn kind(&self) -> &'static str {
-        self.q.discipline().kind()
+        self.q.kind()
     }
     /// The configuration as given, with defaults filled in.
     #[getter]
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         pythonize::pythonize(py, &self.config).map_err(config_error)
     }
-    /// Counters: arrivals, enqueued, marks, early_drops, forced_drops, overflow_drops, departures.
+    /// Counters: arrivals, enqueued, marks, early_drops, forced_drops, overflow_drops,
+    /// departures, departed_bytes, and dequeue_drops (of the drops, those made at
+    /// dequeue).
     #[getter]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.q.stats();
@@ -156,26 +241,27 @@ impl PyQueue {
         d.set_item("overflow_drops", s.overflow_drops)?;
         d.set_item("departures", s.departures)?;
         d.set_item("departed_bytes", s.departed_bytes)?;
+        d.set_item("dequeue_drops", self.dequeue_drops)?;
         Ok(d)
     }
     /// Flow's FRED state `(qlen, strike)`, or None when the flow has nothing buffered
     /// (or the discipline is not FRED).
     fn fred_flow(&self, flow: u32) -> Option<(f64, u32)> {
-        match self.q.discipline() {
-            AnyAqm::Fred(f) => f.flow_state(flow),
+        match self.fifo() {
+            Some(AnyAqm::Fred(f)) => f.flow_state(flow),
             _ => None,
         }
     }
 
     fn __len__(&self) -> usize {
-        self.q.len_packets()
+        self.q.backlog().packets as usize
     }
     fn __repr__(&self) -> String {
         format!(
-            "<aqmlab Queue {} len={} avg={:.3}>",
-            self.q.discipline().kind(),
-            self.q.len_packets(),
-            self.q.discipline().avg()
+            "<aqmlab Queue {} len={} signal={:.3}>",
+            self.q.kind(),
+            self.q.backlog().packets,
+            self.q.signal()
         )
     }
 }

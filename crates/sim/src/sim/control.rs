@@ -20,6 +20,7 @@ impl Sim {
             if ev.up {
                 let dir = &mut self.dirs[d];
                 dir.up = true;
+                dir.fifo_up = dir.held.is_none();
                 if self.sc.express_hops {
                     dir.lean = dir.lean_limit();
                 }
@@ -39,6 +40,7 @@ impl Sim {
         self.held_link_down(d, now);
         let dir = &mut self.dirs[d];
         dir.up = false;
+        dir.fifo_up = false;
         dir.lean = 0;
         dir.scheduled = None;
         dir.n_plain = 0;

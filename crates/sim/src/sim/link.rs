@@ -98,6 +98,9 @@ pub(super) struct Dir {
     /// The node at the far end.
     pub(super) to: u16,
     pub(super) up: bool,
+    /// Up, and the queue is the FIFO of slots: `offer` decides at once (else the link
+    /// is down or a qdisc holds the packets, see `held`).
+    pub(super) fifo_up: bool,
     /// The discipline keeps an average (RED family, FRED).
     pub(super) has_avg: bool,
     /// A plain Drop Tail's buffer: its decision needs nothing else.
@@ -161,6 +164,7 @@ impl Dir {
             last_size: u32::MAX,
             to: to as u16,
             up: true,
+            fifo_up: held.is_none(),
             has_avg,
             tail_limit,
             trace: DirTrace::default(),
