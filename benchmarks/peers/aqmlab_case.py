@@ -63,6 +63,7 @@ def record(s: dict) -> dict:
     link = s["links"][s.get("bottleneck") or "r1->r2"]
     arr = link["arrivals"]
     flows = [fl["goodput_bps"] / 1e6 for fl in s["flows"]]
+    cwnds = [fl.get("mean_cwnd", 0.0) for fl in s["flows"]]
     n = len(flows)
     sq = sum(x * x for x in flows)
     jain = sum(flows) ** 2 / (n * sq) if sq > 0 else 0.0
@@ -75,6 +76,7 @@ def record(s: dict) -> dict:
         "mean_red_avg": link.get("mean_avg") if is_red else None,
         "drop_rate": link["drops"] / arr if arr else 0.0,
         "jain": jain,
+        "mean_cwnd": sum(cwnds) / len(cwnds) if cwnds else None,
         "goodput_mbps": sum(flows),
         "arrivals": arr,
         "departures": link["departures"],

@@ -426,6 +426,15 @@ def m(n: int, queue: str, tcp: str, duration: float = 100.0) -> Case:
 MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "pie")]
 
 
+def cubic(n: int, duration: float = 100.0) -> Case:
+    """CUBIC beside ns-3 3.37's TcpCubic (HyStart off, fast convergence on, beta 0.7,
+    C 0.4, no SACK, classic recovery): `n` flows over S1's dumbbell (15 Mb/s, Drop Tail
+    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms)."""
+    return s1(n, "droptail", duration).with_(
+        name=f"C-n{n}-droptail-cubic", group="C", tcp="cubic", sims=("aqmlab", "ns3")
+    )
+
+
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
 SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
 
@@ -438,6 +447,7 @@ def all_cases() -> List[Case]:
     cases.extend(s3_ladder())
     cases.extend(sc(f, r) for f, r in SCALING)
     cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN)
+    cases.extend(cubic(n) for n in (1, 20))
     return cases
 
 
@@ -464,7 +474,9 @@ def select(spec: Optional[str]) -> List[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:
-        return [c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M")]
+        return [
+            c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M", "C")
+        ]
     out = []
     for tok in spec.split(","):
         tok = tok.strip()
