@@ -60,7 +60,10 @@ def main(argv) -> int:
 
 def record(s: dict) -> dict:
     """The peers' JSON record from a run's summary (the shape of summary.json)."""
-    link = s["links"][s.get("bottleneck") or "r1->r2"]
+    # (the summary's own `bottleneck` is the busiest direction: with one flow, a tie
+    # that its access link can win)
+    links = s["links"]
+    link = links["r1->r2"] if "r1->r2" in links else links[s.get("bottleneck") or "r1->r2"]
     arr = link["arrivals"]
     flows = [fl["goodput_bps"] / 1e6 for fl in s["flows"]]
     cwnds = [fl.get("mean_cwnd", 0.0) for fl in s["flows"]]

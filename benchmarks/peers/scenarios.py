@@ -95,6 +95,8 @@ class Case:
     timeout: float = 3600.0  # s of wall time before the harness gives up
     quick: bool = False
     tcp: str = "newreno"  # newreno | cubic
+    # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
+    newreno_timer: str = "impatient"
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
@@ -248,6 +250,8 @@ class Case:
                     "count": 1,
                 }
             )
+            if self.newreno_timer != "impatient":
+                flows[-1]["newreno_timer"] = self.newreno_timer
         return {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
@@ -429,9 +433,14 @@ MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "p
 def cubic(n: int, duration: float = 100.0) -> Case:
     """CUBIC beside ns-3 3.37's TcpCubic (HyStart off, fast convergence on, beta 0.7,
     C 0.4, no SACK, classic recovery): `n` flows over S1's dumbbell (15 Mb/s, Drop Tail
-    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms)."""
+    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms). ns-2 does not run, so
+    aqmlab restarts its timer on every partial ACK as ns-3 does."""
     return s1(n, "droptail", duration).with_(
-        name=f"C-n{n}-droptail-cubic", group="C", tcp="cubic", sims=("aqmlab", "ns3")
+        name=f"C-n{n}-droptail-cubic",
+        group="C",
+        tcp="cubic",
+        sims=("aqmlab", "ns3"),
+        newreno_timer="steady",
     )
 
 
