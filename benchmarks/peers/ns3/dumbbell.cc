@@ -137,6 +137,8 @@ static void HookSocket(Ptr<BulkSendApplication> app)
 
 // Each flow's congestion window (bytes) integrated over the measurement window
 // [g_cwndFrom, end]: the time average in segments is what aqmlab's mean_cwnd reports.
+// The window with fast recovery's inflation (CongestionWindowInflated), as aqmlab's
+// and ns-2's is; ns-3's CongestionWindow leaves it out.
 static double g_cwndFrom = 0;
 static std::vector<double> g_cwndInt, g_cwndLast, g_cwndSince;
 static void CwndAdvance(size_t f, double now)
@@ -159,9 +161,10 @@ static void HookCwnd(Ptr<BulkSendApplication> app, size_t f)
         std::cerr << "no TCP socket to trace" << std::endl;
         std::exit(3);
     }
-    g_cwndLast[f] = sock->m_tcb->m_cWnd.Get();
+    g_cwndLast[f] = sock->m_tcb->m_cWndInfl.Get();
     g_cwndSince[f] = Simulator::Now().GetSeconds();
-    sock->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChange, f));
+    sock->TraceConnectWithoutContext("CongestionWindowInflated",
+                                     MakeBoundCallback(&CwndChange, f));
 }
 
 static void DbgCwnd(uint32_t o, uint32_t n)
