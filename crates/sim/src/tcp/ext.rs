@@ -108,7 +108,7 @@ impl TcpSender {
             self.dupacks += 1;
         }
         let (una, snd_max) = (self.snd_una, self.snd_max);
-        let lost = self.sack.as_mut().is_some_and(|sb| sb.is_lost(una, snd_max, thresh));
+        let lost = self.sack.as_ref().is_some_and(|sb| sb.is_lost(una, snd_max, thresh));
         if self.dupacks >= thresh || lost {
             if self.have_recover && a < self.recover {
                 // RFC 6675 Section 5.1 / RFC 6582: this window was reduced for already.
@@ -162,6 +162,7 @@ impl TcpSender {
     fn sack_send(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         let Some(mut sb) = self.sack.take() else { return };
         let thresh = self.p.dupack_threshold;
+        // (pipe is recounted only here; each packet sent adds one, RFC 6675 C.4)
         let mut pipe = sb.pipe(self.snd_max, thresh) as f64;
         let mut n = 0;
         while n < max && self.cwnd - pipe >= 1.0 {
@@ -186,6 +187,16 @@ impl TcpSender {
             n += 1;
         }
         self.sack = Some(sb);
+    }
+
+    /// Could `sack_send` send now (`can_send` in SACK's recovery)?
+    pub(super) fn sack_can_send(&self) -> bool {
+        let Some(sb) = self.sack.as_ref() else { return false };
+        let thresh = self.p.dupack_threshold;
+        let new_ok = self.app_has(self.snd_max)
+            && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
+        self.cwnd - sb.pipe(self.snd_max, thresh) as f64 >= 1.0
+            && (new_ok || sb.next_retransmission(self.snd_max, thresh).is_some())
     }
 
     /// `send_much` with the extensions: SACK's rules in recovery; otherwise the

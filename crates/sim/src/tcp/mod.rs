@@ -420,6 +420,9 @@ impl TcpSender {
 
     /// Could `send_much` send something now?
     pub fn can_send(&self) -> bool {
+        if self.in_recovery && self.sack.is_some() {
+            return self.sack_can_send();
+        }
         self.snd_nxt < self.snd_una.saturating_add(self.window()) && self.app_has(self.snd_nxt)
     }
 

@@ -183,8 +183,6 @@ pub struct Scoreboard {
     /// One past the highest packet retransmitted in this recovery (RFC 6675
     /// `HighRxt` + 1).
     pub high_rxt: u32,
-    /// SACKed packets above each outstanding packet, from the last `count_above`.
-    above: Vec<u32>,
 }
 
 impl Scoreboard {
@@ -234,44 +232,27 @@ impl Scoreboard {
         self.high_rxt = 0;
     }
 
-    /// Count, for each packet in `[base, snd_max)`, the SACKed packets above it.
-    fn count_above(&mut self, snd_max: u32) {
-        let n = (snd_max - self.base) as usize;
-        self.above.clear();
-        self.above.resize(n, 0);
-        let mut c = 0;
-        for i in (0..n).rev() {
-            self.above[i] = c;
-            if self.sacked.get(i).copied().unwrap_or(false) {
-                c += 1;
-            }
-        }
-    }
-
-    /// RFC 6675 `IsLost(s)` after `count_above`.
-    fn lost(&self, s: u32, dupthresh: u32) -> bool {
-        self.above[(s - self.base) as usize] >= dupthresh
+    /// SACKed packets above `s` (below `snd_max`).
+    fn sacked_above(&self, s: u32, snd_max: u32) -> u32 {
+        (s + 1..snd_max).filter(|&x| self.is_sacked(x)).count() as u32
     }
 
     /// RFC 6675 `IsLost(s)`.
-    pub fn is_lost(&mut self, s: u32, snd_max: u32, dupthresh: u32) -> bool {
-        if s < self.base || s >= snd_max {
-            return false;
-        }
-        self.count_above(snd_max);
-        self.lost(s, dupthresh)
+    pub fn is_lost(&self, s: u32, snd_max: u32, dupthresh: u32) -> bool {
+        s >= self.base && s < snd_max && self.sacked_above(s, snd_max) >= dupthresh
     }
 
-    /// RFC 6675 `SetPipe()`: packets deemed in the network.
-    pub fn pipe(&mut self, snd_max: u32, dupthresh: u32) -> u32 {
-        self.count_above(snd_max);
-        let mut pipe = 0;
-        for s in self.base..snd_max {
+    /// RFC 6675 `SetPipe()`: packets deemed in the network (one pass from the top,
+    /// counting the SACKed packets above each).
+    pub fn pipe(&self, snd_max: u32, dupthresh: u32) -> u32 {
+        let (mut above, mut pipe) = (0, 0);
+        for s in (self.base..snd_max).rev() {
             if self.is_sacked(s) {
+                above += 1;
                 continue;
             }
-            if !self.lost(s, dupthresh) {
-                pipe += 1;
+            if above < dupthresh {
+                pipe += 1; // not IsLost
             }
             if s < self.high_rxt {
                 pipe += 1;
@@ -281,22 +262,29 @@ impl Scoreboard {
     }
 
     /// RFC 6675 `NextSeg()` rules (1) and (3) (rule (2), new data, is the sender's):
-    /// the packet to retransmit, and whether it is deemed lost (rule 1) or only
-    /// unSACKed below a SACKed one (rule 3). `count_above` must be current.
-    pub fn next_retransmission(&mut self, snd_max: u32, dupthresh: u32) -> Option<(u32, bool)> {
-        self.count_above(snd_max);
+    /// the lowest packet above `HighRxt` and below the highest SACKed one that is not
+    /// SACKed, and whether it is deemed lost (rule 1: the lowest lost one) or only
+    /// unSACKed (rule 3).
+    pub fn next_retransmission(&self, snd_max: u32, dupthresh: u32) -> Option<(u32, bool)> {
         let from = self.high_rxt.max(self.base);
         let to = self.high_sacked.min(snd_max);
-        let mut rule3 = None;
-        for s in from..to {
+        // SACKed packets at or above `to`, then down from there
+        let mut above = (to..snd_max).filter(|&x| self.is_sacked(x)).count() as u32;
+        let (mut lost, mut unsacked) = (None, None);
+        for s in (from..to).rev() {
             if self.is_sacked(s) {
+                above += 1;
                 continue;
             }
-            if self.lost(s, dupthresh) {
-                return Some((s, true));
+            unsacked = Some(s);
+            if above >= dupthresh {
+                lost = Some(s);
             }
-            rule3.get_or_insert(s);
         }
-        rule3.map(|s| (s, false))
+        match (lost, unsacked) {
+            (Some(s), _) => Some((s, true)),
+            (None, Some(s)) => Some((s, false)),
+            _ => None,
+        }
     }
 }
