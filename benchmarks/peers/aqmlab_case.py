@@ -60,9 +60,13 @@ def main(argv) -> int:
 
 def record(s: dict) -> dict:
     """The peers' JSON record from a run's summary (the shape of summary.json)."""
-    link = s["links"][s.get("bottleneck") or "r1->r2"]
+    # (the summary's own `bottleneck` is the busiest direction: with one flow, a tie
+    # that its access link can win)
+    links = s["links"]
+    link = links["r1->r2"] if "r1->r2" in links else links[s.get("bottleneck") or "r1->r2"]
     arr = link["arrivals"]
     flows = [fl["goodput_bps"] / 1e6 for fl in s["flows"]]
+    cwnds = [fl.get("mean_cwnd", 0.0) for fl in s["flows"]]
     n = len(flows)
     sq = sum(x * x for x in flows)
     jain = sum(flows) ** 2 / (n * sq) if sq > 0 else 0.0
@@ -75,6 +79,7 @@ def record(s: dict) -> dict:
         "mean_red_avg": link.get("mean_avg") if is_red else None,
         "drop_rate": link["drops"] / arr if arr else 0.0,
         "jain": jain,
+        "mean_cwnd": sum(cwnds) / len(cwnds) if cwnds else None,
         "goodput_mbps": sum(flows),
         "arrivals": arr,
         "departures": link["departures"],

@@ -31,6 +31,8 @@ HISTORY = HERE / "history.csv"
 # modern-AQM cases; columns added after the first rows, hence at the end of a row)
 METRICS = ["utilization", "mean_queue", "mean_red_avg", "drop_rate", "jain"]
 DELAYS = ["mean_delay", "delay_p95"]
+# the senders' time-average congestion window (packets, mean over the flows)
+TCP = ["mean_cwnd"]
 RESULT_COLUMNS = METRICS + ["goodput_mbps", "arrivals", "drops", "final_max_p"]
 COLUMNS = [
     "date",  # UTC; when the run started
@@ -48,6 +50,7 @@ COLUMNS = [
     "loadavg",  # 1, 5 and 15 min, when the run started
     "host",
     *DELAYS,
+    *TCP,
 ]
 INTEGERS = ("bottleneck_packets", "arrivals", "drops", "threads")
 
@@ -71,7 +74,7 @@ def row(rec: Dict, **context: str) -> Dict[str, str]:
         peak_mb=_cell(rec.get("maxrss_mb")),
         bottleneck_packets=_cell(res.get("departures_total")),
     )
-    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS + DELAYS})
+    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS + DELAYS + TCP})
     return out
 
 
@@ -126,7 +129,7 @@ def record(r: Dict[str, str]) -> Dict:
     if r.get("threads"):
         rec["threads"] = num("threads")
     if r["status"] == "ok":
-        rec["result"] = {k: num(k) for k in RESULT_COLUMNS + DELAYS}
+        rec["result"] = {k: num(k) for k in RESULT_COLUMNS + DELAYS + TCP}
         rec["result"]["departures_total"] = dep = num("bottleneck_packets")
         wall = rec["wall_s"]
         rec["pkts_per_s"] = dep / wall if dep and wall else None

@@ -95,6 +95,8 @@ class Case:
     timeout: float = 3600.0  # s of wall time before the harness gives up
     quick: bool = False
     tcp: str = "newreno"  # newreno | cubic
+    # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
+    newreno_timer: str = "impatient"
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
@@ -253,6 +255,8 @@ class Case:
                     "count": 1,
                 }
             )
+            if self.newreno_timer != "impatient":
+                flows[-1]["newreno_timer"] = self.newreno_timer
         return {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
@@ -431,6 +435,20 @@ def m(n: int, queue: str, tcp: str, duration: float = 100.0) -> Case:
 MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "pie")]
 
 
+def cubic(n: int, duration: float = 100.0) -> Case:
+    """CUBIC beside ns-3 3.37's TcpCubic (HyStart off, fast convergence on, beta 0.7,
+    C 0.4, no SACK, classic recovery): `n` flows over S1's dumbbell (15 Mb/s, Drop Tail
+    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms). ns-2 does not run, so
+    aqmlab restarts its timer on every partial ACK as ns-3 does."""
+    return s1(n, "droptail", duration).with_(
+        name=f"C-n{n}-droptail-cubic",
+        group="C",
+        tcp="cubic",
+        sims=("aqmlab", "ns3"),
+        newreno_timer="steady",
+    )
+
+
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
 SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
 
@@ -443,6 +461,7 @@ def all_cases() -> List[Case]:
     cases.extend(s3_ladder())
     cases.extend(sc(f, r) for f, r in SCALING)
     cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN)
+    cases.extend(cubic(n) for n in (1, 20))
     return cases
 
 
@@ -469,7 +488,9 @@ def select(spec: Optional[str]) -> List[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:
-        return [c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M")]
+        return [
+            c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M", "C")
+        ]
     out = []
     for tok in spec.split(","):
         tok = tok.strip()

@@ -135,6 +135,38 @@ static void HookSocket(Ptr<BulkSendApplication> app)
     sock->TraceConnectWithoutContext("CongState", MakeBoundCallback(&NewRenoAsNs2, sock));
 }
 
+// Each flow's congestion window (bytes) integrated over the measurement window
+// [g_cwndFrom, end]: the time average in segments is what aqmlab's mean_cwnd reports.
+// The window with fast recovery's inflation (CongestionWindowInflated), as aqmlab's
+// and ns-2's is; ns-3's CongestionWindow leaves it out.
+static double g_cwndFrom = 0;
+static std::vector<double> g_cwndInt, g_cwndLast, g_cwndSince;
+static void CwndAdvance(size_t f, double now)
+{
+    double from = std::max(g_cwndSince[f], g_cwndFrom);
+    if (now > from)
+        g_cwndInt[f] += g_cwndLast[f] * (now - from);
+    g_cwndSince[f] = now;
+}
+static void CwndChange(size_t f, uint32_t o, uint32_t n)
+{
+    CwndAdvance(f, Simulator::Now().GetSeconds());
+    g_cwndLast[f] = n;
+}
+static void HookCwnd(Ptr<BulkSendApplication> app, size_t f)
+{
+    Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
+    if (!sock)
+    {
+        std::cerr << "no TCP socket to trace" << std::endl;
+        std::exit(3);
+    }
+    g_cwndLast[f] = sock->m_tcb->m_cWndInfl.Get();
+    g_cwndSince[f] = Simulator::Now().GetSeconds();
+    sock->TraceConnectWithoutContext("CongestionWindowInflated",
+                                     MakeBoundCallback(&CwndChange, f));
+}
+
 static void DbgCwnd(uint32_t o, uint32_t n)
 {
     std::cerr << "cwnd " << Simulator::Now().GetSeconds() << " " << n << std::endl;
@@ -425,6 +457,10 @@ int main(int argc, char* argv[])
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     // ------------------------------------------------------------ flows
+    g_cwndFrom = tMeasure;
+    g_cwndInt.assign(flows, 0.0);
+    g_cwndLast.assign(flows, 0.0);
+    g_cwndSince.assign(flows, 0.0);
     for (long f = 0; f < flows; f++)
     {
         long p = fpath[f];
@@ -441,6 +477,8 @@ int main(int argc, char* argv[])
         if (I("newreno_as_ns2"))
             Simulator::Schedule(Seconds(starts[f]) + NanoSeconds(1), &HookSocket,
                                 DynamicCast<BulkSendApplication>(ca.Get(0)));
+        Simulator::Schedule(Seconds(starts[f]) + NanoSeconds(1), &HookCwnd,
+                            DynamicCast<BulkSendApplication>(ca.Get(0)), (size_t)f);
     }
 
     // ------------------------------------------------------------ measurement
@@ -478,6 +516,13 @@ int main(int argc, char* argv[])
         gp << buf;
     }
     double jain = sum2 > 0 ? sum * sum / (flows * sum2) : 0.0;
+    double cwndSum = 0;
+    for (long f = 0; f < flows; f++)
+    {
+        CwndAdvance(f, g_duration);
+        cwndSum += g_cwndInt[f] / W / seg;
+    }
+    double meanCwnd = flows ? cwndSum / flows : 0.0;
     double dMean = 0, dP95 = 0;
     if (!g_sojourn.empty())
     {
@@ -499,10 +544,10 @@ int main(int argc, char* argv[])
                 "\"mean_red_avg\": %s, \"drop_rate\": %.6f, \"jain\": %.6f, \"goodput_mbps\": %.4f, "
                 "\"arrivals\": %llu, \"departures\": %llu, \"drops\": %llu, \"departures_total\": %llu, "
                 "\"final_max_p\": %s, \"mean_delay\": %.6f, \"delay_p95\": %.6f, "
-                "\"window\": [%g, %g], \"flow_goodput_mbps\": [%s]}\n",
+                "\"mean_cwnd\": %.4f, \"window\": [%g, %g], \"flow_goodput_mbps\": [%s]}\n",
                 name.c_str(), util, meanq, ravg, dropRate, jain, sum, (unsigned long long)arr,
                 (unsigned long long)dep, (unsigned long long)drops, (unsigned long long)b.txPkts,
-                maxp, dMean, dP95, tMeasure, g_duration, gp.str().c_str());
+                maxp, dMean, dP95, meanCwnd, tMeasure, g_duration, gp.str().c_str());
     std::fflush(stdout);
     if (std::getenv("DUMBBELL_DEBUG"))
         std::cerr << g_qdisc->GetStats() << std::endl;

@@ -25,12 +25,15 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 # Kernel congestion control used for each simulator TCP variant. Linux has no Tahoe,
 # and its "reno" module is NewReno (RFC 6582 partial-ACK handling is built into the
-# stack's loss recovery, with SACK on by default), so every variant maps to "reno".
+# stack's loss recovery, with SACK on by default), so every Reno-family variant maps to
+# "reno"; CUBIC and DCTCP map to Linux's modules of the same names.
 # `plan(..., kernel_cc="cubic")` runs every TCP flow with another Linux algorithm.
 KERNEL_CC = {
     "tahoe": "reno",
     "reno": "reno",
     "newreno": "reno",
+    "cubic": "cubic",
+    "dctcp": "dctcp",
 }
 
 

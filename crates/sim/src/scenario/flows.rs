@@ -12,7 +12,7 @@ use super::spec::{CommonSpec, FlowSpec, KindSpec, OpenLoopSpec, SizeDistribution
 use super::{FlowDef, FlowKind, tcp};
 use crate::error::{Result, SimError};
 use crate::rng::{stream_rng, stream_seed};
-use crate::tcp::TcpParams;
+use crate::tcp::{TcpParams, Variant};
 
 /// At most this many flows (the event queue's target index).
 const MAX_FLOWS: usize = crate::engine::Target::MAX_INDEX as usize;
@@ -46,6 +46,8 @@ struct Entry {
     stop: Option<Time>,
     prep_delay: f64,
     exponential_sizes: bool,
+    /// ECN-capable transport: `ecn`, or a DCTCP flow.
+    ecn: bool,
     tcp: TcpParams,
 }
 
@@ -76,7 +78,11 @@ impl Entry {
         };
         // Open-loop flows carry TCP's defaults too (never used by their sources).
         let tcp_keys = spec.kind.tcp().cloned().unwrap_or_default();
-        let tcp = tcp::params(&tcp_keys, c.ecn, packet_size, p)?;
+        let ecn = c.ecn || tcp_keys.variant == Variant::Dctcp;
+        let tcp = tcp::params(&tcp_keys, ecn, packet_size, p)?;
+        if tcp.sack && matches!(spec.kind, KindSpec::Web(..)) {
+            return Err(SimError::at(&fp("sack"), "not available for web flows"));
+        }
         let open_loop = spec.kind.open_loop();
         let exponential_sizes =
             open_loop.is_some_and(|o| o.size_distribution == SizeDistribution::Exponential);
@@ -92,6 +98,7 @@ impl Entry {
             stop,
             prep_delay,
             exponential_sizes,
+            ecn,
             tcp,
         })
     }
@@ -138,7 +145,7 @@ impl Entry {
                 stop: self.stop,
                 packet_size: self.packet_size,
                 exponential_sizes: self.exponential_sizes,
-                ecn: c.ecn,
+                ecn: self.ecn,
                 prep_delay: self.prep_delay,
                 tcp: self.tcp.clone(),
                 seed,

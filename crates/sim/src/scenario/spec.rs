@@ -155,7 +155,9 @@ pub(super) struct TcpSpec {
     pub packets: Option<i64>,
     pub delayed_ack: bool,
     pub delack_interval: Quantity,
-    pub init_cwnd: f64,
+    /// Given or not (`initial_window` is the other way to set it).
+    pub init_cwnd: Option<f64>,
+    pub initial_window: Option<InitialWindow>,
     pub ssthresh: f64,
     pub min_rto: Quantity,
     pub max_rto: Quantity,
@@ -169,7 +171,24 @@ pub(super) struct TcpSpec {
     #[serde(deserialize_with = "newreno_timer")]
     pub newreno_timer: NewRenoTimer,
     pub tiny_window: bool,
+    pub sack: bool,
+    pub sack_blocks: i64,
+    pub limited_transmit: bool,
+    pub ect1: bool,
+    pub cubic_c: f64,
+    pub cubic_beta: f64,
+    pub fast_convergence: bool,
+    pub dctcp_g: f64,
     pub drop: Vec<i64>,
+}
+
+/// `initial_window = 10` (packets) or `"rfc3390"` / `"rfc6928"` (the RFCs' byte
+/// rules with the flow's MSS).
+#[derive(Clone, Deserialize)]
+#[serde(untagged, expecting = "expected a number of packets or \"rfc3390\" / \"rfc6928\"")]
+pub(super) enum InitialWindow {
+    Packets(i64),
+    Rule(String),
 }
 
 impl Default for TcpSpec {
@@ -181,7 +200,8 @@ impl Default for TcpSpec {
             packets: None,
             delayed_ack: d.delayed_ack,
             delack_interval: d.delack_interval.into(),
-            init_cwnd: d.init_cwnd,
+            init_cwnd: None,
+            initial_window: None,
             ssthresh: d.ssthresh,
             min_rto: d.min_rto.into(),
             max_rto: d.max_rto.into(),
@@ -193,6 +213,14 @@ impl Default for TcpSpec {
             newreno: d.newreno,
             newreno_timer: d.newreno_timer,
             tiny_window: d.tiny_window,
+            sack: d.sack,
+            sack_blocks: d.sack_blocks.into(),
+            limited_transmit: d.limited_transmit,
+            ect1: d.ect1,
+            cubic_c: d.cubic.c,
+            cubic_beta: d.cubic.beta,
+            fast_convergence: d.cubic.fast_convergence,
+            dctcp_g: d.dctcp_g,
             drop: Vec::new(),
         }
     }
@@ -232,6 +260,8 @@ enum VariantName {
     Tahoe,
     Reno,
     NewReno,
+    Cubic,
+    Dctcp,
 }
 
 #[derive(Deserialize)]

@@ -1,15 +1,19 @@
 //! A TCP flow's parameters from its keys, defaults those of [`TcpParams::default`].
 
 use super::read::{above, bytes, int_in, pos_secs};
-use super::spec::TcpSpec;
+use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
-use crate::tcp::TcpParams;
+use crate::tcp::{CubicParams, TcpParams, Variant};
 
-/// The TCP parameters of the flow at `p` (`flow[3]`).
+/// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
+const HEADERS: u32 = 40;
+
+/// The TCP parameters of the flow at `p` (`flow[3]`); `ecn` is the flow's ECN
+/// capability (DCTCP's flows have it whatever `ecn` says).
 pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Result<TcpParams> {
     let fp = |k: &str| format!("{p}.{k}");
     let max_window = int_in(t.max_window, &fp("max_window"), 1, 1 << 30)? as u32;
-    let init_cwnd = above(t.init_cwnd, 1.0, false, &fp("init_cwnd"), ">= 1 packet")?;
+    let init_cwnd = initial_window(t, packet_size, p)?;
     // Infinite is allowed (no threshold); NaN is not.
     if t.ssthresh.is_nan() || t.ssthresh < 2.0 {
         return Err(SimError::invalid(&fp("ssthresh"), t.ssthresh, ">= 2 packets"));
@@ -36,6 +40,19 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,
         tiny_window: t.tiny_window,
+        sack: t.sack,
+        sack_blocks: count(t.sack_blocks, "sack_blocks", 1, 4)?,
+        limited_transmit: t.limited_transmit,
+        ect1: t.ect1,
+        cubic: CubicParams {
+            c: above(t.cubic_c, 0.0, true, &fp("cubic_c"), "> 0 packets/s^3")?,
+            beta: open01(t.cubic_beta, &fp("cubic_beta"))?,
+            fast_convergence: t.fast_convergence,
+        },
+        dctcp_g: match t.dctcp_g {
+            g if g > 0.0 && g <= 1.0 => g,
+            g => return Err(SimError::invalid(&fp("dctcp_g"), g, "in (0, 1]")),
+        },
         drop: {
             let mut v = (t.drop.iter().enumerate())
                 .map(|(i, s)| count(*s, &format!("drop[{i}]"), 0, half))
@@ -52,5 +69,49 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             format!("<= max_rto ({max_rto})"),
         ));
     }
+    if tp.sack && tp.variant == Variant::Tahoe {
+        return Err(SimError::invalid(
+            &fp("sack"),
+            true,
+            "with variant reno, newreno, cubic or dctcp (not tahoe)",
+        ));
+    }
+    if tp.ect1 && !ecn {
+        return Err(SimError::invalid(&fp("ect1"), true, "true only with ecn = true"));
+    }
     Ok(tp)
+}
+
+/// A number in (0, 1).
+fn open01(v: f64, path: &str) -> Result<f64> {
+    if v > 0.0 && v < 1.0 { Ok(v) } else { Err(SimError::invalid(path, v, "in (0, 1)")) }
+}
+
+/// The initial window in packets: `init_cwnd`, or `initial_window` (packets, or an
+/// RFC's rule in bytes with MSS = `packet_size` - 40: RFC 3390's
+/// `min(4 MSS, max(2 MSS, 4380))`, RFC 6928's `min(10 MSS, max(2 MSS, 14600))`, in
+/// whole segments), not both; 2 if neither.
+fn initial_window(t: &TcpSpec, packet_size: u32, p: &str) -> Result<f64> {
+    let fp = |k: &str| format!("{p}.{k}");
+    let mss = packet_size.saturating_sub(HEADERS).max(1) as f64;
+    let rule = |k: f64, floor: f64| (k * mss).min((2.0 * mss).max(floor)) / mss;
+    match (t.init_cwnd, &t.initial_window) {
+        (Some(_), Some(_)) => {
+            Err(SimError::at(&fp("initial_window"), "give init_cwnd or initial_window, not both"))
+        }
+        (Some(w), None) => above(w, 1.0, false, &fp("init_cwnd"), ">= 1 packet"),
+        (None, None) => Ok(TcpParams::default().init_cwnd),
+        (None, Some(InitialWindow::Packets(n))) => {
+            Ok(int_in(*n, &fp("initial_window"), 1, 1 << 20)? as f64)
+        }
+        (None, Some(InitialWindow::Rule(r))) => match r.as_str() {
+            "rfc3390" => Ok(rule(4.0, 4380.0).floor()),
+            "rfc6928" => Ok(rule(10.0, 14600.0).floor()),
+            _ => Err(SimError::invalid(
+                &fp("initial_window"),
+                format!("{r:?}"),
+                "a number of packets, \"rfc3390\" or \"rfc6928\"",
+            )),
+        },
+    }
 }

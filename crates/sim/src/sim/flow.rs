@@ -13,7 +13,7 @@ use crate::monitor::FlowMon;
 use crate::packet::{Pkt, flags};
 use crate::rng::{SimRng, stream_rng};
 use crate::scenario::{FlowDef, FlowKind};
-use crate::tcp::{TcpParams, TcpReceiver, TcpSender, TcpStats};
+use crate::tcp::{TcpParams, TcpReceiver, TcpSender, TcpStats, connection};
 
 /// What emits a flow's packets besides TCP's own clock.
 #[derive(Clone)]
@@ -139,11 +139,10 @@ impl Flow {
     pub(super) fn new(id: usize, f: &FlowDef, bottleneck: usize) -> Flow {
         let tcp = f.kind.is_tcp().then(|| {
             let p = tcp_params(f);
-            let mut s = TcpSender::new(p.clone(), id as u32, f.dst as u16);
+            let (mut s, r) = connection(p, id as u32, f.src as u16, f.dst as u16);
             if let FlowKind::Telnet { .. } | FlowKind::Web { .. } = f.kind {
                 s.app_limit = 0;
             }
-            let r = TcpReceiver::new(&p, id as u32, f.src as u16);
             Box::new((s, r))
         });
         let source = match f.kind {
@@ -192,12 +191,6 @@ impl Flow {
             timeout_times: Vec::new(),
             web,
         }
-    }
-
-    /// The connection epoch its packets carry (web mice; 0 for other flows).
-    #[inline]
-    pub(super) fn epoch(&self) -> u8 {
-        self.web.as_ref().map_or(0, |w| w.epoch)
     }
 
     /// The sender's counters, earlier transfers (web mice) included.

@@ -26,8 +26,11 @@ impl Sim {
         self.out_from = to;
         for i in from..to {
             let mut p = self.out[i];
-            if self.has_web {
-                p.epoch = self.flows[p.flow as usize].epoch();
+            if self.has_web
+                && let Some(w) = self.flows[p.flow as usize].web.as_ref()
+            {
+                // (other flows' epoch byte is theirs: a SACK ACK's tag)
+                p.epoch = w.epoch;
             }
             self.forward(node, p);
         }
@@ -42,7 +45,7 @@ impl Sim {
         let f = pkt.flow as usize;
         let in_win = now >= self.w0 && now <= self.w1;
         let fl = &mut self.flows[f];
-        if self.has_web && pkt.epoch != fl.epoch() {
+        if self.has_web && fl.web.as_ref().is_some_and(|w| w.epoch != pkt.epoch) {
             return; // a straggler of an earlier transfer on this connection
         }
         if fl.tcp.is_none() {

@@ -1,5 +1,5 @@
-//! TCP senders (Tahoe, Reno, NewReno) and the receiver, counted in packets like
-//! ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
+//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP) and the receiver, counted in
+//! packets like ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
 //!
 //! Pure state machines: they are told the time and the packet, append what they send
 //! to an output buffer, and expose their timer deadlines; the simulator owns the
@@ -12,12 +12,29 @@
 //! backoff doubling capped at 64, delayed-ACK interval 100 ms, 40-byte ACKs,
 //! three duplicate ACKs; and ns-2's `bug_fix_`: no new fast retransmit for duplicate
 //! ACKs that do not cover the highest packet sent when the last one began (RFC 6582's
-//! `recover`), for all three variants.
+//! `recover`), for every variant.
+//!
+//! Beyond ns-2's agents (each off by default, so that a scenario that does not ask
+//! for them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257,
+//! `dctcp` and the receiver's echo in `receiver`), SACK loss recovery (RFC 6675 with
+//! RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and ECT(1). A sender that
+//! uses none of them takes the original code path (`ext` false): one test per ACK.
 
-use std::collections::VecDeque;
+mod cubic;
+mod dctcp;
+mod ext;
+mod receiver;
+mod sack;
+#[cfg(test)]
+mod tests;
 
 use aqm::Time;
 use serde::Serialize;
+
+pub use cubic::{Cubic, CubicParams};
+pub use dctcp::Dctcp;
+pub use receiver::TcpReceiver;
+pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
 use crate::packet::{Pkt, flags};
 
@@ -30,6 +47,11 @@ pub enum Variant {
     Reno,
     /// Reno with partial-ACK handling (RFC 6582 or Lin & Morris 11.2).
     NewReno,
+    /// CUBIC (RFC 9438) with NewReno's loss recovery (or SACK's).
+    Cubic,
+    /// DCTCP (RFC 8257): ECN marks answered in proportion to their fraction; losses
+    /// as NewReno.
+    Dctcp,
 }
 
 impl Variant {
@@ -38,7 +60,15 @@ impl Variant {
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
+            Variant::Cubic => "cubic",
+            Variant::Dctcp => "dctcp",
         }
+    }
+
+    /// Does the variant answer partial ACKs as NewReno does?
+    #[inline]
+    fn newreno_recovery(self) -> bool {
+        !matches!(self, Variant::Tahoe | Variant::Reno)
     }
 }
 
@@ -103,6 +133,18 @@ pub struct TcpParams {
     pub ecn: bool,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
     pub tiny_window: bool,
+    /// SACK loss recovery (RFC 6675); the receiver sends SACK blocks (RFC 2018).
+    pub sack: bool,
+    /// Most SACK blocks on an ACK (3 with TCP timestamps, 4 without).
+    pub sack_blocks: u32,
+    /// Limited transmit (RFC 3042): a new packet on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Data packets carry ECT(1) rather than ECT(0) (L4S, RFC 9331; with `ecn`).
+    pub ect1: bool,
+    /// CUBIC's constants.
+    pub cubic: CubicParams,
+    /// DCTCP's weight g of a new observation of the marked fraction.
+    pub dctcp_g: f64,
     /// Fault injection for tests: the first transmission of these packets is lost.
     pub drop: Vec<u32>,
 }
@@ -129,6 +171,12 @@ impl Default for TcpParams {
             dupack_threshold: 3,
             ecn: false,
             tiny_window: false,
+            sack: false,
+            sack_blocks: 3,
+            limited_transmit: false,
+            ect1: false,
+            cubic: CubicParams::default(),
+            dctcp_g: 1.0 / 16.0,
             drop: Vec::new(),
         }
     }
@@ -192,6 +240,21 @@ pub struct TcpSender {
     /// When the last packet of a finite transfer was acknowledged.
     pub done_at: Option<Time>,
     pub started: bool,
+    /// Some extension is on (CUBIC, DCTCP, SACK, limited transmit): ACKs take the
+    /// extended path.
+    ext: bool,
+    cubic: Option<Box<Cubic>>,
+    dctcp: Option<Box<Dctcp>>,
+    sack: Option<Box<Scoreboard>>,
+    sack_log: Option<SharedSackLog>,
+}
+
+/// A connection's two ends, sharing the SACK log if they use SACK.
+pub fn connection(p: TcpParams, flow: u32, src: u16, dst: u16) -> (TcpSender, TcpReceiver) {
+    let r = TcpReceiver::new(&p, flow, src);
+    let mut s = TcpSender::new(p, flow, dst);
+    s.sack_log = r.sack_log();
+    (s, r)
 }
 
 impl TcpSender {
@@ -227,9 +290,42 @@ impl TcpSender {
             stats: TcpStats::default(),
             done_at: None,
             started: false,
+            ext: false,
+            cubic: None,
+            dctcp: None,
+            sack: None,
+            sack_log: None,
         };
+        let p = &s.p;
+        s.ext = p.sack
+            || p.limited_transmit
+            || !matches!(p.variant, Variant::Tahoe | Variant::Reno | Variant::NewReno);
+        if p.variant == Variant::Cubic {
+            s.cubic = Some(Box::new(Cubic::new(p.cubic)));
+        }
+        if p.variant == Variant::Dctcp {
+            s.dctcp = Some(Box::new(Dctcp::new(p.dctcp_g)));
+        }
+        if p.sack {
+            s.sack = Some(Box::default());
+        }
         s.set_rto_span();
         s
+    }
+
+    /// CUBIC's state, for a CUBIC sender.
+    pub fn cubic(&self) -> Option<&Cubic> {
+        self.cubic.as_deref()
+    }
+
+    /// DCTCP's state, for a DCTCP sender.
+    pub fn dctcp(&self) -> Option<&Dctcp> {
+        self.dctcp.as_deref()
+    }
+
+    /// The SACK scoreboard, for a SACK sender.
+    pub fn scoreboard(&self) -> Option<&Scoreboard> {
+        self.sack.as_deref()
     }
 
     /// The usable window: min(cwnd, receiver window), at least one packet.
@@ -261,6 +357,9 @@ impl TcpSender {
         let mut f = 0u8;
         if self.p.ecn {
             f |= flags::ECT;
+            if self.p.ect1 {
+                f |= flags::ECT1;
+            }
             if self.cwr_pending {
                 f |= flags::CWR;
                 self.cwr_pending = false;
@@ -296,6 +395,13 @@ impl TcpSender {
 
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+        if self.ext { self.send_ext(now, out, max) } else { self.send_plain(now, out, max) }
+    }
+
+    /// `send_much` without the extensions (inlined where the plain path calls it, as
+    /// `send_much` was before the extensions: measured, it matters).
+    #[inline(always)]
+    fn send_plain(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         let mut n = 0;
         // (sending moves neither the window nor its left edge)
         let limit = self.snd_una.saturating_add(self.window());
@@ -314,6 +420,9 @@ impl TcpSender {
 
     /// Could `send_much` send something now?
     pub fn can_send(&self) -> bool {
+        if self.in_recovery && self.sack.is_some() {
+            return self.sack_can_send();
+        }
         self.snd_nxt < self.snd_una.saturating_add(self.window()) && self.app_has(self.snd_nxt)
     }
 
@@ -324,6 +433,7 @@ impl TcpSender {
     }
 
     /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does.
+    #[inline(always)]
     fn rtt_sample(&mut self, r: f64) {
         let tick = self.p.tick;
         let r = ((r / tick).round().max(1.0)) * tick;
@@ -341,13 +451,20 @@ impl TcpSender {
         self.set_rto_span();
     }
 
+    /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it).
     fn halve(&mut self) {
         let w = self.cwnd.min(self.p.max_window as f64);
-        self.ssthresh = (w / 2.0).floor().max(2.0);
+        self.ssthresh = match self.cubic.as_mut() {
+            Some(c) => c.on_congestion(w),
+            None => (w / 2.0).floor().max(2.0),
+        };
     }
 
     /// An ACK arrived. `max` bounds the packets sent in response (prep-delay pacing).
     pub fn on_ack(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
+        if self.ext {
+            return self.on_ack_ext(now, ack, out, max);
+        }
         let a = ack.seq;
         if self.p.ecn && ack.flags & flags::ECE != 0 && a > self.ecn_recover && !self.in_recovery {
             // RFC 3168: respond to ECN once per window, as to a loss but without retransmitting.
@@ -368,14 +485,7 @@ impl TcpSender {
     #[inline(always)]
     fn new_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         let newly = (a - self.snd_una) as f64;
-        if let Some(s) = self.rtt_seq
-            && a > s
-        {
-            self.rtt_sample((now - self.rtt_ts).as_secs_f64());
-            self.rtt_seq = None;
-            self.backoff = 1;
-            self.set_rto_span();
-        }
+        self.timed_ack(now, a);
         if self.in_recovery {
             if self.recovery_ack(now, a, newly, out, max) {
                 return;
@@ -385,6 +495,27 @@ impl TcpSender {
         } else {
             self.cwnd += 1.0 / self.cwnd;
         }
+        self.acked_to(now, a);
+        self.send_plain(now, out, max);
+    }
+
+    /// An ACK for new data ends the RTT measurement it covers.
+    #[inline(always)]
+    fn timed_ack(&mut self, now: Time, a: u32) {
+        if let Some(s) = self.rtt_seq
+            && a > s
+        {
+            self.rtt_sample((now - self.rtt_ts).as_secs_f64());
+            self.rtt_seq = None;
+            self.backoff = 1;
+            self.set_rto_span();
+        }
+    }
+
+    /// The left edge moves to `a` (after the window's update): the timer, a finite
+    /// transfer's end.
+    #[inline(always)]
+    fn acked_to(&mut self, now: Time, a: u32) {
         // cwnd never grows past the receiver window (it could not be used; Linux's
         // snd_cwnd_clamp). Fast-recovery inflation is bounded the same way below.
         self.cwnd = self.cwnd.min(self.p.max_window as f64);
@@ -405,12 +536,12 @@ impl TcpSender {
             self.done_at = Some(now);
             self.rtx_deadline = None;
         }
-        self.send_much(now, out, max);
     }
 
     /// A new ACK during fast recovery, acknowledging `newly` packets: a NewReno partial
     /// ACK is answered here in full (true); otherwise the window is set for the exit
     /// from recovery, or deflated for Lin & Morris's NewReno that stays in it (false).
+    #[inline(always)]
     fn recovery_ack(
         &mut self,
         now: Time,
@@ -421,7 +552,7 @@ impl TcpSender {
     ) -> bool {
         let partial = a < self.recover;
         match self.p.variant {
-            Variant::NewReno if partial => {
+            v if v.newreno_recovery() && partial => {
                 // RFC 6582 step 5: retransmit the first unacknowledged packet,
                 // deflate by the amount acknowledged, add back one.
                 self.snd_una = a;
@@ -455,6 +586,7 @@ impl TcpSender {
     }
 
     /// A duplicate ACK (`a` == `snd_una`, data outstanding).
+    #[inline(always)]
     fn dup_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         self.dupacks += 1;
         if self.in_recovery {
@@ -500,7 +632,7 @@ impl TcpSender {
                 self.snd_nxt = self.snd_una;
                 self.rtt_seq = None;
             }
-            Variant::Reno | Variant::NewReno => {
+            _ => {
                 self.emit(now, self.snd_una, true, out);
                 self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
                 self.in_recovery = true;
@@ -514,7 +646,16 @@ impl TcpSender {
     /// The retransmission timer fired (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.stats.timeouts += 1;
-        self.halve();
+        match self.cubic.as_mut() {
+            // RFC 9438 Section 4.8
+            Some(c) => self.ssthresh = c.on_timeout(self.cwnd.min(self.p.max_window as f64)),
+            None => self.halve(),
+        }
+        if let Some(sb) = self.sack.as_mut() {
+            // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the receiver
+            // may have reneged); what later ACKs report is used again.
+            sb.clear();
+        }
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(self.p.max_backoff);
         self.set_rto_span();
@@ -531,120 +672,5 @@ impl TcpSender {
     /// Is everything the application gave acknowledged?
     pub fn idle(&self) -> bool {
         self.snd_una == self.snd_max && !self.app_has(self.snd_max)
-    }
-}
-
-/// A TCP receiver: cumulative ACKs, optional delayed ACKs (every second packet or
-/// after `delack_interval`; out-of-order packets are acknowledged at once), ECN echo
-/// until the sender's CWR.
-#[derive(Clone, Debug)]
-pub struct TcpReceiver {
-    flow: u32,
-    dst: u16,
-    ack_size: u32,
-    ecn: bool,
-    delayed: bool,
-    delack_interval: aqm::Duration,
-    /// Next packet expected.
-    pub next: u32,
-    ooo: VecDeque<u32>,
-    pending: u32,
-    /// Delayed-ACK deadline.
-    pub delack_deadline: Option<Time>,
-    ece: bool,
-}
-
-impl TcpReceiver {
-    pub fn new(p: &TcpParams, flow: u32, dst: u16) -> TcpReceiver {
-        TcpReceiver {
-            flow,
-            dst,
-            ack_size: p.ack_size,
-            ecn: p.ecn,
-            delayed: p.delayed_ack,
-            delack_interval: aqm::Duration::from_secs_f64(p.delack_interval),
-            next: 0,
-            ooo: VecDeque::new(),
-            pending: 0,
-            delack_deadline: None,
-            ece: false,
-        }
-    }
-
-    #[inline]
-    fn ack(&mut self, out: &mut Vec<Pkt>) {
-        let mut f = flags::ACK;
-        if self.ece {
-            f |= flags::ECE;
-        }
-        out.push(Pkt {
-            flow: self.flow,
-            seq: self.next,
-            size: self.ack_size,
-            dst: self.dst,
-            flags: f,
-            epoch: 0,
-        });
-        self.pending = 0;
-        self.delack_deadline = None;
-    }
-
-    /// A data packet arrived. Returns how many packets became deliverable in order.
-    pub fn on_data(&mut self, now: Time, pkt: &Pkt, out: &mut Vec<Pkt>) -> u32 {
-        if self.ecn {
-            if pkt.flags & flags::CWR != 0 {
-                self.ece = false;
-            }
-            if pkt.flags & flags::CE != 0 {
-                self.ece = true;
-            }
-        }
-        let s = pkt.seq;
-        if s == self.next {
-            self.next += 1;
-            let mut n = 1;
-            let filled = !self.ooo.is_empty();
-            if filled {
-                // drop what the advance covered, then take the run that follows
-                while self.ooo.front().is_some_and(|&x| x < self.next) {
-                    self.ooo.pop_front();
-                }
-                while self.ooo.front() == Some(&self.next) {
-                    self.ooo.pop_front();
-                    self.next += 1;
-                    n += 1;
-                }
-            }
-            if self.delayed && !filled && pkt.flags & flags::CE == 0 {
-                self.pending += 1;
-                if self.pending >= 2 {
-                    self.ack(out);
-                } else if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now + self.delack_interval);
-                }
-            } else {
-                self.ack(out);
-            }
-            n
-        } else {
-            if s > self.next {
-                // sorted, without duplicates; usually appended at the back
-                if self.ooo.back().is_none_or(|&b| b < s) {
-                    self.ooo.push_back(s);
-                } else if let Err(i) = self.ooo.binary_search(&s) {
-                    self.ooo.insert(i, s);
-                }
-            }
-            self.ack(out);
-            0
-        }
-    }
-
-    /// The delayed-ACK timer fired.
-    pub fn on_delack(&mut self, out: &mut Vec<Pkt>) {
-        if self.pending > 0 {
-            self.ack(out);
-        }
-        self.delack_deadline = None;
     }
 }

@@ -1,0 +1,229 @@
+//! The sender's extended path: ACKs of a sender with CUBIC, DCTCP, SACK or limited
+//! transmit. Everything a plain Reno-family sender does is done the same way here
+//! (the shared steps are the same functions); what differs is the window's growth
+//! (CUBIC), the answer to ECN-Echo (DCTCP, CUBIC), duplicate ACKs (limited transmit,
+//! SACK) and loss recovery (SACK, RFC 6675 Section 5).
+
+use aqm::Time;
+
+use super::TcpSender;
+use super::sack::SackLog;
+use crate::packet::{Pkt, flags};
+
+impl TcpSender {
+    /// `on_ack` of a sender with extensions.
+    #[inline(never)]
+    pub(super) fn on_ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
+        let a = ack.seq;
+        let ece = self.p.ecn && ack.flags & flags::ECE != 0;
+        let mut newly_sacked = 0;
+        if let Some(sb) = self.sack.as_mut() {
+            let blocks = match &self.sack_log {
+                Some(log) => SackLog::take(log, a, ack.epoch),
+                None => Default::default(),
+            };
+            sb.advance(a.max(self.snd_una));
+            newly_sacked = sb.update(blocks.as_slice(), self.snd_max);
+        }
+        if a > self.snd_una
+            && let Some(d) = self.dctcp.as_mut()
+        {
+            d.on_ack(a - self.snd_una, ece, a, self.snd_max);
+        }
+        if ece && a > self.ecn_recover && !self.in_recovery {
+            self.ecn_reduce();
+        }
+        if a > self.snd_una {
+            self.new_ack_ext(now, a, out, max);
+        } else if a == self.snd_una && self.snd_max > self.snd_una {
+            self.dup_ack_ext(now, a, newly_sacked, out, max);
+        }
+    }
+
+    /// The answer to ECN-Echo, once per window of data: RFC 3168's halving, DCTCP's
+    /// `cwnd (1 - alpha / 2)` (RFC 8257 Section 3.3), CUBIC's congestion event
+    /// (RFC 9438 Section 4.6, cwnd at least 1).
+    fn ecn_reduce(&mut self) {
+        let w = self.cwnd.min(self.p.max_window as f64);
+        if let Some(d) = self.dctcp.as_ref() {
+            self.ssthresh = d.reduced(w);
+        } else {
+            self.halve();
+        }
+        self.cwnd = self.ssthresh.max(1.0);
+        self.ecn_recover = self.snd_max;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    /// An ACK for new data (`a` > `snd_una`).
+    fn new_ack_ext(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
+        let newly = (a - self.snd_una) as f64;
+        self.timed_ack(now, a);
+        if self.in_recovery {
+            if self.sack.is_some() {
+                if a < self.recover {
+                    // RFC 6675 (B): a partial ACK; the timer restarts (RFC 6298 5.3).
+                    self.snd_una = a;
+                    self.snd_nxt = self.snd_nxt.max(a);
+                    self.dupacks = 0;
+                    self.restart_timer(now);
+                    self.sack_send(now, out, max);
+                    return;
+                }
+                // RFC 6675 (A): recovery ends; cwnd is ssthresh already.
+                self.in_recovery = false;
+            } else if self.recovery_ack(now, a, newly, out, max) {
+                return;
+            }
+        } else if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else if let Some(c) = self.cubic.as_mut() {
+            self.cwnd = c.on_ack(now.as_secs_f64(), self.cwnd, self.srtt);
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        self.acked_to(now, a);
+        self.send_ext(now, out, max);
+    }
+
+    /// A duplicate ACK (`a` == `snd_una`, data outstanding) that newly SACKed
+    /// `newly_sacked` packets.
+    fn dup_ack_ext(&mut self, now: Time, a: u32, newly_sacked: u32, out: &mut Vec<Pkt>, max: u32) {
+        let thresh = self.p.dupack_threshold;
+        if self.sack.is_none() {
+            if self.in_recovery || self.dupacks + 1 >= thresh || !self.p.limited_transmit {
+                return self.dup_ack(now, a, out, max);
+            }
+            self.dupacks += 1;
+            return self.limited_transmit(now, out);
+        }
+        if self.in_recovery {
+            // RFC 6675 (B), (C).
+            self.sack_send(now, out, max);
+            return;
+        }
+        // RFC 6675 Section 2: a duplicate ACK is one that SACKs new data.
+        if newly_sacked > 0 {
+            self.dupacks += 1;
+        }
+        let (una, snd_max) = (self.snd_una, self.snd_max);
+        let lost = self.sack.as_ref().is_some_and(|sb| sb.is_lost(una, snd_max, thresh));
+        if self.dupacks >= thresh || lost {
+            if self.have_recover && a < self.recover {
+                // RFC 6675 Section 5.1 / RFC 6582: this window was reduced for already.
+                return;
+            }
+            self.sack_recovery(now, out, max);
+        } else if newly_sacked > 0 && self.p.limited_transmit {
+            self.limited_transmit(now, out);
+        }
+    }
+
+    /// RFC 3042: on each of the first two duplicate ACKs a new packet goes out, if the
+    /// receiver window and the application allow it and the data outstanding stays
+    /// within cwnd + 2 packets; cwnd does not change.
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<Pkt>) {
+        if self.dupacks >= self.p.dupack_threshold || self.snd_nxt != self.snd_max {
+            return;
+        }
+        let outstanding = self.snd_max - self.snd_una;
+        if self.app_has(self.snd_max)
+            && outstanding < self.p.max_window
+            && outstanding < self.window() + 2
+        {
+            let seq = self.snd_max;
+            self.emit(now, seq, false, out);
+            self.snd_max += 1;
+            self.snd_nxt = self.snd_max;
+        }
+    }
+
+    /// RFC 6675 Section 5, steps 1 to 5: enter loss recovery.
+    fn sack_recovery(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        self.stats.fast_retransmits += 1;
+        self.halve();
+        self.cwnd = self.ssthresh;
+        self.recover = self.snd_max;
+        self.have_recover = true;
+        self.in_recovery = true;
+        let una = self.snd_una;
+        if let Some(sb) = self.sack.as_mut() {
+            sb.high_rxt = una + 1;
+        }
+        self.emit(now, una, true, out);
+        self.restart_timer(now);
+        self.sack_send(now, out, max);
+    }
+
+    /// RFC 6675 step (C): while `cwnd - pipe >= 1`, send what `NextSeg()` names:
+    /// a lost packet (rule 1), else new data (rule 2), else an unSACKed packet below
+    /// the highest SACKed one (rule 3).
+    fn sack_send(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        let Some(mut sb) = self.sack.take() else { return };
+        let thresh = self.p.dupack_threshold;
+        // (pipe is recounted only here; each packet sent adds one, RFC 6675 C.4)
+        let mut pipe = sb.pipe(self.snd_max, thresh) as f64;
+        let mut n = 0;
+        while n < max && self.cwnd - pipe >= 1.0 {
+            let rx = sb.next_retransmission(self.snd_max, thresh);
+            let new_ok = self.app_has(self.snd_max)
+                && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
+            let seq = match rx {
+                Some((s, true)) => s,
+                _ if new_ok => self.snd_max,
+                Some((s, false)) => s,
+                None => break,
+            };
+            if seq < self.snd_max {
+                sb.high_rxt = seq + 1;
+                self.emit(now, seq, true, out);
+            } else {
+                self.emit(now, seq, false, out);
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_nxt.max(self.snd_max);
+            }
+            pipe += 1.0;
+            n += 1;
+        }
+        self.sack = Some(sb);
+    }
+
+    /// Could `sack_send` send now (`can_send` in SACK's recovery)?
+    pub(super) fn sack_can_send(&self) -> bool {
+        let Some(sb) = self.sack.as_ref() else { return false };
+        let thresh = self.p.dupack_threshold;
+        let new_ok = self.app_has(self.snd_max)
+            && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
+        self.cwnd - sb.pipe(self.snd_max, thresh) as f64 >= 1.0
+            && (new_ok || sb.next_retransmission(self.snd_max, thresh).is_some())
+    }
+
+    /// `send_much` with the extensions: SACK's rules in recovery; otherwise the
+    /// window, skipping packets SACKed since a timeout.
+    pub(super) fn send_ext(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+        if self.sack.is_none() {
+            return self.send_plain(now, out, max);
+        }
+        if self.in_recovery {
+            self.sack_send(now, out, max);
+            return 0;
+        }
+        let mut n = 0;
+        let limit = self.snd_una.saturating_add(self.window());
+        while n < max && self.snd_nxt < limit && self.app_has(self.snd_nxt) {
+            let seq = self.snd_nxt;
+            let retx = seq < self.snd_max;
+            self.snd_nxt += 1;
+            if retx && self.sack.as_ref().is_some_and(|sb| sb.is_sacked(seq)) {
+                continue;
+            }
+            self.emit(now, seq, retx, out);
+            if self.snd_nxt > self.snd_max {
+                self.snd_max = self.snd_nxt;
+            }
+            n += 1;
+        }
+        n
+    }
+}

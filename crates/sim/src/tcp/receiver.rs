@@ -1,0 +1,215 @@
+//! The TCP receiver: cumulative ACKs, delayed ACKs, ECN echo (RFC 3168, or DCTCP's
+//! exact echo), SACK blocks.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use aqm::Time;
+
+use super::sack::{Runs, SackLog, SharedSackLog};
+use super::{TcpParams, Variant};
+use crate::packet::{Pkt, flags};
+
+/// A TCP receiver: cumulative ACKs, optional delayed ACKs (every second packet or
+/// after `delack_interval`; out-of-order packets are acknowledged at once), ECN echo
+/// until the sender's CWR.
+///
+/// With DCTCP or SACK (`ext`) the receiver keeps its out-of-order packets as runs and
+/// takes `on_data_ext`: DCTCP's echo (RFC 8257 Section 3.2) sets ECE on an ACK exactly
+/// when the packets it acknowledges were CE-marked: with delayed ACKs, a change of the
+/// CE state first acknowledges the packets received before at once, with the old
+/// state (the RFC's two-state machine); SACK blocks go into the flow's log.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    flow: u32,
+    dst: u16,
+    ack_size: u32,
+    ecn: bool,
+    delayed: bool,
+    delack_interval: aqm::Duration,
+    /// Next packet expected.
+    pub next: u32,
+    ooo: VecDeque<u32>,
+    pending: u32,
+    /// Delayed-ACK deadline.
+    pub delack_deadline: Option<Time>,
+    ece: bool,
+    ext: bool,
+    /// DCTCP's echo (DCTCP.CE is `ce_state`).
+    dctcp: bool,
+    ce_state: bool,
+    runs: Runs,
+    sack_log: Option<SharedSackLog>,
+    sack_blocks: usize,
+}
+
+impl TcpReceiver {
+    pub fn new(p: &TcpParams, flow: u32, dst: u16) -> TcpReceiver {
+        TcpReceiver {
+            flow,
+            dst,
+            ack_size: p.ack_size,
+            ecn: p.ecn,
+            delayed: p.delayed_ack,
+            delack_interval: aqm::Duration::from_secs_f64(p.delack_interval),
+            next: 0,
+            ooo: VecDeque::new(),
+            pending: 0,
+            delack_deadline: None,
+            ece: false,
+            ext: p.sack || p.variant == Variant::Dctcp,
+            dctcp: p.variant == Variant::Dctcp,
+            ce_state: false,
+            runs: Runs::default(),
+            sack_log: p.sack.then(|| Arc::new(Mutex::new(SackLog::default()))),
+            sack_blocks: p.sack_blocks as usize,
+        }
+    }
+
+    /// The SACK log this receiver writes (shared with its sender).
+    pub fn sack_log(&self) -> Option<SharedSackLog> {
+        self.sack_log.clone()
+    }
+
+    #[inline]
+    fn ack(&mut self, out: &mut Vec<Pkt>) {
+        let mut f = flags::ACK;
+        if self.ece {
+            f |= flags::ECE;
+        }
+        out.push(Pkt {
+            flow: self.flow,
+            seq: self.next,
+            size: self.ack_size,
+            dst: self.dst,
+            flags: f,
+            epoch: 0,
+        });
+        self.pending = 0;
+        self.delack_deadline = None;
+    }
+
+    /// A data packet arrived. Returns how many packets became deliverable in order.
+    pub fn on_data(&mut self, now: Time, pkt: &Pkt, out: &mut Vec<Pkt>) -> u32 {
+        if self.ext {
+            return self.on_data_ext(now, pkt, out);
+        }
+        if self.ecn {
+            if pkt.flags & flags::CWR != 0 {
+                self.ece = false;
+            }
+            if pkt.flags & flags::CE != 0 {
+                self.ece = true;
+            }
+        }
+        let s = pkt.seq;
+        if s == self.next {
+            self.next += 1;
+            let mut n = 1;
+            let filled = !self.ooo.is_empty();
+            if filled {
+                // drop what the advance covered, then take the run that follows
+                while self.ooo.front().is_some_and(|&x| x < self.next) {
+                    self.ooo.pop_front();
+                }
+                while self.ooo.front() == Some(&self.next) {
+                    self.ooo.pop_front();
+                    self.next += 1;
+                    n += 1;
+                }
+            }
+            if self.delayed && !filled && pkt.flags & flags::CE == 0 {
+                self.pending += 1;
+                if self.pending >= 2 {
+                    self.ack(out);
+                } else if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + self.delack_interval);
+                }
+            } else {
+                self.ack(out);
+            }
+            n
+        } else {
+            if s > self.next {
+                // sorted, without duplicates; usually appended at the back
+                if self.ooo.back().is_none_or(|&b| b < s) {
+                    self.ooo.push_back(s);
+                } else if let Err(i) = self.ooo.binary_search(&s) {
+                    self.ooo.insert(i, s);
+                }
+            }
+            self.ack(out);
+            0
+        }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack(&mut self, out: &mut Vec<Pkt>) {
+        if self.pending > 0 {
+            if self.ext { self.ack_ext(out, None) } else { self.ack(out) }
+        }
+        self.delack_deadline = None;
+    }
+
+    /// `on_data` with DCTCP's echo or SACK.
+    #[inline(never)]
+    fn on_data_ext(&mut self, now: Time, pkt: &Pkt, out: &mut Vec<Pkt>) -> u32 {
+        let ce = pkt.flags & flags::CE != 0;
+        if self.dctcp {
+            if ce != self.ce_state {
+                if self.pending > 0 {
+                    // the packets before this one, with their CE state
+                    self.ack_ext(out, None);
+                }
+                self.ce_state = ce;
+            }
+            self.ece = ce;
+        } else if self.ecn {
+            if pkt.flags & flags::CWR != 0 {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
+        }
+        let s = pkt.seq;
+        if s != self.next {
+            let first = (s > self.next).then(|| self.runs.insert(s));
+            self.ack_ext(out, first);
+            return 0;
+        }
+        let filled = !self.runs.runs.is_empty();
+        let next = if filled { self.runs.advance(s + 1) } else { s + 1 };
+        let n = next - s;
+        self.next = next;
+        if self.delayed && !filled && (self.dctcp || !ce) {
+            self.pending += 1;
+            if self.pending >= 2 {
+                self.ack_ext(out, None);
+            } else if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.delack_interval);
+            }
+        } else {
+            self.ack_ext(out, None);
+        }
+        n
+    }
+
+    /// An ACK with SACK blocks (the run of out-of-order run `first` first) if SACK is
+    /// on.
+    fn ack_ext(&mut self, out: &mut Vec<Pkt>, first: Option<usize>) {
+        let mut f = flags::ACK;
+        if self.ece {
+            f |= flags::ECE;
+        }
+        let (mut size, mut epoch) = (self.ack_size, 0);
+        if let Some(log) = &self.sack_log {
+            let b = self.runs.blocks(first, self.sack_blocks);
+            size += b.option_bytes();
+            epoch = SackLog::put(log, self.next, b);
+        }
+        out.push(Pkt { flow: self.flow, seq: self.next, size, dst: self.dst, flags: f, epoch });
+        self.pending = 0;
+        self.delack_deadline = None;
+    }
+}
