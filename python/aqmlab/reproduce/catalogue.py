@@ -23,6 +23,12 @@ from . import (
     floyd1993_fig12,
     floyd1993_misbehaving,
     floyd1993_twoway,
+    floyd2001,
+    floyd2001_congestion,
+    floyd2001_oscillations,
+    floyd2001_routing,
+    floyd2001_tradeoff,
+    floyd2001_wq,
     lin1997,
     lin1997_cbr,
     lin1997_many,
@@ -38,6 +44,7 @@ FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
 ZHENG = zheng2008.PAPER
 LIN = lin1997.PAPER
+FLOYD2001 = floyd2001.PAPER
 
 GROUPS: Tuple[Group, ...] = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
@@ -74,6 +81,42 @@ GROUPS: Tuple[Group, ...] = (
             bonald2000_tcp_traces.FIG15,
         ),
     ),
+    # Floyd, Gummadi & Shenker 2001 (Adaptive RED)
+    Group(
+        "floyd2001-tradeoff",
+        FLOYD2001,
+        (
+            floyd2001_tradeoff.FIG1,
+            floyd2001_tradeoff.FIG2,
+            floyd2001_tradeoff.FIG3,
+            floyd2001_tradeoff.FIG4,
+            floyd2001_tradeoff.FIG5,
+        ),
+    ),
+    Group("floyd2001-fig10", FLOYD2001, (floyd2001.FIG10,)),
+    Group("floyd2001-section4", FLOYD2001, (floyd2001.SECTION4,)),
+    Group(
+        "floyd2001-congestion",
+        FLOYD2001,
+        (
+            floyd2001_congestion.FIG6,
+            floyd2001_congestion.FIG7,
+            floyd2001_congestion.FIG8,
+            floyd2001_congestion.FIG9,
+        ),
+    ),
+    Group(
+        "floyd2001-oscillations",
+        FLOYD2001,
+        (
+            floyd2001_oscillations.FIG11,
+            floyd2001_oscillations.FIG12,
+            floyd2001_oscillations.FIG13,
+            floyd2001_oscillations.FIG14,
+        ),
+    ),
+    Group("floyd2001-fig18", FLOYD2001, (floyd2001_routing.FIG18,)),
+    Group("floyd2001-wq", FLOYD2001, (floyd2001_wq.FIG15, floyd2001_wq.FIG16, floyd2001_wq.FIG17)),
 )
 # Lin & Morris 1997
 GROUPS += (
