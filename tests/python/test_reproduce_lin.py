@@ -9,7 +9,7 @@ import pytest
 from aqmlab.reproduce.common import scenario_dict
 from aqmlab.reproduce.lin1997 import CELL_FACTOR, fragile_scenario, run_fragile
 from aqmlab.reproduce.lin1997_many import FLOWS, scenario, simulate_sampled
-from aqmlab.reproduce.lin1997_symmetric import SPAN, find_event
+from aqmlab.reproduce.lin1997_symmetric import find_event
 from aqmlab.sim import Scenario
 
 
@@ -63,27 +63,27 @@ def _cw(rows):
     return pd.DataFrame(rows, columns=["time", "flow", "cwnd", "ssthresh"])
 
 
-def test_find_event_needs_repeated_cuts_of_one_connection_only():
-    # flow 0: two cuts just before it stalls, then a timeout 1 s later; flow 1 grows steadily
-    victim = [
-        (0.0, 0, 2, -1),
-        (0.05, 0, 20, -1),
-        (0.20, 0, 12, 10),
-        (0.25, 0, 7, 6),
-        (0.26, 0, 8, 6),
-    ]
-    victim.append((1.26, 0, 1, 4))
-    other = [(0.0, 1, 2, -1)] + [(0.01 * k, 1, 2 + k, -1) for k in range(1, 30)]
-    ev = find_event(_cw(victim + other))
-    assert ev == {"flow": 0, "time": 1.26, "stall": 0.26, "cuts_before": 2}
-    # the other connection cut in the same span: no event
-    other_cut = other + [(0.22, 1, 10, 9)]
-    assert find_event(_cw(victim + other_cut)) is None
-    # only one cut before the stall: no event
-    assert find_event(_cw([r for r in victim if r[0] != 0.20] + other)) is None
-    # the other connection had not started by stall - SPAN: no event
-    late = [(0.0, 1, 2, -1), (0.26 - SPAN / 2, 1, 3, -1)]
-    assert find_event(_cw(victim + late)) is None
+def _drops(rows):
+    return pd.DataFrame(rows, columns=["time", "flow"])
+
+
+def test_find_event_needs_repeated_hits_of_one_connection_only():
+    # flow 1 sends steadily (an ACK every 5 ms); flow 0 loses packets in two recoveries
+    # 0.05 s apart after flow 1's last loss, stalls at 0.26 s and times out 1 s later
+    other = [(0.005 * k, 1, 2 + k, -1) for k in range(0, 60)]
+    victim = [(0.0, 0, 2, -1), (0.05, 0, 20, -1), (0.20, 0, 12, 10), (0.25, 0, 7, 6)]
+    victim += [(0.26, 0, 5, 6), (1.26, 0, 1, 3)]
+    drops = [(0.10, 1), (0.19, 0), (0.191, 0), (0.245, 0)]
+    ev = find_event(_cw(victim + other), _drops(drops))
+    assert ev is not None and ev["flow"] == 0 and ev["stall"] == 0.26 and ev["time"] == 1.26
+    assert ev["since"] == 0.10 and ev["drops"] == 3 and ev["episodes"] == 2
+    # one recovery only (the drops within EPISODE_GAP of each other): no event
+    assert find_event(_cw(victim + other), _drops([(0.10, 1), (0.19, 0), (0.191, 0)])) is None
+    # the other connection lost a packet between the victim's recoveries: no event
+    assert find_event(_cw(victim + other), _drops(drops + [(0.22, 1)])) is None
+    # the other connection stopped sending (no ACK for 50 ms) in the span: no event
+    gap = [r for r in other if not 0.15 < r[0] < 0.20]
+    assert find_event(_cw(victim + gap), _drops(drops)) is None
 
 
 @pytest.fixture(scope="module")
