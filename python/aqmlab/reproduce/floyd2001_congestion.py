@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from . import floyd2001_ns2
 from .common import ScenarioDict, scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -242,6 +243,36 @@ def _half_rows(ctx: Context, d: Congestion, case: str, queue: str) -> None:
         )
 
 
+def _ns2_rows(ctx: Context, d: Congestion, case: str, queue: str) -> None:
+    """aqmlab beside ns-2 (the committed run of benchmarks/peers/ared2001.py) per window,
+    means over the same seeds."""
+    ns = floyd2001_ns2.load()
+    if not len(ns):
+        ctx.note("No ns-2 results found (floyd2001_ns2.csv): no cross-check.")
+        return
+    ns = ns[(ns["experiment"] == "fig6-9") & (ns["queue"] == queue) & (ns["case"] == case)]
+    ns = ns[ns["seed"].isin(d.seeds)]
+    runs = d.runs[(d.runs["case"] == case) & (d.runs["queue"] == queue)]
+    points = []
+    for name, t0, t1 in (("first", 0.0, 25.0), ("second", 25.0, 50.0), ("all", 0.0, 50.0)):
+        w = ns[(ns["t0"] == t0) & (ns["t1"] == t1)]
+        if len(w) != len(d.seeds):
+            continue
+        points.append(
+            {
+                "name": f"{t0:g}-{t1:g} s",
+                "aqmlab": {m: float(runs[f"{m}_{name}"].mean()) for m in NS2_METRICS},
+                "ns2": {m: float(w[m].mean()) for m in NS2_METRICS},
+            }
+        )
+    floyd2001_ns2.compare_points(
+        ctx, f"means of seeds {d.seeds[0]}-{d.seeds[-1]},", points, NS2_METRICS
+    )
+
+
+NS2_METRICS = ("utilization", "mean_queue", "drop_rate")
+
+
 def _compare_red(case: str, first: float, second: float) -> Any:
     def compare(ctx: Context, d: Congestion) -> None:
         _drop_rows(ctx, d, case, "red", first, second)
@@ -253,6 +284,7 @@ def _compare_red(case: str, first: float, second: float) -> Any:
             f"{d.mean(case, 'red', 'mean_avg_second'):.1f} (25-50 s)",
         )
         _half_rows(ctx, d, case, "red")
+        _ns2_rows(ctx, d, case, "red")
 
     return compare
 
@@ -318,6 +350,7 @@ def _compare_ared(case: str, util: Tuple[float, float], avg: Tuple[float, float]
                 d.mean(case, "ared", f"drop_rate_{half}"),
             )
         _half_rows(ctx, d, case, "ared")
+        _ns2_rows(ctx, d, case, "ared")
 
     return compare
 
