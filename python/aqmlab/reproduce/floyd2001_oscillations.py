@@ -6,6 +6,7 @@ or with web and reverse-path traffic (``scenarios/floyd2001_fig11.toml``)."""
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
@@ -286,7 +287,7 @@ def _exp(fig: int, compare: Any, title: str) -> Experiment[Oscillations]:
         f"floyd2001-fig{fig}",
         title,
         compute=oscillations_data,
-        plot=lambda d: _plot(d, fig),
+        plot=functools.partial(_plot, fig_no=fig),
         compare=compare,
     )
 

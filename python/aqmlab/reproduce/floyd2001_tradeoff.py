@@ -439,7 +439,7 @@ def _exp(
         f"floyd2001-fig{fig_no}",
         title,
         compute=_compute,
-        plot=lambda d: _plot(d, tag, y, fig_no, with_box),
+        plot=functools.partial(_plot, tag=tag, y=y, fig_no=fig_no, with_box=with_box),
         compare=compare,
     )
 
