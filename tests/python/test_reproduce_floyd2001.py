@@ -250,3 +250,43 @@ def test_marks_above_max_th_uses_the_last_average_before_each_mark():
     pk = pd.DataFrame({"time": [0.5, 1.0, 1.5, 2.5, 3.0], "event": ["m", "m", "a", "m", "x"]})
     assert marks_above_max_th(pk, q, 0.0) == 1
     assert marks_above_max_th(pk, q, 1.1) == 0
+
+
+# ---------------------------------------------------------------- the ns-2 cross-check
+
+
+def test_ns2_agreement_rule():
+    """Utilization within one point, queue within 10%, drop rate within 10% or 0.001."""
+    from aqmlab.reproduce.floyd2001_ns2 import agree
+
+    assert agree("utilization", 0.955, 0.96) and not agree("utilization", 0.94, 0.96)
+    assert agree("mean_queue", 44.0, 48.0) and not agree("mean_queue", 40.0, 48.0)
+    assert agree("drop_rate", 0.0015, 0.0010) and not agree("drop_rate", 0.05, 0.04)
+
+
+def test_committed_ns2_results_cover_the_cross_checked_points():
+    """floyd2001_ns2.csv holds Figs. 1-3's subset for every queue and Figs. 6-9 for every seed."""
+    from aqmlab.reproduce import floyd2001_ns2
+    from aqmlab.reproduce.floyd2001_tradeoff import QUEUES
+
+    ns = floyd2001_ns2.load()
+    assert len(ns), "floyd2001_ns2.csv is missing"
+    tr = ns[ns["experiment"] == "fig1-3"]
+    for tag in QUEUES:
+        t = tr[tr["queue"] == tag]
+        assert set(t["flows"]) >= {5, 20, 100} and set(t["max_p"]) >= {0.5, 0.1, 0.02}
+    cg = ns[ns["experiment"] == "fig6-9"]
+    assert len(cg) == 2 * 2 * 5 * 3  # cases x queues x seeds x windows
+    assert ns["utilization"].between(0, 1.0001).all() and ns["drop_rate"].between(0, 1).all()
+
+
+def test_floyd2001_groups_can_be_sent_to_worker_processes():
+    """The catalogue pickles a group to run it in a worker: no closures in the experiments."""
+    import pickle
+
+    from aqmlab.reproduce.catalogue import GROUPS
+
+    groups = [g for g in GROUPS if g.paper.startswith("Floyd, Gummadi")]
+    assert len(groups) >= 7
+    for g in groups:
+        assert pickle.loads(pickle.dumps(g)).name == g.name

@@ -10,6 +10,7 @@ each) are compared with the mean over seeds, and seed 1's run is plotted.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from . import floyd2001_ns2
 from .common import ScenarioDict, scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -204,17 +206,6 @@ def _plot(d: Congestion, case: str, queue: str) -> Dict[str, Figure]:
     return {f"fig{fig_no}": fig}
 
 
-def _compute_for(case: str, queue: str) -> Any:
-    def compute(ctx: Context) -> Congestion:
-        return congestion_data(ctx)
-
-    return compute
-
-
-def _plot_for(case: str, queue: str) -> Any:
-    return lambda d: _plot(d, case, queue)
-
-
 def _drop_rows(
     ctx: Context, d: Congestion, case: str, queue: str, first: float, second: float
 ) -> None:
@@ -242,111 +233,141 @@ def _half_rows(ctx: Context, d: Congestion, case: str, queue: str) -> None:
         )
 
 
-def _compare_red(case: str, first: float, second: float) -> Any:
-    def compare(ctx: Context, d: Congestion) -> None:
-        _drop_rows(ctx, d, case, "red", first, second)
-        up = d.mean(case, "red", "mean_avg_second") > d.mean(case, "red", "mean_avg_first")
+def _ns2_rows(ctx: Context, d: Congestion, case: str, queue: str) -> None:
+    """aqmlab beside ns-2 (the committed run of benchmarks/peers/ared2001.py) per window,
+    means over the same seeds."""
+    ns = floyd2001_ns2.load()
+    if not len(ns):
+        ctx.note("No ns-2 results found (floyd2001_ns2.csv): no cross-check.")
+        return
+    ns = ns[(ns["experiment"] == "fig6-9") & (ns["queue"] == queue) & (ns["case"] == case)]
+    ns = ns[ns["seed"].isin(d.seeds)]
+    runs = d.runs[(d.runs["case"] == case) & (d.runs["queue"] == queue)]
+    points = []
+    for name, t0, t1 in (("first", 0.0, 25.0), ("second", 25.0, 50.0), ("all", 0.0, 50.0)):
+        w = ns[(ns["t0"] == t0) & (ns["t1"] == t1)]
+        if len(w) != len(d.seeds):
+            continue
+        points.append(
+            {
+                "name": f"{t0:g}-{t1:g} s",
+                "aqmlab": {m: float(runs[f"{m}_{name}"].mean()) for m in NS2_METRICS},
+                "ns2": {m: float(w[m].mean()) for m in NS2_METRICS},
+            }
+        )
+    floyd2001_ns2.compare_points(
+        ctx, f"means of seeds {d.seeds[0]}-{d.seeds[-1]},", points, NS2_METRICS
+    )
+
+
+NS2_METRICS = ("utilization", "mean_queue", "drop_rate")
+
+
+def _compare_red(ctx: Context, d: Congestion, case: str, first: float, second: float) -> None:
+    _drop_rows(ctx, d, case, "red", first, second)
+    up = d.mean(case, "red", "mean_avg_second") > d.mean(case, "red", "mean_avg_first")
+    ctx.compare.claim(
+        "RED's average queue moves with the drop rate: higher in the more congested half",
+        up if case == "increase" else not up,
+        f"mean avg {d.mean(case, 'red', 'mean_avg_first'):.1f} (0-25 s), "
+        f"{d.mean(case, 'red', 'mean_avg_second'):.1f} (25-50 s)",
+    )
+    _half_rows(ctx, d, case, "red")
+    _ns2_rows(ctx, d, case, "red")
+
+
+def _compare_ared(
+    ctx: Context, d: Congestion, case: str, util: Tuple[float, float], avg: Tuple[float, float]
+) -> None:
+    n = len(d.seeds)
+    rec = d.runs[(d.runs["case"] == case) & (d.runs["queue"] == "ared")]["recovery_s"]
+    ctx.compare.claim(
+        "Adaptive RED brings avg back to the target range [9, 11] within roughly ten seconds "
+        "of the change (every seed, <= 15 s)",
+        bool(rec.notna().all() and (rec <= 15.0).all()),
+        "recovery " + ", ".join("never" if math.isnan(r) else f"{r:.1f} s" for r in rec),
+    )
+    ctx.compare.value(
+        f"Adaptive RED: utilization, 0-50 s (mean of {n} seeds)",
+        util[0],
+        d.mean(case, "ared", "utilization_all"),
+        0.02,
+    )
+    ctx.compare.value(
+        f"RED: utilization, 0-50 s (mean of {n} seeds)",
+        util[1],
+        d.mean(case, "red", "utilization_all"),
+        0.02,
+    )
+    ctx.compare.value(
+        f"Adaptive RED: average queue size, 0-50 s (mean avg, packets; mean of {n} seeds)",
+        avg[0],
+        d.mean(case, "ared", "mean_avg_all"),
+        0.15,
+        relative=True,
+    )
+    ctx.compare.value(
+        f"RED: average queue size, 0-50 s (mean avg, packets; mean of {n} seeds)",
+        avg[1],
+        d.mean(case, "red", "mean_avg_all"),
+        0.15,
+        relative=True,
+    )
+    ared_lower = d.mean(case, "ared", "mean_avg_all") < d.mean(case, "red", "mean_avg_all")
+    ctx.compare.claim("Adaptive RED's overall average queue is lower than RED's", ared_lower)
+    if case == "increase":
         ctx.compare.claim(
-            "RED's average queue moves with the drop rate: higher in the more congested half",
-            up if case == "increase" else not up,
-            f"mean avg {d.mean(case, 'red', 'mean_avg_first'):.1f} (0-25 s), "
-            f"{d.mean(case, 'red', 'mean_avg_second'):.1f} (25-50 s)",
+            "Adaptive RED has a higher throughput and a smaller drop rate than RED (0-50 s)",
+            d.mean(case, "ared", "utilization_all") > d.mean(case, "red", "utilization_all")
+            and d.mean(case, "ared", "drop_rate_all") < d.mean(case, "red", "drop_rate_all"),
+            f"utilization {d.mean(case, 'ared', 'utilization_all'):.3f} vs "
+            f"{d.mean(case, 'red', 'utilization_all'):.3f}, drop rate "
+            f"{d.mean(case, 'ared', 'drop_rate_all'):.4f} vs {d.mean(case, 'red', 'drop_rate_all'):.4f}",
         )
-        _half_rows(ctx, d, case, "red")
-
-    return compare
-
-
-def _compare_ared(case: str, util: Tuple[float, float], avg: Tuple[float, float]) -> Any:
-    def compare(ctx: Context, d: Congestion) -> None:
-        n = len(d.seeds)
-        rec = d.runs[(d.runs["case"] == case) & (d.runs["queue"] == "ared")]["recovery_s"]
-        ctx.compare.claim(
-            "Adaptive RED brings avg back to the target range [9, 11] within roughly ten seconds "
-            "of the change (every seed, <= 15 s)",
-            bool(rec.notna().all() and (rec <= 15.0).all()),
-            "recovery " + ", ".join("never" if math.isnan(r) else f"{r:.1f} s" for r in rec),
-        )
-        ctx.compare.value(
-            f"Adaptive RED: utilization, 0-50 s (mean of {n} seeds)",
-            util[0],
-            d.mean(case, "ared", "utilization_all"),
-            0.02,
-        )
-        ctx.compare.value(
-            f"RED: utilization, 0-50 s (mean of {n} seeds)",
-            util[1],
-            d.mean(case, "red", "utilization_all"),
-            0.02,
-        )
-        ctx.compare.value(
-            f"Adaptive RED: average queue size, 0-50 s (mean avg, packets; mean of {n} seeds)",
-            avg[0],
-            d.mean(case, "ared", "mean_avg_all"),
-            0.15,
-            relative=True,
-        )
-        ctx.compare.value(
-            f"RED: average queue size, 0-50 s (mean avg, packets; mean of {n} seeds)",
-            avg[1],
-            d.mean(case, "red", "mean_avg_all"),
-            0.15,
-            relative=True,
-        )
-        ared_lower = d.mean(case, "ared", "mean_avg_all") < d.mean(case, "red", "mean_avg_all")
-        ctx.compare.claim("Adaptive RED's overall average queue is lower than RED's", ared_lower)
-        if case == "increase":
-            ctx.compare.claim(
-                "Adaptive RED has a higher throughput and a smaller drop rate than RED (0-50 s)",
-                d.mean(case, "ared", "utilization_all") > d.mean(case, "red", "utilization_all")
-                and d.mean(case, "ared", "drop_rate_all") < d.mean(case, "red", "drop_rate_all"),
-                f"utilization {d.mean(case, 'ared', 'utilization_all'):.3f} vs "
-                f"{d.mean(case, 'red', 'utilization_all'):.3f}, drop rate "
-                f"{d.mean(case, 'ared', 'drop_rate_all'):.4f} vs {d.mean(case, 'red', 'drop_rate_all'):.4f}",
-            )
+    ctx.compare.not_reported(
+        "Adaptive RED: mean avg from 35 s to the end (packets)",
+        d.mean(case, "ared", "mean_avg_late"),
+    )
+    ctx.compare.not_reported(
+        "Adaptive RED: share of 35-50 s with avg in [9, 11]",
+        d.mean(case, "ared", "in_band_late"),
+    )
+    for half in ("first", "second"):
         ctx.compare.not_reported(
-            "Adaptive RED: mean avg from 35 s to the end (packets)",
-            d.mean(case, "ared", "mean_avg_late"),
+            f"Adaptive RED: drop rate, {'0-25' if half == 'first' else '25-50'} s",
+            d.mean(case, "ared", f"drop_rate_{half}"),
         )
-        ctx.compare.not_reported(
-            "Adaptive RED: share of 35-50 s with avg in [9, 11]",
-            d.mean(case, "ared", "in_band_late"),
-        )
-        for half in ("first", "second"):
-            ctx.compare.not_reported(
-                f"Adaptive RED: drop rate, {'0-25' if half == 'first' else '25-50'} s",
-                d.mean(case, "ared", f"drop_rate_{half}"),
-            )
-        _half_rows(ctx, d, case, "ared")
-
-    return compare
+    _half_rows(ctx, d, case, "ared")
+    _ns2_rows(ctx, d, case, "ared")
 
 
 FIG6 = Experiment(
     "floyd2001-fig6",
     "RED with an increase in congestion (1.5 Mb/s, twenty flows join at 25 s)",
-    compute=_compute_for("increase", "red"),
-    plot=_plot_for("increase", "red"),
-    compare=_compare_red("increase", 0.01, 0.126),
+    compute=congestion_data,
+    plot=functools.partial(_plot, case="increase", queue="red"),
+    compare=functools.partial(_compare_red, case="increase", first=0.01, second=0.126),
 )
 FIG7 = Experiment(
     "floyd2001-fig7",
     "Adaptive RED with an increase in congestion",
-    compute=_compute_for("increase", "ared"),
-    plot=_plot_for("increase", "ared"),
-    compare=_compare_ared("increase", (0.951, 0.931), (11.5, 13.4)),
+    compute=congestion_data,
+    plot=functools.partial(_plot, case="increase", queue="ared"),
+    compare=functools.partial(
+        _compare_ared, case="increase", util=(0.951, 0.931), avg=(11.5, 13.4)
+    ),
 )
 FIG8 = Experiment(
     "floyd2001-fig8",
     "RED with a decrease in congestion (twenty flows leave at 25 s)",
-    compute=_compute_for("decrease", "red"),
-    plot=_plot_for("decrease", "red"),
-    compare=_compare_red("decrease", 0.097, 0.008),
+    compute=congestion_data,
+    plot=functools.partial(_plot, case="decrease", queue="red"),
+    compare=functools.partial(_compare_red, case="decrease", first=0.097, second=0.008),
 )
 FIG9 = Experiment(
     "floyd2001-fig9",
     "Adaptive RED with a decrease in congestion",
-    compute=_compute_for("decrease", "ared"),
-    plot=_plot_for("decrease", "ared"),
-    compare=_compare_ared("decrease", (0.93, 0.927), (11.1, 12.4)),
+    compute=congestion_data,
+    plot=functools.partial(_plot, case="decrease", queue="ared"),
+    compare=functools.partial(_compare_ared, case="decrease", util=(0.93, 0.927), avg=(11.1, 12.4)),
 )

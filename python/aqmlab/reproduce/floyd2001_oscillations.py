@@ -6,6 +6,7 @@ or with web and reverse-path traffic (``scenarios/floyd2001_fig11.toml``)."""
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
@@ -250,12 +251,13 @@ def fig13_compare(ctx: Context, d: Oscillations) -> None:
         f"{d.mean(13, 'loss_rate'):.4f}",
     )
     ctx.compare.claim(
-        "benign oscillations: avg oscillates within the target [44, 56] (mean avg in the band, and "
-        "avg never below min_th nor above max_th)",
-        BAND[0] <= d.mean(13, "mean_avg") <= BAND[1]
-        and d.mean(13, "below_min_th") == 0
-        and d.mean(13, "above_max_th") == 0,
-        f"mean avg {d.mean(13, 'mean_avg'):.1f}, in the band {d.mean(13, 'in_band'):.0%} of the time",
+        "benign oscillations within the target range [44, 56]: avg never below min_th nor above max_th, "
+        "and inside the band most of the time (> 50%)",
+        d.mean(13, "below_min_th") == 0
+        and d.mean(13, "above_max_th") == 0
+        and d.mean(13, "in_band") > 0.5,
+        f"mean avg {d.mean(13, 'mean_avg'):.1f}, standard deviation {d.mean(13, 'std_avg'):.1f}, in the "
+        f"band {d.mean(13, 'in_band'):.0%} of the time",
     )
     ctx.compare.claim(
         "Adaptive RED eliminates RED's malignant oscillations (standard deviation of avg smaller than "
@@ -285,7 +287,7 @@ def _exp(fig: int, compare: Any, title: str) -> Experiment[Oscillations]:
         f"floyd2001-fig{fig}",
         title,
         compute=oscillations_data,
-        plot=lambda d: _plot(d, fig),
+        plot=functools.partial(_plot, fig_no=fig),
         compare=compare,
     )
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, Tuple
 import numpy as np
 import pandas as pd
 
-from . import common
+from . import common, floyd2001_ns2
 from .common import ScenarioDict, SweepRunner, simulate_normalized
 from .context import Context
 from .registry import Experiment
@@ -208,6 +208,36 @@ def spearman(x: Any, y: Any) -> float:
     return float(spearmanr(x, y)[0])
 
 
+NS2_METRICS = ("utilization", "mean_queue", "drop_rate")
+
+
+def ns2_rows(ctx: Context, d: Tradeoff, tag: str) -> None:
+    """aqmlab beside ns-2 (the committed run of benchmarks/peers/ared2001.py) at the points
+    both ran: full mode only (ns-2 ran the 100 s runs)."""
+    if ctx.quick:
+        ctx.note("The ns-2 cross-check needs the full runs (100 s): not in quick mode.")
+        return
+    ns = floyd2001_ns2.load()
+    if not len(ns):
+        ctx.note("No ns-2 results found (floyd2001_ns2.csv): no cross-check.")
+        return
+    ns = ns[(ns["experiment"] == "fig1-3") & (ns["queue"] == tag)]
+    df = d.of(tag)
+    points = []
+    for _, r in ns.sort_values(["flows", "max_p"], ascending=[True, False]).iterrows():
+        a = df[(df["flows"] == r["flows"]) & (df["max_p"] == r["max_p"])]
+        if len(a) != 1:
+            continue
+        points.append(
+            {
+                "name": f"N={int(r['flows'])}, max_p {r['max_p']:g}",
+                "aqmlab": {m: float(a[m].iloc[0]) for m in NS2_METRICS},
+                "ns2": {m: float(r[m]) for m in NS2_METRICS},
+            }
+        )
+    floyd2001_ns2.compare_points(ctx, "", points, NS2_METRICS)
+
+
 def _red_claims(ctx: Context, d: Tradeoff, tag: str) -> None:
     """Figs. 1 and 2: lower queues with larger max_p, the utilization's dependence on N."""
     df = d.of(tag)
@@ -267,6 +297,7 @@ def fig1_compare(ctx: Context, d: Tradeoff) -> None:
         f"{low:.3f} at max_p {big['max_p'].iloc[0]:g} vs best {best:.3f}",
     )
     _red_claims(ctx, d, "red_wq0002")
+    ns2_rows(ctx, d, "red_wq0002")
 
 
 def fig2_compare(ctx: Context, d: Tradeoff) -> None:
@@ -295,6 +326,7 @@ def fig2_compare(ctx: Context, d: Tradeoff) -> None:
         ", ".join(f"N={n}: {v:.0f}" for n, v in spread.items()),
     )
     _red_claims(ctx, d, "red_wq000026")
+    ns2_rows(ctx, d, "red_wq000026")
 
 
 def _equivalent_max_p(d: Tradeoff, n: int) -> float:
@@ -355,6 +387,7 @@ def fig3_compare(ctx: Context, d: Tradeoff) -> None:
                 0.5,
                 relative=True,
             )
+    ns2_rows(ctx, d, "ared")
 
 
 def fig4_compare(ctx: Context, d: Tradeoff) -> None:
@@ -406,7 +439,7 @@ def _exp(
         f"floyd2001-fig{fig_no}",
         title,
         compute=_compute,
-        plot=lambda d: _plot(d, tag, y, fig_no, with_box),
+        plot=functools.partial(_plot, tag=tag, y=y, fig_no=fig_no, with_box=with_box),
         compare=compare,
     )
 

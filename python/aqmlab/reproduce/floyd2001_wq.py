@@ -5,6 +5,7 @@ two long-lived flows on 15 Mb/s, the second starting at 2.5 s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List
 
@@ -146,72 +147,69 @@ def _plot(d: WqRuns, fig_no: int) -> Dict[str, Figure]:
     return {f"fig{fig_no}": fig}
 
 
-def _compare(fig_no: int) -> Any:
-    def compare(ctx: Context, d: WqRuns) -> None:
-        w = WQ[fig_no]
-        n = len(d.seeds)
-        cw1, cw2 = d.mean(w, "cwnd_flow1"), d.mean(w, "cwnd_flow2")
+def _compare(ctx: Context, d: WqRuns, fig_no: int) -> None:
+    w = WQ[fig_no]
+    n = len(d.seeds)
+    cw1, cw2 = d.mean(w, "cwnd_flow1"), d.mean(w, "cwnd_flow2")
+    ctx.compare.value(
+        f"average congestion window over 2.5-10 s, mean of the two flows (packets; {n} seeds)",
+        PAPER_CWND,
+        (cw1 + cw2) / 2,
+        0.25,
+        relative=True,
+    )
+    ctx.compare.not_reported("sum of the two flows' average windows (packets)", cw1 + cw2)
+    if fig_no == 17:
         ctx.compare.value(
-            f"average congestion window over 2.5-10 s, mean of the two flows (packets; {n} seeds)",
-            PAPER_CWND,
-            (cw1 + cw2) / 2,
+            f"largest queue after the second flow starts (packets; {n} seeds)",
+            PAPER_SPIKE,
+            d.mean(w, "spike"),
             0.25,
             relative=True,
         )
-        ctx.compare.not_reported("sum of the two flows' average windows (packets)", cw1 + cw2)
-        if fig_no == 17:
-            ctx.compare.value(
-                f"largest queue after the second flow starts (packets; {n} seeds)",
-                PAPER_SPIKE,
-                d.mean(w, "spike"),
-                0.25,
-                relative=True,
-            )
-            spikes = {f: d.mean(WQ[f], "spike") for f in WQ}
-            ctx.compare.claim(
-                "the spike after 2.5 s is largest with the smallest w_q (0.0001)",
-                spikes[17] >= max(spikes[15], spikes[16]),
-                ", ".join(f"w_q {WQ[f]:g}: {v:.0f}" for f, v in spikes.items()),
-            )
-            ctx.compare.not_reported("avg at the spike (packets)", d.mean(w, "avg_at_spike"))
-            steady = {f: d.mean(WQ[f], "spike", steady=True) for f in WQ}
-            ctx.note(
-                "In the scenario as stated, the first flow's own start-up (windows of 1000 packets, a "
-                f"1000-packet buffer) builds a queue of {d.mean(w, 'startup_peak'):.0f} packets before "
-                "RED's slow average reacts; NewReno loses hundreds of packets, times out, and is still "
-                "recovering with a small window when the second flow starts, so the second flow's slow "
-                f"start meets an empty link and the queue after 2.5 s peaks at only {d.mean(w, 'spike'):.0f}. "
-                "The paper's figure shows the first flow in steady state at 2.5 s. The diagnostic rows "
-                "start the first flow with ssthresh at the delay-bandwidth product (82 packets), so that "
-                "it is in congestion avoidance at 2.5 s: the spikes after 2.5 s are then "
-                + ", ".join(f"{v:.0f} (w_q {WQ[f]:g})" for f, v in steady.items())
-                + ": largest with the smallest w_q, as the paper says. The paper does not say how its "
-                "first flow avoided the start-up overshoot (ns-2's SACK TCP recovers from it within a "
-                "few round trips, NewReno's Impatient timer does not)."
-            )
-        else:
-            ctx.compare.not_reported("largest queue after 2.5 s (packets)", d.mean(w, "spike"))
-        if fig_no == 15:
-            ctx.compare.claim(
-                "the second flow's slow start is cut off before it reaches its desired window (85)",
-                d.mean(w, "second_ss_peak") < PAPER_CWND,
-                f"peak window of its first slow start {d.mean(w, 'second_ss_peak'):.0f} packets",
-            )
-        ctx.compare.not_reported(
-            "largest queue in the first flow's start-up (0-2.5 s)", d.mean(w, "startup_peak")
+        spikes = {f: d.mean(WQ[f], "spike") for f in WQ}
+        ctx.compare.claim(
+            "the spike after 2.5 s is largest with the smallest w_q (0.0001)",
+            spikes[17] >= max(spikes[15], spikes[16]),
+            ", ".join(f"w_q {WQ[f]:g}: {v:.0f}" for f, v in spikes.items()),
         )
-        ctx.compare.not_reported("utilization, 2.5-10 s", d.mean(w, "utilization"))
-        ctx.compare.not_reported(
-            "diagnostic, first flow started with ssthresh 82: largest queue after 2.5 s",
-            d.mean(w, "spike", steady=True),
+        ctx.compare.not_reported("avg at the spike (packets)", d.mean(w, "avg_at_spike"))
+        steady = {f: d.mean(WQ[f], "spike", steady=True) for f in WQ}
+        ctx.note(
+            "In the scenario as stated, the first flow's own start-up (windows of 1000 packets, a "
+            f"1000-packet buffer) builds a queue of {d.mean(w, 'startup_peak'):.0f} packets before "
+            "RED's slow average reacts; NewReno loses hundreds of packets, times out, and is still "
+            "recovering with a small window when the second flow starts, so the second flow's slow "
+            f"start meets an empty link and the queue after 2.5 s peaks at only {d.mean(w, 'spike'):.0f}. "
+            "The paper's figure shows the first flow in steady state at 2.5 s. The diagnostic rows "
+            "start the first flow with ssthresh at the delay-bandwidth product (82 packets), so that "
+            "it is in congestion avoidance at 2.5 s: the spikes after 2.5 s are then "
+            + ", ".join(f"{v:.0f} (w_q {WQ[f]:g})" for f, v in steady.items())
+            + ": largest with the smallest w_q, as the paper says. The paper does not say how its "
+            "first flow avoided the start-up overshoot (ns-2's SACK TCP recovers from it within a "
+            "few round trips, NewReno's Impatient timer does not)."
         )
-        ctx.compare.not_reported(
-            "diagnostic, first flow started with ssthresh 82: mean window of the two flows",
-            (d.mean(w, "cwnd_flow1", steady=True) + d.mean(w, "cwnd_flow2", steady=True)) / 2,
+    else:
+        ctx.compare.not_reported("largest queue after 2.5 s (packets)", d.mean(w, "spike"))
+    if fig_no == 15:
+        ctx.compare.claim(
+            "the second flow's slow start is cut off before it reaches its desired window (85)",
+            d.mean(w, "second_ss_peak") < PAPER_CWND,
+            f"peak window of its first slow start {d.mean(w, 'second_ss_peak'):.0f} packets",
         )
-        ctx.compare.not_reported("timeouts, 2.5-10 s (both flows)", d.mean(w, "timeouts"))
-
-    return compare
+    ctx.compare.not_reported(
+        "largest queue in the first flow's start-up (0-2.5 s)", d.mean(w, "startup_peak")
+    )
+    ctx.compare.not_reported("utilization, 2.5-10 s", d.mean(w, "utilization"))
+    ctx.compare.not_reported(
+        "diagnostic, first flow started with ssthresh 82: largest queue after 2.5 s",
+        d.mean(w, "spike", steady=True),
+    )
+    ctx.compare.not_reported(
+        "diagnostic, first flow started with ssthresh 82: mean window of the two flows",
+        (d.mean(w, "cwnd_flow1", steady=True) + d.mean(w, "cwnd_flow2", steady=True)) / 2,
+    )
+    ctx.compare.not_reported("timeouts, 2.5-10 s (both flows)", d.mean(w, "timeouts"))
 
 
 def _compute(ctx: Context) -> WqRuns:
@@ -223,8 +221,8 @@ def _exp(fig_no: int, title: str) -> Experiment[WqRuns]:
         f"floyd2001-fig{fig_no}",
         title,
         compute=_compute,
-        plot=lambda d: _plot(d, fig_no),
-        compare=_compare(fig_no),
+        plot=functools.partial(_plot, fig_no=fig_no),
+        compare=functools.partial(_compare, fig_no=fig_no),
     )
 
 

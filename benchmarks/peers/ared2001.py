@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Floyd, Gummadi & Shenker 2001 (Adaptive RED) in ns-2: the scenarios of the catalogue's
+Figs. 1-3 (a subset of N and max_p) and Figs. 6-9, run in ns-2 2.35 with the same
+topology, flows, start times, queues and TCP settings as aqmlab's, and written to a CSV
+that the catalogue reads (CI has no ns-2).
+
+    benchmarks/peers/ared2001.py [--out CSV] [--jobs 2] [--only fig1-3|fig6-9] [--keep DIR]
+
+The scenarios come from aqmlab itself (``aqmlab.reproduce.floyd2001_tradeoff.spec`` and
+``floyd2001_congestion.congestion_scenario``), normalised by aqmlab, so both simulators
+start every long-lived flow at the same drawn time; ns2/ared2001.tcl builds the network.
+Web transfers are drawn by ns-2's own generators (the same process: Poisson arrivals,
+Pareto sizes), so they are the same in law, not packet for packet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+TCL = HERE / "ns2" / "ared2001.tcl"
+DEFAULT_OUT = ROOT / "python" / "aqmlab" / "reproduce" / "floyd2001_ns2.csv"
+COLUMNS = [
+    "experiment",
+    "queue",
+    "case",
+    "flows",
+    "max_p",
+    "seed",
+    "t0",
+    "t1",
+    "utilization",
+    "mean_queue",
+    "mean_avg",
+    "drop_rate",
+    "arrivals",
+    "drops",
+]
+#: Figs. 1-3's subset: N and max_p (the catalogue's full grid holds both).
+TRADEOFF_FLOWS = (5, 20, 100)
+TRADEOFF_MAX_P = (0.5, 0.1, 0.02)
+CONGESTION_SEEDS = (1, 2, 3, 4, 5)
+
+
+def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str) -> str:
+    """The ``key value...`` lines of ns2/ared2001.tcl for an aqmlab scenario dict."""
+    from aqmlab.sim import Scenario
+
+    norm = Scenario.from_dict(sc).normalized()
+    (bl,) = [lk for lk in norm["links"] if {lk["a"], lk["b"]} == {"r1", "r2"}]
+    q = bl["queue_ab"]
+    if bl["queue_ba"] != q:
+        raise ValueError("ared2001.tcl puts the same queue on both directions of r1-r2")
+    left = [lk for lk in norm["links"] if "r1" in (lk["a"], lk["b"]) and lk is not bl]
+    right = [lk for lk in norm["links"] if "r2" in (lk["a"], lk["b"]) and lk is not bl]
+    lnames = [lk["a"] if lk["b"] == "r1" else lk["b"] for lk in left]
+    rnames = [lk["a"] if lk["b"] == "r2" else lk["b"] for lk in right]
+
+    def where(node: str) -> str:
+        if node in lnames:
+            return f"L {lnames.index(node)}"
+        return f"R {rnames.index(node)}"
+
+    flows, web = [], []
+    seen_web = set()
+    for f in norm["flows"]:
+        if f["type"] == "tcp":
+            stop = -1 if f["stop"] is None else f["stop"]
+            flows.append(
+                f"{{{where(f['src'])} {where(f['dst'])} {f['start']:.9f} {stop} {f['tcp']['max_window']}}}"
+            )
+        elif f["type"] == "web" and f["spec"] not in seen_web:
+            seen_web.add(f["spec"])
+            web.append(
+                f"{{{where(f['src'])} {where(f['dst'])} {f['arrival_rate']} {f['mean_packets']} "
+                f"{f['shape']} {f['tcp']['max_window']}}}"
+            )
+        elif f["type"] not in ("tcp", "web"):
+            raise ValueError(f"flow type {f['type']} not supported by ared2001.tcl")
+    sizes = {f["tcp"]["packet_size"] for f in norm["flows"] if f["tcp"]}
+    if len(sizes) != 1:
+        raise ValueError("ared2001.tcl takes one packet size")
+    lines = {
+        "name": name,
+        "rate": f"{bl['rate_bps']:g}",
+        "rate_bps": f"{bl['rate_bps']:g}",
+        "delay": f"{bl['delay']:g}",
+        "limit": q["limit"],
+        "queue": q["type"],
+        "min_th": q["min_th"],
+        "max_th": q["max_th"],
+        "w_q": q["w_q"] if q["w_q"] is not None else 0,
+        "max_p": q["max_p"],
+        "access_rate": f"{left[0]['rate_bps']:g}",
+        "packet_size": sizes.pop(),
+        "ack_size": 40,
+        "duration": norm["duration"],
+        "seed": norm["seed"],
+        "left_delays": " ".join(f"{lk['delay']:g}" for lk in left),
+        "right_delays": " ".join(f"{lk['delay']:g}" for lk in right),
+        "windows": " ".join(f"{a:g} {b:g}" for a, b in windows),
+        "flows": " ".join(flows),
+        "web": " ".join(web) if web else "none",
+    }
+    return "".join(f"{k} {v}\n" for k, v in lines.items())
+
+
+def cases(only: str) -> List[Dict[str, Any]]:
+    """Every ns-2 run: its scenario, windows and the columns that name it."""
+    from aqmlab.reproduce import floyd2001_congestion as cg
+    from aqmlab.reproduce import floyd2001_tradeoff as tr
+
+    out: List[Dict[str, Any]] = []
+    if only in ("", "fig1-3"):
+        for tag in tr.QUEUES:
+            base = tr.spec(tag, quick=False)["base"]
+            for n in TRADEOFF_FLOWS:
+                for mp in TRADEOFF_MAX_P:
+                    sc = json.loads(json.dumps(base))
+                    for i in range(tr.GROUPS):
+                        sc["flow"][i]["count"] = n // tr.GROUPS
+                    sc["link"][0]["queue"]["max_p"] = mp
+                    key = {
+                        "experiment": "fig1-3",
+                        "queue": tag,
+                        "case": "",
+                        "flows": n,
+                        "max_p": mp,
+                        "seed": sc["seed"],
+                    }
+                    out.append({"scenario": sc, "windows": [(50.0, 100.0)], "key": key})
+    if only in ("", "fig6-9"):
+        for case in ("increase", "decrease"):
+            for queue in ("red", "ared"):
+                for seed in CONGESTION_SEEDS:
+                    sc = cg.congestion_scenario(case, queue, seed)
+                    key = {
+                        "experiment": "fig6-9",
+                        "queue": queue,
+                        "case": case,
+                        "flows": 23,
+                        "max_p": 0.1,
+                        "seed": seed,
+                    }
+                    out.append(
+                        {
+                            "scenario": sc,
+                            "windows": [(0.0, 25.0), (25.0, 50.0), (0.0, 50.0)],
+                            "key": key,
+                        }
+                    )
+    return out
+
+
+def run_one(ns: str, c: Dict[str, Any], tmp: Path, n: int) -> List[Dict[str, Any]]:
+    k = c["key"]
+    name = f"{k['experiment']}-{k['queue']}-{k['case']}-{k['flows']}-{k['max_p']}-{k['seed']}"
+    p = tmp / f"case{n}.params"
+    p.write_text(params(c["scenario"], c["windows"], name))
+    r = subprocess.run([ns, str(TCL), str(p)], capture_output=True, text=True, timeout=3600)
+    if r.returncode != 0:
+        raise RuntimeError(f"{name}: ns exited {r.returncode}: {r.stderr[-2000:]}")
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("{")][-1]
+    rows = []
+    for w in json.loads(line)["windows"]:
+        rows.append(
+            dict(
+                k,
+                t0=w["t0"],
+                t1=w["t1"],
+                utilization=round(w["utilization"], 6),
+                mean_queue=round(w["mean_queue"], 4),
+                mean_avg=round(w["mean_avg"], 4),
+                drop_rate=round(w["drops"] / max(1, w["arrivals"]), 6),
+                arrivals=w["arrivals"],
+                drops=w["drops"],
+            )
+        )
+    print(f"[ared2001] {name}: done", file=sys.stderr)
+    return rows
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--out", default=str(DEFAULT_OUT), help="CSV to write (default: the catalogue's copy)"
+    )
+    ap.add_argument("--jobs", type=int, default=2, help="ns-2 processes at once (default 2)")
+    ap.add_argument(
+        "--only", default="", choices=["", "fig1-3", "fig6-9"], help="one family of runs"
+    )
+    ap.add_argument(
+        "--keep", default="", help="keep the generated parameter files in this directory"
+    )
+    a = ap.parse_args(list(argv) or None)
+    ns = shutil.which("ns")
+    if ns is None:
+        print("ns (ns-2) not found: apt-get install ns2", file=sys.stderr)
+        return 2
+    tmp = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="ared2001-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    todo = cases(a.only)
+    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        results = list(pool.map(lambda nc: run_one(ns, nc[1], tmp, nc[0]), enumerate(todo)))
+    rows = [r for rs in results for r in rs]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    print(f"[ared2001] {len(rows)} rows -> {a.out}", file=sys.stderr)
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

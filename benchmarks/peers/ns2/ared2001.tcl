@@ -1,0 +1,225 @@
+# aqmlab peer check: the scenarios of Floyd, Gummadi & Shenker 2001 (Adaptive RED) in
+# ns-2 2.35, as benchmarks/peers/ared2001.py writes them from aqmlab's own scenarios.
+#
+#   ns ared2001.tcl PARAMS_FILE
+#
+# A dumbbell r1 = r2 whose two directions hold the same RED (or Adaptive RED) queue;
+# left nodes L(i) hang on r1, right nodes R(j) on r2. PARAMS_FILE holds "key value..."
+# lines (see ared2001.py). Prints one JSON line: per measurement window [t0, t1] the
+# arrivals, departures, drops, the time-average queue and the mean of RED's ave_
+# (sampled every 20 ms) of the queue r1->r2.
+
+if {$argc != 1} {
+    puts stderr "usage: ns ared2001.tcl PARAMS_FILE"
+    exit 2
+}
+set f [open [lindex $argv 0] r]
+while {[gets $f line] >= 0} {
+    set line [string trim $line]
+    if {$line == "" || [string index $line 0] == "#"} continue
+    set P([lindex $line 0]) [lrange $line 1 end]
+}
+close $f
+foreach k {name rate rate_bps delay limit queue min_th max_th w_q max_p access_rate packet_size
+           ack_size duration seed} {
+    set $k [lindex $P($k) 0]
+}
+set left_delays $P(left_delays)
+set right_delays $P(right_delays)
+set windows $P(windows)
+
+global defaultRNG
+$defaultRNG seed $seed
+
+# ------------------------------------------------------------------ TCP (as dumbbell.tcl)
+Agent/TCP set windowInit_ 2
+Agent/TCP set packetSize_ $packet_size
+Agent/TCP set useHeaders_ false
+Agent/TCP set tcpTick_ 0.01
+Agent/TCP set minrto_ 0.2
+Agent/TCP set rtxcur_init_ 3.0
+Agent/TCP set maxburst_ 0
+Agent/TCP set singledup_ 0
+Agent/TCP set timestamps_ false
+Agent/TCP set overhead_ 0
+Agent/TCP set maxcwnd_ 0
+Agent/TCP set ssthresh_ 0
+Agent/TCP set numdupacks_ 3
+Agent/TCP set bugFix_ true
+Agent/TCP set maxrto_ 60
+Agent/TCP set syn_ true
+Agent/TCP set delay_growth_ true
+Agent/TCP/Newreno set newreno_changes1_ 1
+Agent/TCP/Newreno set partial_window_deflation_ 1
+Agent/TCP/Newreno set exit_recovery_fix_ 0
+Agent/TCPSink set packetSize_ $ack_size
+
+# ------------------------------------------------------------------ RED / Adaptive RED
+# mean_pktsize_ 500: aqmlab's default for the idle-time aging and ARED's automatic w_q.
+Queue/RED set queue_in_bytes_ false
+Queue/RED set bytes_ false
+Queue/RED set mean_pktsize_ 500
+Queue/RED set thresh_ $min_th
+Queue/RED set maxthresh_ $max_th
+Queue/RED set linterm_ [expr {1.0 / $max_p}]
+Queue/RED set gentle_ true
+Queue/RED set wait_ false
+Queue/RED set setbit_ false
+Queue/RED set drop_tail_ true
+Queue/RED set drop_front_ false
+Queue/RED set drop_rand_ false
+Queue/RED set ns1_compat_ false
+Queue/RED set cautious_ 0
+Queue/RED set feng_adaptive_ 0
+if {$queue == "ared"} {
+    Queue/RED set adaptive_ 1
+    Queue/RED set q_weight_ 0          ;# automatic: 1 - exp(-1/C), C for 500-byte packets
+    Queue/RED set interval_ 0.5
+    Queue/RED set alpha_ 0.01
+    Queue/RED set beta_ 0.9
+    Queue/RED set top_ 0.5
+    Queue/RED set bottom_ 0.01
+} else {
+    Queue/RED set adaptive_ 0
+    Queue/RED set q_weight_ $w_q
+}
+Queue/DropTail set drop_front_ false
+Queue/DropTail set queue_in_bytes_ false
+
+set ns [new Simulator]
+
+# ------------------------------------------------------------------ topology
+set r1 [$ns node]
+set r2 [$ns node]
+$ns duplex-link $r1 $r2 $rate $delay RED
+$ns queue-limit $r1 $r2 $limit
+$ns queue-limit $r2 $r1 $limit
+set bq [[$ns link $r1 $r2] queue]
+set i 0
+foreach d $left_delays {
+    set L($i) [$ns node]
+    $ns duplex-link $L($i) $r1 $access_rate $d DropTail
+    $ns queue-limit $L($i) $r1 1000
+    $ns queue-limit $r1 $L($i) 1000
+    incr i
+}
+set i 0
+foreach d $right_delays {
+    set R($i) [$ns node]
+    $ns duplex-link $r2 $R($i) $access_rate $d DropTail
+    $ns queue-limit $r2 $R($i) 1000
+    $ns queue-limit $R($i) $r2 1000
+    incr i
+}
+set qmon [[$ns link $r1 $r2] init-monitor $ns "" 0.1]
+set pint [$qmon get-pkts-integrator]
+
+proc node_of {side k} {
+    global L R
+    if {$side == "L"} { return $L($k) } else { return $R($k) }
+}
+
+# ------------------------------------------------------------------ long-lived flows
+# "flow SIDE_SRC K_SRC SIDE_DST K_DST START STOP WINDOW" (STOP < 0: none)
+set nflow 0
+foreach spec $P(flows) {
+    foreach {ss ks sd kd start stop window} $spec break
+    set tcp [new Agent/TCP/Newreno]
+    $tcp set window_ $window
+    $tcp set fid_ $nflow
+    set sink [new Agent/TCPSink]
+    $ns attach-agent [node_of $ss $ks] $tcp
+    $ns attach-agent [node_of $sd $kd] $sink
+    $ns connect $tcp $sink
+    set ftp [$tcp attach-app FTP]
+    $ns at $start "$ftp start"
+    if {$stop >= 0} { $ns at $stop "$ftp stop" }
+    incr nflow
+}
+
+# ------------------------------------------------------------------ web traffic
+# "SIDE_SRC K_SRC SIDE_DST K_DST RATE MEAN SHAPE WINDOW": transfers arrive as a Poisson
+# process of RATE per second, each a fresh NewReno connection sending a Pareto (MEAN,
+# SHAPE) number of packets, rounded, at least one.
+set nweb 0
+proc web_arrival {w} {
+    global ns WEB nflow
+    foreach {ss ks sd kd rate mean shape window} $WEB($w,spec) break
+    set n [expr {max(1, int(round([$WEB($w,size) value])))}]
+    set tcp [new Agent/TCP/Newreno]
+    $tcp set window_ $window
+    $tcp set fid_ $nflow
+    incr nflow
+    set sink [new Agent/TCPSink]
+    $ns attach-agent [node_of $ss $ks] $tcp
+    $ns attach-agent [node_of $sd $kd] $sink
+    $ns connect $tcp $sink
+    $tcp advanceby $n
+    $ns at [expr {[$ns now] + [$WEB($w,gap) value]}] "web_arrival $w"
+}
+foreach spec $P(web) {
+    if {$spec == "none"} continue
+    foreach {ss ks sd kd rate mean shape window} $spec break
+    set WEB($nweb,spec) $spec
+    set rng [new RNG]
+    $rng seed [expr {$seed * 7 + $nweb + 1}]
+    set WEB($nweb,gap) [new RandomVariable/Exponential]
+    $WEB($nweb,gap) set avg_ [expr {1.0 / $rate}]
+    $WEB($nweb,gap) use-rng $rng
+    set WEB($nweb,size) [new RandomVariable/Pareto]
+    $WEB($nweb,size) set avg_ $mean
+    $WEB($nweb,size) set shape_ $shape
+    $WEB($nweb,size) use-rng $rng
+    $ns at [$WEB($nweb,gap) value] "web_arrival $nweb"
+    incr nweb
+}
+
+# ------------------------------------------------------------------ measurement
+set S(n) 0
+proc sample_ave {} {
+    global ns bq AV
+    set t [$ns now]
+    set AV($t) [$bq set ave_]
+    $ns at [expr {$t + 0.02}] "sample_ave"
+}
+proc snapshot {t} {
+    global ns qmon pint S
+    $pint newpoint $t [$qmon set pkts_]
+    set S($t,qint) [$pint set sum_]
+    set S($t,arr) [$qmon set parrivals_]
+    set S($t,dep) [$qmon set pdepartures_]
+    set S($t,drop) [$qmon set pdrops_]
+    set S($t,bytes) [$qmon set bdepartures_]
+}
+set times {}
+foreach {t0 t1} $windows { lappend times $t0 $t1 }
+foreach t [lsort -real -unique $times] { $ns at $t "snapshot $t" }
+$ns at 0.0 "sample_ave"
+
+proc finish {} {
+    global ns S windows AV rate_bps name
+    set out {}
+    foreach {t0 t1} $windows {
+        set W [expr {$t1 - $t0}]
+        set arr [expr {$S($t1,arr) - $S($t0,arr)}]
+        set dep [expr {$S($t1,dep) - $S($t0,dep)}]
+        set drops [expr {$S($t1,drop) - $S($t0,drop)}]
+        set util [expr {($S($t1,bytes) - $S($t0,bytes)) * 8.0 / ($rate_bps * $W)}]
+        set qint [expr {($S($t1,qint) - $S($t0,qint)) / $W}]
+        set sum 0.0
+        set n 0
+        foreach t [array names AV] {
+            if {$t >= $t0 - 1e-9 && $t < $t1 - 1e-9} {
+                set sum [expr {$sum + $AV($t)}]
+                incr n
+            }
+        }
+        set ave [expr {$n > 0 ? $sum / $n : 0.0}]
+        lappend out [format "{\"t0\": %g, \"t1\": %g, \"arrivals\": %d, \"departures\": %d, \"drops\": %d, \"utilization\": %.6f, \"mean_queue\": %.4f, \"mean_avg\": %.4f}" \
+            $t0 $t1 $arr $dep $drops $util $qint $ave]
+    }
+    puts [format "{\"sim\": \"ns2\", \"case\": \"%s\", \"windows\": \[%s\]}" $name [join $out ", "]]
+    exit 0
+}
+$ns at [expr {$duration + 1e-6}] "finish"
+$ns run
