@@ -51,9 +51,10 @@ def _column_type(values: Sequence[Any]) -> Optional[str]:
         return "bool"
     if any(isinstance(v, bool) for v in present):
         return None
-    if all(isinstance(v, int) for v in present):
-        if not all(_I64[0] <= v <= _I64[1] for v in present):
-            return None
+    ints = [v for v in present if isinstance(v, int)]
+    if not all(_I64[0] <= v <= _I64[1] for v in ints):
+        return None  # pandas' own conversion (or refusal) decides
+    if len(ints) == len(present):
         return "float64" if missing else "int64"
     if all(isinstance(v, (int, float)) for v in present):
         return "float64"

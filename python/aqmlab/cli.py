@@ -101,9 +101,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         prog="aqmlab",
         description="Simulate, analyse, tune and reproduce RED and its family of AQM algorithms.",
     )
-    from . import __version__
-
-    parser.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show the version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_, module, add, run in _COMMANDS:
         built = _available(module)
@@ -122,6 +122,17 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
             p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             p.set_defaults(_run=_not_built(name))
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read only when asked (reading the package
+    metadata costs tens of milliseconds that every other command would pay)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+
+        print(f"aqmlab {__version__}")
+        parser.exit()
 
 
 def _not_built(name: str) -> Callable[[argparse.Namespace], int]:

@@ -63,7 +63,7 @@ def run_run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
-    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
+    threads = args.threads or ("auto" if "threads" not in sc._data else None)
     if threads == "auto":
         changes["threads"] = auto_threads()
     elif threads is not None:

@@ -122,6 +122,10 @@ class Result:
             self._flows = pd.DataFrame(self.summary["flows"])
         return self._flows
 
+    @flows.setter
+    def flows(self, df: Any) -> None:
+        self._flows = df
+
     @property
     def links(self) -> Any:
         """One row per link direction (a pandas DataFrame), ``link`` first, without
@@ -136,6 +140,10 @@ class Result:
                 df = df[["link"] + [c for c in df.columns if c != "link"]]
             self._links = df
         return self._links
+
+    @links.setter
+    def links(self, df: Any) -> None:
+        self._links = df
 
     def to_dir(self, out: Union[str, os.PathLike]) -> Path:
         """Write summary.json, flows.parquet, links.parquet, one Parquet file per trace

@@ -190,3 +190,20 @@ def test_aqmlab_run_defaults_to_auto_threads_with_the_same_results(tmp_path, mon
         return s
 
     assert summary("a") == summary("b")
+
+
+def test_version_is_read_only_when_asked(capsys):
+    """--version prints the installed version on standard output; parsing any other
+    command line does not read the package metadata."""
+    import aqmlab
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"aqmlab {aqmlab.__version__}\n"
+    code = (
+        "import sys; from aqmlab import cli; cli.build_parser('run'); "
+        "print('importlib.metadata' in sys.modules)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.stdout.strip() == "False", r.stderr
