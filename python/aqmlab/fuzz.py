@@ -222,6 +222,22 @@ def _queue_configs() -> List[Dict[str, Any]]:
     return out
 
 
+def cut_duration(d: Dict[str, Any]) -> None:
+    """Cut a valid duration that a mutation made long back to RUN_SECONDS (a long run
+    is no hang; an invalid duration stays, to be refused)."""
+    from ._native import parse_quantity
+
+    v = d.get("duration")
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        return
+    try:
+        secs = parse_quantity(v, "time", "duration")
+    except (ValueError, OverflowError):
+        return
+    if RUN_SECONDS < secs <= 4.6e9:
+        d["duration"] = RUN_SECONDS
+
+
 def make_case(seed: int, index: int) -> Tuple[str, Any]:
     """Case `index` of the fuzzing run `seed`: (entry point, input)."""
     rng = random.Random(seed * 1_000_003 + index)
@@ -236,6 +252,7 @@ def make_case(seed: int, index: int) -> Tuple[str, Any]:
         return "toml", mutate_text(text, rng, n)
     d = copy.deepcopy(d)
     mutate(d, rng, n)
+    cut_duration(d)
     if r < 0.45:
         return "native", (d, rng.choice((0.0, RUN_SECONDS / 2, -1.0, float("nan"), 1e308)))
     return "simulate", d
@@ -424,8 +441,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     def report(j: int, r: Tuple[str, str]) -> None:
         counts[r[0]] += 1
-        if r[0] in ("failed", "hung") and len(bad) < a.show:
-            bad.append(f"  case {a.start + j}: {r[0]}: {r[1]}")
+        if r[0] in ("failed", "hung"):
+            print(f"case {a.start + j}: {r[0]}: {r[1]}", file=sys.stderr)
+            if len(bad) < a.show:
+                bad.append(f"  case {a.start + j}: {r[0]}: {r[1]}")
         done = sum(counts.values())
         if done % 1000 == 0:
             print(f"{done} cases, {time.monotonic() - t0:.0f} s: {counts}", file=sys.stderr)

@@ -44,6 +44,7 @@ def check(pool, kind, data):
 def mutated(i: int, rnd: random.Random, n: int):
     d = copy.deepcopy(fuzz.seeds()[i % len(fuzz.seeds())][2])
     fuzz.mutate(d, rnd, n)
+    fuzz.cut_duration(d)
     return d
 
 
