@@ -140,6 +140,21 @@ fn mutate(root: &mut Value, pick: usize, op: u8, value: usize) {
     }
 }
 
+/// Cut a duration that a mutation made long but valid back to 50 ms (a long run is
+/// no hang; an invalid duration stays, to be refused).
+fn cut_duration(v: &mut Value) {
+    let Value::Table(t) = v else { return };
+    let secs = match t.get("duration") {
+        Some(Value::Integer(i)) => *i as f64,
+        Some(Value::Float(f)) => *f,
+        Some(Value::String(s)) => aqm::Quantity::Text(s.clone()).secs("duration").unwrap_or(0.0),
+        _ => return,
+    };
+    if secs > 0.05 && secs <= 4.6e9 {
+        t.insert("duration".into(), Value::String("50ms".into()));
+    }
+}
+
 /// Does `m` start with a field path (`flow[0].rate = `, `link[1]."rate ": `)?
 fn names_a_path(m: &str) -> bool {
     let end = [" = ", ": "].iter().filter_map(|s| m.find(s)).min();
@@ -185,7 +200,13 @@ fn mutations() -> impl Strategy<Value = Vec<(usize, u8, usize)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        failure_persistence: None,
+        // (the same cases in every run)
+        rng_seed: proptest::test_runner::RngSeed::Fixed(17),
+        ..ProptestConfig::default()
+    })]
 
     /// A mutated scenario runs (50 ms) or is refused with the path of a field.
     #[test]
@@ -194,6 +215,7 @@ proptest! {
         for (pick, op, value) in m {
             mutate(&mut v, pick, op, value);
         }
+        cut_duration(&mut v);
         scenario_case(v);
     }
 
@@ -240,6 +262,7 @@ fn mutations_reach_both_outcomes() {
     for i in 0..60usize {
         let mut v = Value::Table(seed(i));
         mutate(&mut v, i * 7919, (i % 3) as u8, i);
+        cut_duration(&mut v);
         match scenario_case(v) {
             "ran" => ran += 1,
             _ => refused += 1,
