@@ -42,6 +42,8 @@ def _load_toml(text: str) -> Dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"TOML syntax: {e}") from None
+    except RecursionError:
+        raise ValueError("TOML syntax: arrays or tables nested too deeply") from None
 
 
 class Scenario:
@@ -52,10 +54,13 @@ class Scenario:
             data = data.to_dict()
         if not isinstance(data, Mapping):
             raise ValueError("scenario: expected a dict with the structure of a scenario file")
-        self._data: Dict[str, Any] = copy.deepcopy(dict(data))
         from . import _native
 
-        _native.sim_validate(self._data)
+        # (validated before the copy: a dict that contains itself, or nests too deeply,
+        # is refused with its path rather than copied)
+        plain = data if isinstance(data, dict) else dict(data)
+        _native.sim_validate(plain)
+        self._data: Dict[str, Any] = copy.deepcopy(plain)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":

@@ -97,6 +97,9 @@ impl AredAdaptation {
     }
 }
 
+/// Adaptation steps of one catch-up run one by one (see [`AdaptiveRed::poll`]).
+pub const STEPWISE: u64 = 1 << 20;
+
 /// Adaptive RED. `max_p` moves only at interval boundaries; the owner calls
 /// [`AdaptiveRed::poll`] at [`AdaptiveRed::poll_at`], and every arrival also catches up
 /// on boundaries that have passed, so a caller that never polls gets the same result.
@@ -143,16 +146,40 @@ impl AdaptiveRed {
     }
 
     /// Run every adaptation due at or before `now`. The average does not move between
-    /// arrivals, so once a step changes nothing the remaining steps are skipped.
+    /// arrivals, so once a step changes nothing the remaining steps are skipped, and
+    /// after [`STEPWISE`] steps that all changed max_p (a tiny alpha, a beta near 1)
+    /// the rest are taken at once: `behind` additions of alpha, or `beta^behind`
+    /// (the direction cannot turn while avg stands still). No boundary lies at the
+    /// clock's end (`Time::MAX`), so catching up always ends.
     pub fn poll(&mut self, now: Time) {
         let iv = self.adaptation.interval.0;
-        while now >= self.next_adapt {
+        let mut steps = 0u64;
+        while now >= self.next_adapt && self.next_adapt < Time::MAX {
             let changed = self.adapt();
             self.next_adapt += self.adaptation.interval;
-            if !changed && now >= self.next_adapt {
+            steps += 1;
+            if (!changed || steps >= STEPWISE) && now >= self.next_adapt {
                 let behind = (now.0 - self.next_adapt.0) / iv + 1;
+                if changed {
+                    self.adapt_many(behind);
+                }
                 self.next_adapt = Time(self.next_adapt.0.saturating_add(behind.saturating_mul(iv)));
             }
+        }
+    }
+
+    /// `k` steps of Fig. 10's AIMD at once, with avg standing still (for a catch-up
+    /// longer than [`STEPWISE`] steps; alpha then is its explicit value, or 0.01: the
+    /// default `min(max_p / 4, 0.01)` reaches 0.01 within a few hundred steps).
+    fn adapt_many(&mut self, k: u64) {
+        let (lo, hi) = self.target();
+        let a = &self.adaptation;
+        let old = self.core.max_p;
+        if self.core.avg > hi && old < a.max_p_max {
+            let alpha = a.alpha.unwrap_or(0.01);
+            self.core.max_p = (old + k as f64 * alpha).min(a.max_p_max);
+        } else if self.core.avg < lo && old > a.max_p_min {
+            self.core.max_p = (old * a.beta.powf(k as f64)).max(a.max_p_min);
         }
     }
 

@@ -63,6 +63,16 @@ impl AqmError {
     }
 }
 
+/// A key as a path shows it: bare when it is a plain name (ASCII letters, digits, `_`
+/// and `-`), else quoted as TOML would quote it (`link[0]."rate "`, `""`).
+pub fn key(k: &str) -> String {
+    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        k.to_string()
+    } else {
+        format!("{k:?}")
+    }
+}
+
 /// `outer.inner` (or `outer[i]` when `inner` is an index), either side possibly empty.
 pub fn join(outer: &str, inner: &str) -> String {
     if outer.is_empty() {

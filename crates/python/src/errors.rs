@@ -107,7 +107,7 @@ fn walk(
                 if !path.is_empty() {
                     path.push('.');
                 }
-                path.push_str(&k.to_cow()?);
+                path.push_str(&::aqm::error::key(&k.to_cow()?));
                 Ok(())
             }
             Err(_) => Err(PyValueError::new_err(format!(

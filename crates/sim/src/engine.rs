@@ -169,7 +169,7 @@ impl EventQueue {
     }
 
     /// Remove and return the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Target)> {
         let k = match self.front.take() {
             Some(f) => f,
@@ -185,8 +185,8 @@ impl EventQueue {
     }
 
     /// Remove and return the earliest event if it is due at or before `t`, unless a
-    /// checkpoint is due.
-    #[inline]
+    /// checkpoint is due. (Always inlined: the event loop is its caller.)
+    #[inline(always)]
     pub fn pop_until(&mut self, t: Time) -> Option<(Time, Target)> {
         if self.popped >= self.check_at {
             return None;

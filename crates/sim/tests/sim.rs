@@ -2,6 +2,8 @@
 
 use sim::{Scenario, Sim, Summary};
 
+mod fuzz;
+
 fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml_str(toml).unwrap_or_else(|e| panic!("scenario: {e}"))
 }

@@ -300,7 +300,7 @@ impl QueueTable {
                 fields.keys(&mut keys);
                 let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
                 return Err(AqmError::config(
-                    key,
+                    &crate::error::key(key),
                     format!("unknown field `{key}`, expected one of {}", keys.join(", ")),
                 ));
             }

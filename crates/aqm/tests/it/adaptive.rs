@@ -196,3 +196,25 @@ fn feng_multiplicative_on_crossings() {
     f.on_arrival(Time(6), &pkt(1000), backlog(90));
     assert!((f.core.max_p - 0.4 / 3.0).abs() < 1e-12);
 }
+
+/// Catching up on adaptation boundaries ends at any time, even the clock's end, with an
+/// alpha so small or a beta so near 1 that every one of ~10^19 boundaries changes max_p.
+#[test]
+fn catching_up_ends_at_any_time_with_any_alpha_and_beta() {
+    for (alpha, beta, q) in [(Some(1e-15), 0.9, 1000u32), (None, 1.0 - 1e-15, 0)] {
+        let mut p = params(20.0, 80.0, 0.1);
+        p.gentle = true;
+        p.w_q = 1.0;
+        let adaptation =
+            AredAdaptation { alpha, beta, interval: Duration(1), ..Default::default() };
+        let mut a = AdaptiveRed::new(p, adaptation, 1).unwrap();
+        a.on_arrival(Time(0), &pkt(1000), backlog(q));
+        let p0 = a.core.max_p;
+        let t0 = std::time::Instant::now();
+        a.on_arrival(Time(u64::MAX / 2), &pkt(1000), backlog(q));
+        a.poll(Time::MAX);
+        assert!(t0.elapsed().as_secs_f64() < 10.0);
+        assert!(if q > 0 { a.core.max_p > p0 } else { a.core.max_p < p0 }, "{}", a.core.max_p);
+        assert_eq!(a.poll_at(), Time::MAX);
+    }
+}

@@ -25,11 +25,17 @@ pub(super) fn de<T: DeserializeOwned>(v: &Value, path: &str) -> Result<T> {
         // (the message alone: the path says where, better than TOML's "in `key`")
         let msg = e.message().to_string();
         if let Some(rest) = msg.strip_prefix("unknown field `")
-            && let Some(k) = rest.split('`').next()
-            && p != k
-            && !p.ends_with(&format!(".{k}"))
+            && let Some(bare) = rest.split('`').next()
         {
-            p = join(&p, k);
+            // (the path may end with the key already; a key that is no plain name is quoted)
+            let k = aqm::error::key(bare);
+            if p == bare {
+                p = k;
+            } else if let Some(head) = p.strip_suffix(&format!(".{bare}")) {
+                p = format!("{head}.{k}");
+            } else {
+                p = join(&p, &k);
+            }
         }
         SimError::at(&p, msg)
     })

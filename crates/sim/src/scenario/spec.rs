@@ -374,7 +374,7 @@ impl FlowSpec {
         if let Some(key) = t.keys().find(|key| !keys.contains(&key.as_str())) {
             let name = t.get("type").and_then(Value::as_str).unwrap_or("tcp");
             return Err(SimError::at(
-                &format!("{path}.{key}"),
+                &format!("{path}.{}", aqm::error::key(key)),
                 format!("unknown field for a {name} flow; allowed {}", keys.join(", ")),
             ));
         }

@@ -173,7 +173,7 @@ impl Sim {
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
-            guard: Default::default(),
+            guard: guard::Guard::new(sc.memory_budget()),
             sc,
         };
         for d in 0..sim.dirs.len() {

@@ -34,8 +34,17 @@ pub(super) struct Guard {
     at: u64,
     /// The count of events run when the clock was first seen at `at`.
     since: u64,
+    /// Bytes of packets the run may hold (the scenario's `max_memory`, or the default
+    /// read once when the run is built).
+    budget: u64,
     /// The error a guard stopped the run with: every later call returns it.
     pub(super) failed: Option<SimError>,
+}
+
+impl Guard {
+    pub(super) fn new(budget: u64) -> Guard {
+        Guard { budget, ..Default::default() }
+    }
 }
 
 impl Sim {
@@ -72,7 +81,7 @@ impl Sim {
                 top = (d, n);
             }
         }
-        let budget = self.sc.memory_budget();
+        let budget = self.guard.budget;
         let bytes = (packets as u64).saturating_mul(PACKET_BYTES);
         if bytes > budget {
             let (d, n) = top;
