@@ -32,6 +32,7 @@ def test_constructor_fills_linux_defaults():
     assert (c["limit"], c["flows"], c["target"], c["tupdate"]) == (10240, 1024, 0.015, 0.015)
 
 
+@needs_qdisc
 @pytest.mark.parametrize(
     "kwargs, field",
     [({"flows": 0}, "flows"), ({"target": 0}, "target"), ({"alpha": -1.0}, "alpha")],
