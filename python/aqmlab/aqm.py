@@ -41,6 +41,7 @@ __all__ = [
     "Fred",
     "CoDel",
     "FqCoDel",
+    "FqPie",
     "Pie",
     "Blue",
     "Choke",
@@ -447,6 +448,45 @@ class DualPi2(Queue):
         step_thresh: Optional[Any] = None,
         c_protection: Optional[float] = None,
         limit: Optional[int] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class FqPie(Queue):
+    """FQ-PIE (Linux's ``sch_fq_pie``): FQ-CoDel's flow queues and deficit round robin,
+    each flow queue managed by PIE (RFC 8033) with its own drop probability.
+
+    Parameters (Linux's defaults): ``flows`` (1024 hash buckets), ``quantum`` (1514
+    bytes per round), ``limit`` (10240 packets in all) and ``memory_limit`` (32 MB =
+    33554432 bytes in all), beyond which the arriving packet is dropped; PIE's
+    ``target`` (0.015 s), ``tupdate`` (0.015 s), ``alpha`` (0.125), ``beta`` (1.25),
+    ``max_burst`` (0.15 s), ``ecn`` (False), ``mark_ecn_th`` (0.1: ECN-capable packets
+    are marked instead of dropped while the flow's probability is at most this),
+    ``mean_pkt_size`` (1500 bytes), ``derandomize`` (True), ``seed`` (the flow hash's
+    salt and the flows' random streams). The delay of a flow is the sojourn time of
+    its last departure (Linux's timestamps). Times are seconds or strings with a unit.
+    """
+
+    _TYPE = "fq_pie"
+
+    def __init__(
+        self,
+        *,
+        target: Optional[Union[float, str]] = None,
+        tupdate: Optional[Union[float, str]] = None,
+        alpha: Optional[float] = None,
+        beta: Optional[float] = None,
+        max_burst: Optional[Union[float, str]] = None,
+        limit: Optional[int] = None,
+        flows: Optional[int] = None,
+        quantum: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        mark_ecn_th: Optional[float] = None,
+        mean_pkt_size: Optional[int] = None,
+        derandomize: Optional[bool] = None,
         seed: Optional[int] = None,
         **options: Any,
     ) -> None:

@@ -1,6 +1,6 @@
 //! The flow-queue scheduler of FQ-CoDel (RFC 8290 Sections 4-5), generic over the AQM
 //! that manages each flow's queue ([`FlowAqm`]): FQ-CoDel is `Fq<P, CodelCore>`, and
-//! FQ-PIE can be `Fq<P, PieCore>`.
+//! FQ-PIE is `Fq<P, PieFlow>` ([`crate::fq_pie`]).
 //!
 //! - **Classification (Section 4.1.1).** A packet's flow id ([`PacketInfo::flow`]) is
 //!   hashed with a salt drawn from the scheduler's seed into one of `flows` buckets;
@@ -45,8 +45,9 @@ use crate::time::{Duration, Time};
 pub trait FlowAqm: Clone + fmt::Debug {
     /// The parameters all flows share (validated before the scheduler is built).
     type Params: Clone + fmt::Debug + PartialEq;
-    /// The state of a flow that has never held a packet.
-    fn new(params: &Self::Params) -> Self;
+    /// The state of flow queue `index` (0 to `flows` - 1), which has never held a
+    /// packet (the index lets a randomised AQM give each flow its own stream).
+    fn new(params: &Self::Params, index: u32) -> Self;
     /// Decide on a packet arriving to this flow's queue, which holds `queue` before it:
     /// [`Verdict::Enqueue`], [`Verdict::Mark`] or [`Verdict::Drop`].
     fn on_enqueue(
@@ -94,8 +95,22 @@ pub struct FqParams {
     pub memory_limit: u64,
     /// Packets dropped at most from the fattest flow per overflow (Linux; 64).
     pub drop_batch_size: u32,
+    /// What a full scheduler drops: the fattest flow's head (RFC 8290, FQ-CoDel) or
+    /// the arrival (Linux's FQ-PIE).
+    pub overflow: Overflow,
     /// Seed of the hash salt.
     pub seed: u64,
+}
+
+/// What [`Fq`] drops when it holds `limit` packets or `memory_limit` bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overflow {
+    /// A batch from the head of the flow with the most bytes, after enqueueing the
+    /// arrival (RFC 8290 Section 4.1; Linux's and ns-3's FQ-CoDel).
+    #[default]
+    FattestFlow,
+    /// The arriving packet, before it is queued (Linux's `sch_fq_pie`).
+    Arrival,
 }
 
 impl Default for FqParams {
@@ -106,6 +121,7 @@ impl Default for FqParams {
             limit: 10240,
             memory_limit: 32 << 20,
             drop_batch_size: 64,
+            overflow: Overflow::FattestFlow,
             seed: crate::config::DEFAULT_SEED,
         }
     }
@@ -181,11 +197,11 @@ impl<P: Packet, A: FlowAqm> Fq<P, A> {
             common::rng_from_seed(params.seed).random::<u64>()
         };
         let flows = (0..params.flows)
-            .map(|_| Flow {
+            .map(|i| Flow {
                 queue: PacketQueue::default(),
                 deficit: 0,
                 list: FlowList::Inactive,
-                aqm: A::new(&aqm),
+                aqm: A::new(&aqm, i),
             })
             .collect();
         let next_poll = A::period(&aqm).map(|p| Time::ZERO + p);
@@ -219,6 +235,10 @@ impl<P: Packet, A: FlowAqm> Fq<P, A> {
     /// The flow queue of bucket `idx`.
     pub fn flow(&self, idx: usize) -> &Flow<P, A> {
         &self.flows[idx]
+    }
+    /// The flow queue of bucket `idx`, to set up a test or an experiment.
+    pub fn flow_mut(&mut self, idx: usize) -> &mut Flow<P, A> {
+        &mut self.flows[idx]
     }
     /// The buckets on the new and the old list, head first.
     pub fn lists(&self) -> (Vec<u32>, Vec<u32>) {
@@ -276,6 +296,14 @@ impl<P: Packet, A: FlowAqm> Qdisc<P> for Fq<P, A> {
         self.catch_up(now);
         self.stats.arrivals += 1;
         let info = pkt.info();
+        if self.params.overflow == Overflow::Arrival
+            && (self.backlog.packets >= self.params.limit
+                || self.backlog.bytes + info.size as u64 > self.params.memory_limit)
+        {
+            self.stats.record_drop(DropReason::Overflow);
+            dropped(pkt, DropReason::Overflow);
+            return Verdict::Drop(DropReason::Overflow);
+        }
         let idx = self.bucket(info.flow);
         let flow = &mut self.flows[idx];
         let verdict = flow.aqm.on_enqueue(&self.aqm, now, &info, flow.queue.backlog());

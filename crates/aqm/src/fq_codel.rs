@@ -19,7 +19,7 @@ use crate::time::Time;
 impl FlowAqm for CodelCore {
     type Params = CodelParams;
 
-    fn new(_params: &CodelParams) -> Self {
+    fn new(_params: &CodelParams, _index: u32) -> Self {
         CodelCore::new()
     }
     #[inline]

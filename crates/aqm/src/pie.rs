@@ -133,7 +133,12 @@ pub struct PieCore {
 impl PieCore {
     pub fn new(params: PieParams) -> Result<PieCore> {
         params.validate()?;
-        Ok(PieCore {
+        Ok(PieCore::from_validated(params))
+    }
+
+    /// The controller of parameters already validated ([`PieParams::validate`]).
+    pub fn from_validated(params: PieParams) -> PieCore {
+        PieCore {
             drop_prob: 0.0,
             accu_prob: 0.0,
             qdelay_old: 0.0,
@@ -145,7 +150,7 @@ impl PieCore {
             dq_count: 0,
             next_update: Time::ZERO + params.tupdate,
             params,
-        })
+        }
     }
 
     /// current_qdelay: Section 4.3 from the backlog, or the last sojourn time.

@@ -28,6 +28,7 @@ use crate::codel::Codel;
 use crate::common::Limit;
 use crate::dualpi2::DualPi2;
 use crate::fq_codel::FqCodel;
+use crate::fq_pie::FqPie;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::pie::Pie;
 use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
@@ -220,6 +221,8 @@ pub enum AnyQdisc<P> {
     Codel(Codel<P>),
     /// FQ-CoDel (RFC 8290): the flow-queue scheduler with CoDel per flow.
     FqCodel(FqCodel<P>),
+    /// FQ-PIE (Linux's `sch_fq_pie`): the flow-queue scheduler with PIE per flow.
+    FqPie(FqPie<P>),
     /// PIE (RFC 8033).
     Pie(Pie<P>),
     /// CHOKe (Pan, Prabhakar & Psounis 2000).
@@ -234,6 +237,7 @@ macro_rules! dispatch {
             AnyQdisc::Fifo($q) => $e,
             AnyQdisc::Codel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::FqPie($q) => $e,
             AnyQdisc::Pie($q) => $e,
             AnyQdisc::Choke($q) => $e,
             AnyQdisc::DualPi2($q) => $e,
@@ -248,6 +252,7 @@ impl<P: Packet> AnyQdisc<P> {
             AnyQdisc::Fifo(f) => f.discipline().kind(),
             AnyQdisc::Codel(_) => "codel",
             AnyQdisc::FqCodel(_) => "fq_codel",
+            AnyQdisc::FqPie(_) => "fq_pie",
             AnyQdisc::Pie(_) => "pie",
             AnyQdisc::Choke(_) => "choke",
             AnyQdisc::DualPi2(_) => "dualpi2",

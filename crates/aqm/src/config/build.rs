@@ -3,7 +3,7 @@
 //! parameter.
 
 use super::{
-    BuildContext, CodelFields, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FqCodelConfig, FredConfig,
+    BuildContext, CodelFields, DEFAULT_LINK_RATE_BPS, FqCodelConfig, FqPieConfig, FredConfig,
     QUEUE_TYPES, QueueConfig, RedFields, modern,
 };
 use crate::ared::{self, AdaptiveRed, AredAdaptation};
@@ -13,10 +13,12 @@ use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
 use crate::error::{AqmError, Result, check};
 use crate::feng::{FengAdaptation, FengAdaptiveRed};
-use crate::fq::FqParams;
+use crate::fq::{FqParams, Overflow};
 use crate::fq_codel;
+use crate::fq_pie;
 use crate::fred::{Fred, FredParams};
 use crate::packet::Packet;
+use crate::pie::{DelayMode, PieParams};
 use crate::qdisc::{AnyQdisc, Fifo};
 use crate::queue::AnyAqm;
 use crate::red::{Red, RedParams};
@@ -38,9 +40,7 @@ fn idle_pkt_time(q: &Option<Quantity>, rate: f64, mean_pkt_size: u32) -> Result<
     }
 }
 
-fn seed(s: Option<u64>, ctx: &BuildContext) -> u64 {
-    s.or(ctx.seed).unwrap_or(DEFAULT_SEED)
-}
+use modern::seed;
 
 impl RedFields {
     /// The link rate (b/s) these fields give or the context supplies, after checking
@@ -135,6 +135,7 @@ impl QueueConfig {
             QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
             QueueConfig::Codel(_)
             | QueueConfig::FqCodel(_)
+            | QueueConfig::FqPie(_)
             | QueueConfig::Pie(_)
             | QueueConfig::Choke(_)
             | QueueConfig::DualPi2(_) => {
@@ -217,10 +218,45 @@ impl FqCodelConfig {
             limit: count_in("limit", self.limit, max)? as u32,
             memory_limit: check::positive_int("memory_limit", self.memory_limit)?,
             drop_batch_size: count_in("drop_batch_size", self.drop_batch_size, max)? as u32,
+            overflow: Overflow::FattestFlow,
             seed: seed(self.seed, ctx),
         };
         p.validate()?;
         Ok(p)
+    }
+}
+
+impl FqPieConfig {
+    /// The scheduler's and the flows' PIE parameters, validated.
+    fn params(&self, ctx: &BuildContext) -> Result<(FqParams, PieParams)> {
+        let max = u32::MAX as u64;
+        let limit = count_in("limit", self.limit, max)?;
+        let fq = FqParams {
+            flows: count_in("flows", self.flows, crate::fq::MAX_FLOWS as u64)? as u32,
+            quantum: count_in("quantum", self.quantum, max)? as u32,
+            limit: limit as u32,
+            memory_limit: check::positive_int("memory_limit", self.memory_limit)?,
+            drop_batch_size: 1,
+            overflow: Overflow::Arrival,
+            seed: seed(self.seed, ctx),
+        };
+        fq.validate()?;
+        let pie = PieParams {
+            target: modern::duration(&self.target, "target", true)?,
+            tupdate: modern::duration(&self.tupdate, "tupdate", true)?,
+            alpha: self.alpha,
+            beta: self.beta,
+            max_burst: modern::duration(&self.max_burst, "max_burst", false)?,
+            ecn: self.ecn,
+            mark_ecn_th: self.mark_ecn_th,
+            limit: Limit::new(Some(limit), None)?,
+            delay_mode: DelayMode::Timestamp,
+            dq_threshold: 1 << 14,
+            mean_pkt_size: self.mean_pkt_size,
+            derandomize: self.derandomize,
+        };
+        pie.validate()?;
+        Ok((fq, pie))
     }
 }
 
@@ -233,6 +269,7 @@ impl QueueConfig {
             self,
             QueueConfig::Codel(_)
                 | QueueConfig::FqCodel(_)
+                | QueueConfig::FqPie(_)
                 | QueueConfig::Pie(_)
                 | QueueConfig::Choke(_)
                 | QueueConfig::DualPi2(_)
@@ -249,6 +286,10 @@ impl QueueConfig {
             }
             QueueConfig::FqCodel(c) => {
                 AnyQdisc::FqCodel(fq_codel::fq_codel(c.fq_params(ctx)?, c.codel.params()?)?)
+            }
+            QueueConfig::FqPie(c) => {
+                let (fq, pie) = c.params(ctx)?;
+                AnyQdisc::FqPie(fq_pie::fq_pie(fq, pie)?)
             }
             QueueConfig::Pie(c) => AnyQdisc::Pie(modern::pie(c, ctx)?),
             QueueConfig::Choke(c) => {

@@ -19,8 +19,8 @@ mod table;
 
 pub use params::{
     AredConfig, BlueConfig, ChokeConfig, CodelConfig, CodelFields, DropTailConfig, DualPi2Config,
-    FengConfig, FqCodelConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig, RedConfig,
-    RedFields,
+    FengConfig, FqCodelConfig, FqPieConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig,
+    RedConfig, RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -91,6 +91,7 @@ disciplines! {
     Fred(FredConfig) = "fred",
     Codel(CodelConfig) = "codel",
     FqCodel(FqCodelConfig) = "fq_codel",
+    FqPie(FqPieConfig) = "fq_pie",
     Pie(PieConfig) = "pie",
     Blue(BlueConfig) = "blue",
     Pi(PiConfig) = "pi",
@@ -133,6 +134,8 @@ impl QueueConfig {
             | QueueConfig::Pie(_)
             | QueueConfig::Choke(_)
             | QueueConfig::DualPi2(_) => true,
+            // FQ-PIE drops the arrival, never a queued packet.
+            QueueConfig::FqPie(_) => false,
             QueueConfig::Fred(_) | QueueConfig::Blue(_) | QueueConfig::Pi(_) => false,
         }
     }
@@ -158,6 +161,12 @@ impl QueueConfig {
                 return Ok(c);
             }
             QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) | QueueConfig::Pi(_) => {
+                return Ok(c);
+            }
+            QueueConfig::FqPie(p) => {
+                p.target = Quantity::Number(p.target.secs("target")?);
+                p.tupdate = Quantity::Number(p.tupdate.secs("tupdate")?);
+                p.max_burst = Quantity::Number(p.max_burst.secs("max_burst")?);
                 return Ok(c);
             }
             QueueConfig::Pie(p) => {
@@ -202,6 +211,7 @@ impl QueueConfig {
             QueueConfig::Fred(c) => c.limit,
             QueueConfig::Codel(c) => Some(c.limit),
             QueueConfig::FqCodel(c) => Some(c.limit),
+            QueueConfig::FqPie(c) => Some(c.limit),
             QueueConfig::Pie(c) => c.limit,
             QueueConfig::Blue(c) => c.limit,
             QueueConfig::Pi(c) => c.limit,

@@ -184,6 +184,42 @@ config_struct! {
 }
 
 config_struct! {
+    /// `type = "fq_pie"` (Linux's `sch_fq_pie`): the FQ-CoDel scheduler's fields and
+    /// PIE's per flow, Linux's defaults (target 15 ms, tupdate 15 ms, alpha 0.125, beta
+    /// 1.25, ECN off, marking up to a 10% probability).
+    pub struct FqPieConfig {
+        /// Packets held in all (10240); an arrival beyond is dropped.
+        limit: u64 = 10240,
+        /// Flow queues, hash buckets (1024).
+        flows: u64 = 1024,
+        /// DRR quantum, bytes (1514).
+        quantum: u64 = 1514,
+        /// Bytes held in all (32 MB = 33554432); an arrival beyond is dropped.
+        memory_limit: u64 = 32 << 20,
+        /// QDELAY_REF (seconds or "15ms").
+        target: Quantity = Quantity::Number(0.015),
+        /// T_UPDATE.
+        tupdate: Quantity = Quantity::Number(0.015),
+        /// 1/s.
+        alpha: f64 = 0.125,
+        /// 1/s.
+        beta: f64 = 1.25,
+        /// MAX_BURST.
+        max_burst: Quantity = Quantity::Number(0.150),
+        ecn: bool = false,
+        /// ECN-capable packets are dropped, not marked, above this probability (Linux's
+        /// `ecn_prob`, 10%).
+        mark_ecn_th: f64 = 0.1,
+        /// No early drop while a flow holds at most two of these (bytes; Linux: the MTU).
+        mean_pkt_size: u32 = 1500,
+        /// RFC 8033 Section 5.1's derandomization.
+        derandomize: bool = true,
+        /// Seed of the flow hash's salt and of the flows' random streams.
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
     /// `type = "pie"` (RFC 8033). Defaults: the RFC's (target 15 ms, tupdate 15 ms,
     /// alpha 0.125, beta 1.25, max_burst 150 ms, DQ_THRESHOLD 16 KB, the departure-rate
     /// estimator, derandomization on).

@@ -220,7 +220,7 @@ struct Ticks {
 
 impl FlowAqm for Ticks {
     type Params = Duration;
-    fn new(_: &Duration) -> Self {
+    fn new(_: &Duration, _: u32) -> Self {
         Ticks::default()
     }
     fn dequeue<Q: Packet>(

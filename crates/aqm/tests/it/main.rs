@@ -6,6 +6,7 @@ mod codel;
 mod common;
 mod config;
 mod fq_codel;
+mod fq_pie;
 mod fred;
 mod invariants;
 mod qdiscs;
