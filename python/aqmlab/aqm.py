@@ -1,5 +1,5 @@
-"""Queue disciplines of the RED family and the AQMs compared with it today (CoDel,
-FQ-CoDel, PIE, BLUE, CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
+"""Queue disciplines of the RED family, CoDel and FQ-CoDel, backed by the Rust library
+``crates/aqm``.
 
 Each constructor takes the papers' (and RFCs') parameter names; parameters left out
 take the library's defaults (the papers' and RFCs' values, see ``docs/algorithms.md``).
