@@ -199,11 +199,6 @@ class Case:
                 "beta": PIE["beta"],
                 "max_burst": ms(PIE["max_burst"]),
                 "ecn": False,
-                # As ns-3 is run: the delay from timestamps, no derandomization, and
-                # no early drop while at most two packets wait (its MeanPktSize).
-                "delay_mode": "timestamp",
-                "derandomize": False,
-                "mean_pkt_size": self.packet_size,
             }
         return {
             "type": self.queue,
