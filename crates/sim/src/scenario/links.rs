@@ -164,7 +164,12 @@ pub(super) fn check_rates(links: &[LinkDef], size: u32, who: &str) -> Result<()>
 /// Check a queue configuration by building it as the run will.
 fn check_queue(q: &QueueConfig, rate_bps: f64, path: &str) -> Result<()> {
     let r = std::panic::catch_unwind(|| {
-        q.build(&BuildContext { link_rate_bps: Some(rate_bps), seed: Some(1) })
+        let ctx = BuildContext { link_rate_bps: Some(rate_bps), seed: Some(1) };
+        if q.holds_packets() {
+            q.build_qdisc::<aqm::PacketInfo>(&ctx).map(|_| ())
+        } else {
+            q.build(&ctx).map(|_| ())
+        }
     });
     match r {
         Ok(Ok(_)) => Ok(()),

@@ -81,8 +81,13 @@ pub(super) fn check(
         for (side, q) in [&l.queue_ab, &l.queue_ba].into_iter().enumerate() {
             let ctx = BuildContext { link_rate_bps: Some(l.rate_bps), seed: Some(1) };
             // (validation built every queue already; one that fails here holds nothing)
-            let Ok(aqm) = q.build(&ctx) else { continue };
-            let lim = aqm.limit();
+            let lim = if q.holds_packets() {
+                let Ok(qd) = q.build_qdisc::<aqm::PacketInfo>(&ctx) else { continue };
+                aqm::Qdisc::limit(&qd)
+            } else {
+                let Ok(aqm) = q.build(&ctx) else { continue };
+                aqm.limit()
+            };
             let by_bytes = lim.bytes.map(|b| b.div_ceil(smallest));
             let limit = match (lim.packets.map(u64::from), by_bytes) {
                 (Some(p), Some(b)) => p.min(b),
