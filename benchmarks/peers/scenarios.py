@@ -199,6 +199,12 @@ class Case:
                 "beta": PIE["beta"],
                 "max_burst": ms(PIE["max_burst"]),
                 "ecn": False,
+                # as ns-3 3.37's PieQueueDisc is set up here: the delay from timestamps
+                # (UseDequeueRateEstimator false), no derandomization, MeanPktSize = the
+                # packet size
+                "delay_mode": "timestamp",
+                "derandomize": False,
+                "mean_pkt_size": self.packet_size,
             }
         return {
             "type": self.queue,
