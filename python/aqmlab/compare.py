@@ -199,15 +199,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 30s)")
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
-    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="output directory, checked before the runs and written whole at their end",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison; write DIR/compare.csv, DIR/compare.png and DIR/runs/."""
+    from .outdir import check_out_dir
     from .sim import Scenario
 
-    out = Path(args.out)
+    out = check_out_dir(args.out, "--out")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .sim import DUMBBELL_RED
 
@@ -18,17 +18,20 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab run``."""
     parser.add_argument("scenario", help="scenario file (TOML)")
     parser.add_argument(
-        "--out", required=True, help="output directory (summary.json, flows/links/trace Parquet)"
+        "--out",
+        required=True,
+        help="output directory (summary.json, flows/links/trace Parquet), checked before the "
+        "run and written whole at its end (an existing one is replaced)",
     )
     parser.add_argument("--seed", type=int, help="override the scenario's seed")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 10s)")
     parser.add_argument("--warmup", help="override the scenario's warm-up (e.g. 5s)")
     parser.add_argument(
         "--threads",
-        type=int,
-        choices=[1, 2],
-        help="override the scenario's threads (2: a network that splits at its merging "
-        "directions runs on two threads, with the results of one)",
+        choices=["1", "2", "auto"],
+        help="threads of the run: 2 runs a network that splits at its merging directions "
+        "on two threads, with the results of one; auto (the default, unless the scenario "
+        "sets threads) takes 2 when two cores are free at the start, else 1",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -41,10 +44,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_run(args: argparse.Namespace) -> int:
     """Run one scenario file; write DIR/summary.json and Parquet files. Exit status 0 on
-    success; an invalid scenario raises ValueError (the CLI prints it and exits 2) before
-    anything is written."""
+    success; an output directory that cannot be created or an invalid scenario raises
+    ValueError (the CLI prints it and exits 2) before anything runs or is written. The
+    path imports no pandas (unless traces or --plot ask for it)."""
+    from .outdir import check_out_dir
     from .sim import Scenario, simulate
 
+    check_out_dir(args.out, "--out")
     try:
         sc = Scenario.from_file(args.scenario)
     except OSError as e:
@@ -57,10 +63,18 @@ def run_run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
-    if args.threads is not None:
-        changes["threads"] = args.threads
+    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
+    if threads == "auto":
+        changes["threads"] = auto_threads()
+    elif threads is not None:
+        changes["threads"] = int(threads)
     if changes:
         sc = sc.replace(**changes)
+    # pyarrow takes a tenth of a second or more to import: do it while the simulator runs
+    # (it releases the interpreter's lock), on a core the run may leave free.
+    import threading
+
+    threading.Thread(target=_import_writers, name="aqmlab-import", daemon=True).start()
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
     out = res.to_dir(args.out)
     if args.plot:
@@ -68,20 +82,81 @@ def run_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         s = res.summary
         print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
-        cols = [
-            "link",
-            "utilization",
-            "arrivals",
-            "drops",
-            "early_drops",
-            "marks",
-            "mean_queue",
-            "mean_avg",
-            "mean_delay",
-        ]
-        busy = res.links[res.links["arrivals"] > 0][cols]
-        print(busy.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(links_table(s))
     return 0
+
+
+def _import_writers() -> None:
+    """Import what writing a run's files needs (an import error surfaces when writing)."""
+    try:
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        pass
+
+
+#: The columns ``aqmlab run`` prints for each link direction that saw arrivals.
+RUN_COLUMNS = [
+    "link",
+    "utilization",
+    "arrivals",
+    "drops",
+    "early_drops",
+    "marks",
+    "mean_queue",
+    "mean_avg",
+    "mean_delay",
+]
+
+
+def links_table(summary: Dict[str, Any]) -> str:
+    """The busy link directions of a summary (arrivals > 0) as a text table of
+    :data:`RUN_COLUMNS`, numbers to 4 significant digits, columns right-aligned."""
+    links = sorted(summary["links"].items(), key=lambda kv: kv[1]["index"])
+    rows = [[name] + [l.get(c) for c in RUN_COLUMNS[1:]] for name, l in links if l["arrivals"] > 0]
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "NaN" if v is None else str(v)
+
+    table = [RUN_COLUMNS] + [[cell(v) for v in r] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(RUN_COLUMNS))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+
+
+def auto_threads() -> int:
+    """Threads for a one-off run: 2 where two cores are free, else 1 (the simulator
+    itself runs on one thread where the network does not split). Free cores: the cores
+    this process may use less the other runnable tasks, the most of a few looks over
+    20 ms (two threads sharing one core wait for each other: several times slower
+    than one thread)."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return 1
+    busy = _other_runnable()
+    return 2 if busy is not None and cores - busy >= 2 else 1
+
+
+def _other_runnable(looks: int = 5, gap: float = 0.005) -> Optional[int]:
+    """Other tasks runnable now (from /proc/loadavg, less this process), the most of
+    `looks` looks `gap` seconds apart; None where it cannot be read."""
+    busy = 0
+    try:
+        for k in range(looks):
+            if k:
+                time.sleep(gap)
+            with open("/proc/loadavg") as f:
+                running = int(f.read().split()[3].split("/")[0])
+            busy = max(busy, running - 1)
+    except (OSError, ValueError, IndexError):
+        return None
+    return busy
 
 
 def plot_traces(res: Any, out: Path) -> List[Path]:
@@ -151,10 +226,6 @@ BENCH_CASES: Dict[str, Dict[str, Any]] = {
     ),
 }
 
-#: ns-2 2.35 and ns-3 3.37 on the 15 Mb/s case, measured on the reference machine
-#: (bottleneck packets per wall-clock second).
-PEERS = {"ns-2 2.35 (100 s run)": 180e3, "ns-2 2.35 (1000 s run)": 310e3, "ns-3 3.37": 12e3}
-
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab bench``."""
@@ -176,6 +247,25 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
         "thread, with the same results; recorded as case NAME-2threads)",
     )
+    parser.add_argument(
+        "--peers",
+        metavar="ns2,ns3",
+        help="also run the peer harness's case (benchmarks/peers, in the source tree) in "
+        "aqmlab and these peers now, as whole processes, and compare them; without it no "
+        "peer figure is compared (the recorded history is printed as such)",
+    )
+    parser.add_argument(
+        "--peer-case",
+        default="S1-n100-red",
+        help="the peer harness's case for --peers (default S1-n100-red: 100 flows, RED, "
+        "15 Mb/s, 100 s)",
+    )
+    parser.add_argument(
+        "--peer-repeat",
+        type=int,
+        default=1,
+        help="with --peers: run each simulator N times in turns (medians; default 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--record",
@@ -189,11 +279,16 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     """Run the benchmark dumbbells and print simulated events per second and bottleneck
-    packets per wall-clock second (whole run, scenario building included)."""
-    import pandas  # noqa: F401  (imported before timing: simulate() builds DataFrames)
-
+    packets per wall-clock second (whole run, scenario building included); with
+    ``--peers``, the peer harness's case in aqmlab and the peers, measured now."""
+    from . import bench_peers
     from .sim import Scenario, dumbbell, simulate
 
+    peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
+    if peers:
+        bench_peers.peers_dir(required=True)
+    if args.peer_repeat < 1:
+        raise ValueError(f"--peer-repeat must be >= 1, got {args.peer_repeat}")
     cases = sorted(BENCH_CASES) if args.case == "all" else [args.case]
     rows: List[Dict[str, Any]] = []
     for name in cases:
@@ -230,14 +325,14 @@ def run_bench(args: argparse.Namespace) -> int:
             )
     if args.record:
         _record(args.record, rows)
+    peer_records = bench_peers.measure(peers, args.peer_case, args.peer_repeat) if peers else []
     if args.json:
-        print(json.dumps(rows, indent=2))
-    elif "15mbps" in cases:
-        r = rows[cases.index("15mbps")]
-        for peer, v in PEERS.items():
-            print(
-                f"         {peer}: {v / 1e3:.0f} k packets/s -> aqmlab x{r['bottleneck_packets_per_s'] / v:.1f}"
-            )
+        print(json.dumps({"aqmlab": rows, "peers": peer_records} if peers else rows, indent=2))
+    elif peers:
+        print("\n".join(bench_peers.report_lines(peer_records, peers)))
+    else:
+        for line in bench_peers.history_lines(args.peer_case):
+            print(line)
     return 0
 
 

@@ -7,7 +7,7 @@ dict or read from TOML::
     sc = aqmlab.Scenario({"duration": "10s", "link": [...], "flow": [...]})
     res = aqmlab.simulate(sc, progress=True)
     res.summary["links"]["r1->r2"]["utilization"]
-    res.flows, res.links              # pandas DataFrames
+    res.flows, res.links              # pandas DataFrames (built when first read)
     res.traces["queue"]               # DataFrames of the traces asked for in [trace]
     res.to_dir("out/")                # summary.json + Parquet, written atomically
 
@@ -98,61 +98,82 @@ class Scenario:
 
 
 class Result:
-    """What a run produced."""
+    """What a run produced. ``flows`` and ``links`` are pandas DataFrames built on first
+    use (a run that only writes its files, as ``aqmlab run`` does, never imports pandas)."""
 
     def __init__(
         self, summary: Dict[str, Any], traces: Dict[str, Any], trace_dir: Optional[Path] = None
     ):
-        import pandas as pd
-
         #: dict in the shape of ``summary.json``
         self.summary = summary
-        #: one row per flow
-        self.flows = pd.DataFrame(summary["flows"])
-        links = [dict(v, link=k) for k, v in summary["links"].items()]
-        links.sort(key=lambda r: r["index"])
-        df = pd.DataFrame(links)
-        if "drop_run_hist" in df:
-            df = df.drop(columns=["drop_run_hist"])
-        if len(df):
-            df = df[["link"] + [c for c in df.columns if c != "link"]]
-        #: one row per link direction
-        self.links = df
         #: name -> DataFrame ("queue", "packets", "cwnd")
         self.traces = traces
         #: pcap files, if asked for (copied by ``to_dir``)
         self.pcap_files = sorted(trace_dir.glob("*.pcap")) if trace_dir else []
+        self._flows: Any = None
+        self._links: Any = None
+
+    @property
+    def flows(self) -> Any:
+        """One row per flow (a pandas DataFrame)."""
+        if self._flows is None:
+            import pandas as pd
+
+            self._flows = pd.DataFrame(self.summary["flows"])
+        return self._flows
+
+    @property
+    def links(self) -> Any:
+        """One row per link direction (a pandas DataFrame), ``link`` first, without
+        ``drop_run_hist``."""
+        if self._links is None:
+            import pandas as pd
+
+            df = pd.DataFrame(_link_records(self.summary))
+            if "drop_run_hist" in df:
+                df = df.drop(columns=["drop_run_hist"])
+            if len(df):
+                df = df[["link"] + [c for c in df.columns if c != "link"]]
+            self._links = df
+        return self._links
 
     def to_dir(self, out: Union[str, os.PathLike]) -> Path:
         """Write summary.json, flows.parquet, links.parquet, one Parquet file per trace
         and any pcap files into `out`, atomically: everything goes to a temporary
-        directory beside it that is renamed at the end, so `out` is complete or absent."""
+        directory beside it that is renamed at the end, so `out` is complete or as it
+        was. The flows and links tables are written through pyarrow from the summary
+        (the columns and values of ``flows`` and ``links``), without pandas."""
+        from ._tables import write_records
+        from .outdir import staged_dir
+
         out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        try:
+        with staged_dir(out) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2))
-            self.flows.to_parquet(tmp / "flows.parquet", index=False)
-            self.links.to_parquet(tmp / "links.parquet", index=False)
+            write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
+            write_records(
+                _link_records(self.summary),
+                tmp / "links.parquet",
+                drop=("drop_run_hist",),
+                first="link",
+                frame=self._links,
+            )
             for name, df in self.traces.items():
                 df.to_parquet(tmp / f"trace_{name}.parquet", index=False)
             for p in self.pcap_files:
                 if p.exists():
                     shutil.copy(p, tmp / p.name)
-            if out.exists():
-                old = out.with_name(f".{out.name}.old.{os.getpid()}")
-                out.rename(old)
-                tmp.rename(out)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                tmp.rename(out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return out
 
     def __repr__(self) -> str:
-        return f"Result(flows={len(self.flows)}, links={len(self.links)}, traces={sorted(self.traces)})"
+        n_links = len(self.summary.get("links", {}))
+        return f"Result(flows={len(self.summary.get('flows', []))}, links={n_links}, traces={sorted(self.traces)})"
+
+
+def _link_records(summary: Mapping[str, Any]) -> list:
+    """The summary's link directions as records (``link``: the name), in index order."""
+    links = [dict(v, link=k) for k, v in summary["links"].items()]
+    links.sort(key=lambda r: r["index"])
+    return links
 
 
 ProgressArg = Union[None, bool, Callable[[float, float], None]]
@@ -227,12 +248,12 @@ def _drive(sim: Any, progress: ProgressArg) -> None:
 
 
 def _read_traces(tdir: Path) -> Dict[str, Any]:
-    import pandas as pd
-
     out = {}
     for name, fname in TRACE_FILES.items():
         p = tdir / fname
         if p.exists():
+            import pandas as pd
+
             out[name] = pd.read_csv(p)
     return out
 

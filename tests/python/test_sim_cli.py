@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
 
 from aqmlab import Scenario, cli, simulate
 
@@ -78,7 +83,31 @@ def test_bench_prints_rates(capsys):
     assert two[0]["case"] == "15mbps-2threads"
     assert two[0]["bottleneck_packets"] == rows[0]["bottleneck_packets"]
     assert cli.main(args) == 0
-    assert "ns-2" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # No peer measured in this run: no comparison with one, only the history, said to be such.
+    assert "as fast as" not in out and "-> aqmlab x" not in out
+    history = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / "history.csv"
+    if history.exists():
+        assert f"history ({history}" in out and "not measured now" in out
+
+
+def test_bench_rejects_an_unknown_peer(capsys):
+    """--peers takes ns2 and ns3 only, and says so."""
+    assert cli.main(["bench", "--case", "15mbps", "--peers", "ns9"]) == 2
+    assert "--peers" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (ns) is not installed")
+def test_bench_compares_with_a_peer_measured_in_the_same_run(capsys):
+    """--peers ns2: the peer case runs now in aqmlab and ns-2, and the ratio printed is the
+    ratio of the two wall times printed beside it."""
+    args = ["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10"]
+    assert cli.main(args + ["--peers", "ns2", "--peer-case", "S1-n5-red"]) == 0
+    out = capsys.readouterr().out
+    walls = dict(re.findall(r"^\s+(\w+): ([0-9.]+) s wall \(median", out, re.M))
+    assert set(walls) == {"aqmlab", "ns2"}, out
+    ratio = float(re.search(r"aqmlab is x([0-9.]+) as fast as ns2", out).group(1))
+    assert ratio == pytest.approx(float(walls["ns2"]) / float(walls["aqmlab"]), rel=0.1, abs=0.06)
 
 
 def test_a_reader_that_went_away_ends_the_command_quietly():

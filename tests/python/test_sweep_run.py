@@ -64,8 +64,25 @@ def threads():
             yield client
 
 
+def _session_processes(sid: int) -> set:
+    """Live (not zombie) processes of session `sid`, from /proc."""
+    found = set()
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        state, _ppid, _pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+        if int(session) == sid and state != "Z":
+            found.add(int(d.name))
+    return found
+
+
 def test_sigkill_midway_then_resume_gives_the_uninterrupted_dataset(tmp_path, threads):
-    """A sweep SIGKILLed midway and re-run equals an uninterrupted run; no finished point is recomputed."""
+    """A sweep SIGKILLed midway leaves no process behind, and re-run equals an uninterrupted
+    run; no finished point is recomputed."""
     spec = example_spec(sleep=0.15, counts=(1, 3))
     f = tmp_path / "sweep.toml"
     f.write_text(to_toml(spec))
@@ -82,15 +99,27 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_dataset(tmp_path, th
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # its session id (its pid) marks every process it starts
     )
     deadline = time.monotonic() + 60
     while len(store.finished(out)) < 5:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "no points written"
         time.sleep(0.02)
+    if sys.platform.startswith("linux"):
+        assert _session_processes(proc.pid) - {proc.pid}, "the sweep should have workers"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
+    if sys.platform.startswith("linux"):
+        # Every process the killed sweep started ends within seconds (workers die with it).
+        deadline = time.monotonic() + 5
+        while _session_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _session_processes(proc.pid)
+        for pid in left:  # no orphan outlives the test, whatever it asserts
+            os.kill(pid, signal.SIGKILL)
+        assert not left, f"processes of the killed sweep still running: {sorted(left)}"
     done_before = store.finished(out)
     assert 5 <= len(done_before) < n, "the kill should land midway"
 

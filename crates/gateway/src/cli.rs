@@ -67,6 +67,33 @@ fn print_json<T: Serialize>(v: &T) {
     let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
+/// The whole program from its arguments (the first is the program's name): parse, run,
+/// print help, a usage error or a run's error as the binary does, and return the exit
+/// status (0, clap's status for usage errors, 2 for a failed run). Used by the binary
+/// and by the Python package's `aqmlab-gateway` command, which links this crate.
+pub fn main_from<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version go to standard output with status 0; usage errors to
+            // standard error with status 2.
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    match cli.run() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("aqmlab-gateway: error: {e}");
+            2
+        }
+    }
+}
+
 impl Cli {
     /// Carry out the command.
     pub fn run(self) -> Result<()> {

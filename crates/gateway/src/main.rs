@@ -2,15 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use gateway::cli::Cli;
-
 fn main() -> ExitCode {
-    match Cli::parse().run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("aqmlab-gateway: error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    ExitCode::from(gateway::cli::main_from(std::env::args_os()))
 }

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod aqm;
 mod errors;
+mod gateway;
 mod sim;
 
 #[pymodule]
@@ -12,5 +13,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     aqm::register(m)?;
     sim::register(m)?;
+    gateway::register(m)?;
     Ok(())
 }

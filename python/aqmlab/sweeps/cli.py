@@ -89,6 +89,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         if len(s.points) > 20:
             print(f"  ... {len(s.points) - 20} more")
         return 0
+    from ..outdir import check_out_dir
+
+    check_out_dir(args.out, "--out", inside=True)
     try:
         df = execute.sweep(
             s,
@@ -165,6 +168,10 @@ def add_plot_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_plot(args: argparse.Namespace) -> int:
+    from ..outdir import check_out_file, replace_file
+
+    out = Path(args.output) if args.output else Path(args.dir) / "plot.png"
+    check_out_file(out, "--output" if args.output else "DIR (its plot.png)")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -185,9 +192,8 @@ def run_plot(args: argparse.Namespace) -> int:
         ylabel=args.ylabel,
         title=args.title,
     )
-    out = Path(args.output) if args.output else Path(args.dir) / "plot.png"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    with replace_file(out) as tmp:
+        fig.savefig(tmp, dpi=120)
     print(f"wrote {out}")
     return 0
 

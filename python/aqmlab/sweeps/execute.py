@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from . import lifeline as _lifeline
 from . import metrics as _metrics
 from . import paths as _paths
 from . import runners as _runners
@@ -155,8 +156,12 @@ def _client_for(
         # what is in flight, so that a point that kills its worker process takes no other
         # point with it (see its top_up).
         method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
+        # Workers end with this process, however it ends (see lifeline).
+        os.environ[_lifeline.PARENT_ENV] = str(os.getpid())
+        preload = list(dask.config.get("distributed.worker.preload", None) or [])
         with dask.config.set(
             {
+                "distributed.worker.preload": preload + [_lifeline.MODULE],
                 "distributed.worker.profile.enabled": False,
                 "distributed.scheduler.worker-saturation": 1.0,
                 "distributed.worker.multiprocessing-method": method,

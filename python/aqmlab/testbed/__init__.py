@@ -12,7 +12,8 @@ Public entry points:
 - :class:`Testbed` -- the namespaces and the gateway as a context manager (tests, bench);
 - :func:`cleanup_stale` -- remove namespaces left by killed runs;
 - :func:`privilege_problem` -- why the testbed cannot run here (None when it can);
-- :func:`gateway_binary`, :func:`ensure_tools` -- the gateway build and iperf3/ethtool.
+- :func:`gateway_binary`, :func:`ensure_tools` -- the installed gateway command and
+  iperf3/ethtool.
 
 ``python -m aqmlab.testbed SCENARIO --out DIR`` runs it without the main CLI;
 ``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity.

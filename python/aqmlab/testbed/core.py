@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
+from ..outdir import check_out_dir, staged_dir
 from . import flows as flmod
 from . import netns as nsmod
 from . import scenario as scmod
@@ -115,28 +116,33 @@ def run_testbed(
     """Run a dumbbell scenario (TOML path or dict) on live Linux flows through the
     gateway; write ``out_dir/summary.json`` (the simulator's shape, plus
     ``"prediction"`` and ``"testbed"``) and return it. `kernel_cc` runs every TCP flow
-    with that Linux congestion control (see :func:`.scenario.plan`)."""
+    with that Linux congestion control (see :func:`.scenario.plan`).
+
+    `out_dir` is checked before anything starts (ValueError if it cannot be created)
+    and written whole: the run works in a directory beside it, renamed onto it at the
+    end; a failed run leaves `out_dir` as it was and its files (gateway.log, iperf3
+    logs) in ``out_dir.failed``."""
     wall = time.monotonic()
+    out = check_out_dir(out_dir, "out_dir")
     path = None if isinstance(scenario, dict) else str(scenario)
     sc = scmod.load(scenario)
     pl = scmod.plan(sc, kernel_cc=kernel_cc)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     ccs = sorted({f.kernel_cc for f in pl.flows if f.kernel_cc})
     hosts = {s: len(pl.hosts[s]) for s in ("a", "b")}
     cc = ccs[0] if ccs else "reno"
-    with Testbed(out, gateway_args(pl), hosts, gateway=gateway, cc=cc, ecn=pl.ecn) as tb:
-        run = flmod.run_flows(tb, pl)
-    if run.gateway is None:
-        raise RuntimeError(f"the gateway wrote no statistics; see {out / 'gateway.log'}")
-    summary = _summary(pl, tb, run, run.gateway, wall)
-    if prediction:
-        pred, why = predict(sc, path)
-        summary["prediction"] = pred
-        if why:
-            summary["prediction_note"] = why
-        summary["comparison"] = _comparison(summary, pred, pl.link_name)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    with staged_dir(out, keep_failed=".failed") as work:
+        with Testbed(work, gateway_args(pl), hosts, gateway=gateway, cc=cc, ecn=pl.ecn) as tb:
+            run = flmod.run_flows(tb, pl)
+        if run.gateway is None:
+            raise RuntimeError(f"the gateway wrote no statistics; see gateway.log in {out}.failed")
+        summary = _summary(pl, tb, run, run.gateway, wall)
+        if prediction:
+            pred, why = predict(sc, path)
+            summary["prediction"] = pred
+            if why:
+                summary["prediction_note"] = why
+            summary["comparison"] = _comparison(summary, pred, pl.link_name)
+        (work / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
 
 
@@ -149,12 +155,14 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--out",
-        help="output directory (summary.json, gateway.json, iperf3 logs); required with a scenario",
+        help="output directory (summary.json, gateway.json, iperf3 logs), written whole at "
+        "the end (a failed run's files go to DIR.failed); required with a scenario",
     )
     parser.add_argument(
         "--gateway",
         default=None,
-        help=f"aqmlab-gateway binary (default ${GATEWAY_ENV} or a cargo build)",
+        help=f"aqmlab-gateway command (default ${GATEWAY_ENV}, else the aqmlab-gateway "
+        "installed with this package)",
     )
     parser.add_argument(
         "--kernel-cc",
@@ -198,6 +206,12 @@ def _print(s: Dict[str, Any]) -> None:
 
 def run(args) -> int:
     """`aqmlab testbed`: returns the exit status."""
+    if not args.cleanup and args.out:
+        try:
+            check_out_dir(args.out, "--out")
+        except ValueError as e:
+            print(f"aqmlab testbed: error: {e}", file=sys.stderr)
+            return 2
     try:
         nsmod.require_privileges()
         if args.cleanup:
@@ -223,6 +237,9 @@ def run(args) -> int:
         return 2
     except (RuntimeError, ValueError) as e:
         print(f"aqmlab testbed: error: {e}", file=sys.stderr)
+        failed = Path(f"{args.out}.failed") if args.out else None
+        if failed is not None and failed.is_dir():
+            print(f"aqmlab testbed: the failed run's files are in {failed}", file=sys.stderr)
         return 1
     _print(s)
     print(f"wrote {Path(args.out) / 'summary.json'}")

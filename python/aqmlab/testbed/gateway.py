@@ -1,6 +1,7 @@
-"""The gateway's binary and its command line: where ``aqmlab-gateway`` comes from (a
-cargo build, or ``$AQMLAB_GATEWAY``), the tools the testbed needs beside it (iperf3,
-ethtool), and the flags a plan gives it."""
+"""The gateway's command and its command line: where ``aqmlab-gateway`` comes from
+(``$AQMLAB_GATEWAY``, else the command installed with this package, which runs the
+gateway linked into its extension module: no cargo or source tree needed), the tools the
+testbed needs beside it (iperf3, ethtool), and the flags a plan gives it."""
 
 from __future__ import annotations
 
@@ -8,59 +9,36 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from . import scenario as scmod
 
 GATEWAY_ENV = "AQMLAB_GATEWAY"
-_REPO = Path(__file__).resolve().parents[3]
-
-
-def repo_root() -> Path:
-    return _REPO
-
-
-_BUILT: Optional[str] = None
 
 
 def gateway_binary(build: bool = True) -> str:
-    """The `aqmlab-gateway` binary: ``$AQMLAB_GATEWAY``, else the release build under
-    ``$CARGO_TARGET_DIR`` or the repository's ``target/``, (re)built with cargo when cargo
-    is installed (a no-op when up to date, so a stale binary is never used)."""
+    """The `aqmlab-gateway` command: ``$AQMLAB_GATEWAY`` (any executable with the
+    gateway's command line, e.g. a cargo build of crates/gateway), else the console
+    script installed with this package beside this interpreter, else one on PATH.
+    RuntimeError naming what is missing otherwise. (`build` is kept for callers of
+    earlier versions; nothing is built.)"""
     env = os.environ.get(GATEWAY_ENV)
     if env:
-        if not os.access(env, os.X_OK):
+        if not os.access(env, os.X_OK) or os.path.isdir(env):
             raise RuntimeError(f"{GATEWAY_ENV}={env}: not an executable file")
         return env
-    target = Path(os.environ.get("CARGO_TARGET_DIR") or (_REPO / "target"))
-    exe = target / "release" / "aqmlab-gateway"
-    if exe.exists() and (not build or shutil.which("cargo") is None):
-        return str(exe)
-    if not build:
-        raise RuntimeError(
-            f"aqmlab-gateway not built ({exe} missing); set {GATEWAY_ENV} or build it"
-        )
-    if shutil.which("cargo") is None:
-        raise RuntimeError(f"aqmlab-gateway is not built and cargo is missing; set {GATEWAY_ENV}")
-    manifest = _REPO / "crates" / "gateway" / "Cargo.toml"
-    global _BUILT
-    if _BUILT is None:
-        subprocess.run(
-            [
-                "cargo",
-                "build",
-                "--release",
-                "--manifest-path",
-                str(manifest),
-                "--bin",
-                "aqmlab-gateway",
-            ],
-            check=True,
-            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
-        )
-        _BUILT = str(exe)
-    return _BUILT
+    beside = Path(sys.executable).parent / "aqmlab-gateway"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("aqmlab-gateway")
+    if found:
+        return found
+    raise RuntimeError(
+        "aqmlab-gateway is not installed: install aqmlab with pip (it provides the "
+        f"aqmlab-gateway command), or set {GATEWAY_ENV} to a gateway executable"
+    )
 
 
 def ensure_tools() -> None:

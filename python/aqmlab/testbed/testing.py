@@ -3,7 +3,6 @@ here, and dumbbell scenarios as dicts."""
 
 from __future__ import annotations
 
-import shutil
 from typing import Any, Dict, List, Optional
 
 from .netns import privilege_problem
@@ -14,11 +13,12 @@ def skip_reason() -> Optional[str]:
     p = privilege_problem()
     if p:
         return f"testbed needs root and ip netns: {p}"
-    if shutil.which("cargo") is None:
-        import os
+    from .gateway import gateway_binary
 
-        if not os.environ.get("AQMLAB_GATEWAY"):
-            return "testbed needs cargo (to build aqmlab-gateway) or AQMLAB_GATEWAY"
+    try:
+        gateway_binary()
+    except RuntimeError as e:
+        return f"testbed needs the aqmlab-gateway command: {e}"
     return None
 
 

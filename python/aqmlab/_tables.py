@@ -1,0 +1,148 @@
+"""Records (a list of dicts, as in a run's summary) written to Parquet through pyarrow
+alone, with the columns and types that ``pandas.DataFrame(records).to_parquet(...)``
+gives, so that writing a run's files needs no pandas.
+
+The types follow pandas' inference for a column of Python objects: all booleans ->
+bool; all integers -> int64; integers and floats, or integers with a missing value ->
+float64 (NaN and missing values stored as nulls, as pandas stores NaN); strings with
+missing values -> string (large_string with pandas 3, whose string columns are Arrow's
+large strings; read from the installed version's metadata, without importing it). Any
+other mixture (lists, dicts, booleans among numbers) is
+handed to pandas, so the output never depends on which path wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+__all__ = ["write_records", "records_table"]
+
+_I64 = (-(2**63), 2**63 - 1)
+
+
+def _pandas_major() -> Optional[int]:
+    """The installed pandas' major version, from its distribution's directory name
+    (importing pandas or importlib.metadata would cost more than the write)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("pandas")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    for d in Path(spec.origin).resolve().parent.parent.glob("pandas-*.dist-info"):
+        try:
+            return int(d.name.split("-")[1].split(".")[0])
+        except (IndexError, ValueError):
+            continue
+    return None
+
+
+def _column_type(values: Sequence[Any]) -> Optional[str]:
+    """ "bool", "int64", "float64", "string", "null", or None where pandas must decide."""
+    present = [v for v in values if v is not None]
+    missing = len(present) < len(values)
+    if not present:
+        return "null"
+    if all(isinstance(v, bool) for v in present):
+        return "bool"
+    if any(isinstance(v, bool) for v in present):
+        return None
+    if all(isinstance(v, int) for v in present):
+        if not all(_I64[0] <= v <= _I64[1] for v in present):
+            return None
+        return "float64" if missing else "int64"
+    if all(isinstance(v, (int, float)) for v in present):
+        return "float64"
+    if all(isinstance(v, str) for v in present):
+        return "string"
+    return None
+
+
+def _columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
+    """Columns in order of first appearance; a record without a key gives NaN (as in
+    pandas, where a missing key is NaN and an explicit None stays None)."""
+    names: Dict[str, None] = {}
+    for r in records:
+        for k in r:
+            names.setdefault(k, None)
+    nan = float("nan")
+    return {k: [r.get(k, nan) for r in records] for k in names}
+
+
+def records_table(
+    records: Sequence[Mapping[str, Any]],
+    drop: Sequence[str] = (),
+    first: Optional[str] = None,
+) -> Any:
+    """A pyarrow Table of the records (see the module's doc), without the `drop`
+    columns and with `first` moved to the front; None where pandas must decide.
+
+    The columns cross as JSON lines read with an explicit schema by pyarrow's JSON
+    reader: Python writes every float in its shortest exact form and Arrow parses it
+    correctly rounded, so values are exact; and unlike ``pyarrow.array`` on Python
+    objects, the reader does not import pandas."""
+    import io
+    import math
+
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    cols = {k: v for k, v in _columns(records).items() if k not in drop}
+    if first is not None and first in cols and records:
+        cols = {first: cols[first], **{k: v for k, v in cols.items() if k != first}}
+    types = {
+        "bool": pa.bool_(),
+        "int64": pa.int64(),
+        "float64": pa.float64(),
+        "string": pa.large_string() if (_pandas_major() or 0) >= 3 else pa.string(),
+        "null": pa.null(),
+    }
+    fields = []
+    for name, values in cols.items():
+        kind = _column_type(values)
+        if kind is None:
+            return None
+        if kind == "float64":
+            # pandas stores NaN as null
+            cols[name] = [None if v is None or math.isnan(v) else float(v) for v in values]
+        fields.append(pa.field(name, types[kind]))
+    schema = pa.schema(fields)
+    if not records or not fields:
+        return schema.empty_table() if not records else None
+    names = list(cols)
+    lines = "".join(
+        json.dumps(dict(zip(names, row)), allow_nan=True) + "\n" for row in zip(*cols.values())
+    )
+    opts = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    return pj.read_json(io.BytesIO(lines.encode()), parse_options=opts)
+
+
+def write_records(
+    records: Sequence[Mapping[str, Any]],
+    path: Path,
+    drop: Sequence[str] = (),
+    first: Optional[str] = None,
+    frame: Any = None,
+) -> None:
+    """Write the records to the Parquet file `path`. `frame`: the records' DataFrame
+    when one was already built (it is written as it is, possibly changed by its user)."""
+    if frame is not None:
+        frame.to_parquet(path, index=False)
+        return
+    table = records_table(records, drop, first)
+    if table is None:
+        import pandas as pd
+
+        df = pd.DataFrame(list(records))
+        df = df.drop(columns=[c for c in drop if c in df])
+        if first is not None and first in df and len(df):
+            df = df[[first] + [c for c in df.columns if c != first]]
+        df.to_parquet(path, index=False)
+        return
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path)

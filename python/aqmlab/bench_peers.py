@@ -1,0 +1,160 @@
+"""``aqmlab bench --peers``: aqmlab beside ns-2 / ns-3, measured in the same run, and
+the recorded history otherwise.
+
+A comparison with a peer is printed only when both were measured now, on this machine:
+the peer harness of the source tree (``benchmarks/peers/run``) runs one of its cases
+(default ``S1-n100-red``: 100 NewReno flows through RED at 15 Mb/s for 100 s) in each
+simulator as a whole process, aqmlab as the installed ``aqmlab run``. Without
+``--peers`` the bench prints aqmlab's own figures and, when the source tree is there,
+the last recorded peer rows of ``benchmarks/peers/history.csv`` with their date and host
+(figures from another run, not comparable with the ones just measured).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+__all__ = ["PEERS", "DEFAULT_CASE", "peers_dir", "parse_peers", "measure", "history_lines"]
+
+#: The peers `--peers` accepts (the peer harness's simulator names).
+PEERS = ("ns2", "ns3")
+DEFAULT_CASE = "S1-n100-red"
+PEERS_ENV = "AQMLAB_PEERS_DIR"
+
+
+def parse_peers(text: str) -> List[str]:
+    """``"ns2,ns3"`` -> ["ns2", "ns3"]; ValueError naming ``--peers`` otherwise."""
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [n for n in names if n not in PEERS]
+    if bad or not names:
+        raise ValueError(
+            f"--peers: expected a comma-separated list of {', '.join(PEERS)}, got {text!r}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def peers_dir(required: bool = False) -> Optional[Path]:
+    """The peer harness (``benchmarks/peers``): ``$AQMLAB_PEERS_DIR``, else the source
+    tree this package runs from, else ``./benchmarks/peers``; None when absent (an
+    installed package has no source tree), or ValueError when `required`."""
+    env = os.environ.get(PEERS_ENV)
+    cands = [Path(env)] if env else []
+    cands += [
+        Path(__file__).resolve().parents[2] / "benchmarks" / "peers",
+        Path.cwd() / "benchmarks" / "peers",
+    ]
+    for c in cands:
+        if (c / "run").is_file() and (c / "scenarios.py").is_file():
+            return c
+    if required:
+        raise ValueError(
+            "--peers: the peer harness (benchmarks/peers in aqmlab's source tree) is not "
+            f"found; run from a source checkout or set {PEERS_ENV}"
+        )
+    return None
+
+
+def _aqmlab_cli() -> Optional[str]:
+    """The installed ``aqmlab`` command (beside this interpreter, else on PATH)."""
+    beside = Path(sys.executable).parent / "aqmlab"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("aqmlab")
+
+
+def measure(peers: List[str], case: str = DEFAULT_CASE, repeat: int = 1) -> List[Dict[str, Any]]:
+    """Run `case` in aqmlab and each peer now, `repeat` times in turns, through the peer
+    harness; its records (``sim``, ``status``, ``wall_s``, ``maxrss_mb``, ``cpu_s``,
+    ``pkts_per_s``, ``result``...). RuntimeError when the harness fails."""
+    d = peers_dir(required=True)
+    assert d is not None
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-peers-") as tmp:
+        js = Path(tmp) / "records.json"
+        cmd = [
+            sys.executable,
+            str(d / "run"),
+            "--cases",
+            case,
+            "--sims",
+            ",".join(["aqmlab", *peers]),
+            "--repeat",
+            str(repeat),
+            "--json",
+            str(js),
+        ]
+        cli = _aqmlab_cli()
+        if cli:
+            cmd += ["--aqmlab-cli", cli]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if not js.exists():
+            tail = (r.stderr.strip().splitlines() or [""])[-1]
+            raise RuntimeError(f"the peer harness failed (exit {r.returncode}): {tail}")
+        recs: List[Dict[str, Any]] = json.loads(js.read_text())
+    return recs
+
+
+def _median(xs: List[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def report_lines(records: List[Dict[str, Any]], peers: List[str]) -> List[str]:
+    """Lines of the side-by-side comparison: each simulator's median wall time, peak
+    memory and bottleneck packets per second, and aqmlab's speed-up over each peer
+    (the peer's wall time over aqmlab's); a peer that did not run says why."""
+    lines = []
+    by: Dict[str, List[Dict[str, Any]]] = {}
+    for r in records:
+        by.setdefault(r["sim"], []).append(r)
+    case = records[0]["case"] if records else DEFAULT_CASE
+    lines.append(f"peers, measured now (benchmarks/peers case {case}, whole processes):")
+    walls: Dict[str, float] = {}
+    for sim in ["aqmlab", *peers]:
+        rs = [r for r in by.get(sim, []) if r.get("status") == "ok"]
+        if not rs:
+            why = next((r.get("status") for r in by.get(sim, [])), "not installed or not built")
+            lines.append(f"  {sim:>7}: did not run ({why})")
+            continue
+        walls[sim] = _median([r["wall_s"] for r in rs])
+        mem = max(r["maxrss_mb"] for r in rs)
+        pps = _median([r.get("pkts_per_s") or 0.0 for r in rs])
+        lines.append(
+            f"  {sim:>7}: {walls[sim]:.2f} s wall (median of {len(rs)}), "
+            f"peak {mem:.0f} MB, {pps / 1e3:.0f} k bottleneck packets/s"
+        )
+    for p in peers:
+        if p in walls and "aqmlab" in walls and walls["aqmlab"] > 0:
+            lines.append(f"  aqmlab is x{walls[p] / walls['aqmlab']:.1f} as fast as {p} here")
+    return lines
+
+
+def history_lines(case: str = DEFAULT_CASE, last: int = 4) -> List[str]:
+    """The last recorded peer rows of `case` in ``benchmarks/peers/history.csv`` (the
+    source tree's), with where they come from; [] without a source tree."""
+    d = peers_dir()
+    if d is None or not (d / "history.csv").is_file():
+        return []
+    path = d / "history.csv"
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("case") == case and r.get("status") == "ok"]
+    if not rows:
+        return []
+    lines = [
+        f"history ({path}; recorded earlier, possibly on another machine; not measured now, "
+        "so not compared with the figures above; --peers ns2,ns3 measures them now):"
+    ]
+    for r in rows[-last:]:
+        lines.append(
+            f"  {r['date']} {r.get('host') or '?'} {r['label']}: {r['sim']} "
+            f"{float(r['wall_s']):.2f} s wall, {float(r['peak_mb']):.0f} MB"
+        )
+    return lines

@@ -1,0 +1,91 @@
+"""Worker processes end with the sweep that started them, however it ends.
+
+An embedded cluster's workers are child processes of the sweep. A sweep killed with
+SIGKILL (or by the system's memory killer) runs no clean-up. Dask's own guard (a pipe
+whose end-of-file tells the worker that its parent is gone) is not enough to rely on: a
+forked worker also holds the write ends of the pipes of the workers forked before it,
+and orphaned workers of a SIGKILLed sweep have been seen. So each worker, as it starts
+(a Dask preload, :func:`dask_setup`):
+
+- asks Linux to send it SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``);
+- runs a watchdog thread that kills it when its parent changes (``os.getppid()``: it
+  was re-parented) or the sweep's process (``$AQMLAB_SWEEP_PID``, set by the sweep)
+  is gone, for systems without ``prctl`` and for a sweep that died before the worker
+  got this far.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, Optional
+
+__all__ = ["PARENT_ENV", "MODULE", "bind_to_parent", "dask_setup", "set_parent_death_signal"]
+
+#: The sweep's process id, in the environment its workers inherit.
+PARENT_ENV = "AQMLAB_SWEEP_PID"
+#: This module's name, for ``distributed.worker.preload``.
+MODULE = __name__
+_PR_SET_PDEATHSIG = 1
+_bound_pid = 0  # the process bound (a forked child inherits the value, not the binding)
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """``prctl(PR_SET_PDEATHSIG, sig)`` on Linux; False where it is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+    os._exit(1)  # pragma: no cover - where SIGKILL could not be sent
+
+
+def bind_to_parent(sweep_pid: Optional[int] = None, interval: float = 0.5) -> None:
+    """End this process (SIGKILL) when its parent or the process `sweep_pid` ends: a
+    parent-death signal, and a watchdog thread checking every `interval` seconds.
+    Idempotent in a process."""
+    global _bound_pid
+    if _bound_pid == os.getpid():
+        return
+    _bound_pid = os.getpid()
+    parent = os.getppid()
+    set_parent_death_signal(signal.SIGKILL)
+    if (sweep_pid and not _alive(sweep_pid)) or os.getppid() != parent:
+        _die()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent or (sweep_pid and not _alive(sweep_pid)):
+                _die()
+
+    threading.Thread(target=watch, name="aqmlab-lifeline", daemon=True).start()
+
+
+def dask_setup(worker: Any = None) -> None:
+    """The Dask preload hook: bind the worker process to the sweep."""
+    try:
+        pid: Optional[int] = int(os.environ.get(PARENT_ENV) or 0) or None
+    except ValueError:
+        pid = None
+    bind_to_parent(pid)

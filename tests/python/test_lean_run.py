@@ -1,0 +1,192 @@
+"""A lean `aqmlab run`: no pandas on its path, the same files as through pandas, and
+threads "auto" for a one-off run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aqmlab import Scenario, cli, runner, simulate
+from aqmlab._tables import write_records
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "python" / "aqmlab" / "scenarios"
+
+
+def test_aqmlab_run_imports_no_pandas(tmp_path):
+    """The whole command, in a fresh interpreter: pandas is never imported."""
+    out = tmp_path / "out"
+    code = (
+        "import sys; from aqmlab.cli import main; "
+        f"rc = main(['run', {str(SCENARIOS / 'dumbbell_10mbps.toml')!r}, '--out', {str(out)!r}, "
+        "'--duration', '25s']); "
+        "print(rc, sorted(m for m in sys.modules if m == 'pandas' or m.startswith('pandas.')))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "0 []", r.stdout
+    assert "r1->r2" in r.stdout  # the link table was printed
+    assert {p.name for p in out.iterdir()} == {"summary.json", "flows.parquet", "links.parquet"}
+
+
+def _pandas_files(summary):
+    """flows and links as the pandas path wrote them (the reference)."""
+    flows = pd.DataFrame(summary["flows"])
+    links = [dict(v, link=k) for k, v in summary["links"].items()]
+    links.sort(key=lambda r: r["index"])
+    df = pd.DataFrame(links)
+    if "drop_run_hist" in df:
+        df = df.drop(columns=["drop_run_hist"])
+    if len(df):
+        df = df[["link"] + [c for c in df.columns if c != "link"]]
+    return {"flows": flows, "links": df}
+
+
+def _same_parquet(path: Path, ref: pd.DataFrame, tmp: Path) -> None:
+    ref_path = tmp / ("ref-" + path.name)
+    ref.to_parquet(ref_path, index=False)
+    got, want = pq.read_table(path), pq.read_table(ref_path)
+    assert got.schema.remove_metadata() == want.schema.remove_metadata()
+    assert got.equals(want)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), pd.read_parquet(ref_path))
+
+
+MIXED = {
+    "duration": "6s",
+    "warmup": "1s",
+    "link": [
+        {"a": "s", "b": "r", "rate": "10Mbps", "delay": "5ms"},
+        {
+            "a": "r",
+            "b": "k",
+            "rate": "2Mbps",
+            "delay": "10ms",
+            "queue": {"type": "red", "limit": 60, "min_th": 5, "max_th": 15},
+        },
+    ],
+    "flow": [
+        {"type": "tcp", "src": "s", "dst": "k", "count": 2},
+        {"type": "cbr", "src": "s", "dst": "k", "rate": "300kbps"},
+        {"type": "web", "src": "s", "dst": "k", "arrival_rate": 2.0, "max_transfers": 3},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "name", ["MIXED", "dumbbell_10mbps.toml", "floyd1993_fig3.toml", "bonald2000_tcp.toml"]
+)
+def test_the_files_are_those_pandas_wrote(tmp_path, name):
+    """flows.parquet and links.parquet: the columns, types and values of the pandas path."""
+    sc = Scenario(MIXED) if name == "MIXED" else Scenario.from_file(SCENARIOS / name)
+    d = sc.to_dict()
+    d.pop("trace", None)
+    d.update(duration=min(float(sc.normalized()["duration"]), 30.0), warmup=0)
+    res = simulate(d, progress=False)
+    out = res.to_dir(tmp_path / "out")
+    ref = _pandas_files(res.summary)
+    _same_parquet(out / "flows.parquet", ref["flows"], tmp_path)
+    _same_parquet(out / "links.parquet", ref["links"], tmp_path)
+    assert json.loads((out / "summary.json").read_text()) == json.loads(json.dumps(res.summary))
+    # and the DataFrames a user asks for are those of the files
+    pd.testing.assert_frame_equal(res.flows, ref["flows"])
+    pd.testing.assert_frame_equal(res.links, ref["links"])
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    # the summaries' integers are Rust i64/u64 counters; beyond int64 pandas and
+    # pyarrow refuse differently, which no summary can reach
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["a", "b", "c", "link"]), _VALUES, max_size=4),
+        max_size=5,
+    )
+)
+def test_any_records_give_the_pandas_file(tmp_path_factory, records):
+    """For any records of numbers, booleans, strings and None, the file equals pandas' (or
+    both ways refuse the same records)."""
+    tmp = tmp_path_factory.mktemp("rec")
+    try:
+        df = pd.DataFrame(records)
+        if "link" in df and len(df):
+            df = df[["link"] + [c for c in df.columns if c != "link"]]
+        df.to_parquet(tmp / "ref.parquet", index=False)
+    except (pa.ArrowException, ValueError, OverflowError, TypeError) as e:
+        with pytest.raises(type(e)):
+            write_records(records, tmp / "got.parquet", first="link")
+        return
+    write_records(records, tmp / "got.parquet", first="link")
+    got, want = pq.read_table(tmp / "got.parquet"), pq.read_table(tmp / "ref.parquet")
+    assert got.schema.remove_metadata() == want.schema.remove_metadata()
+    assert got.num_rows == want.num_rows
+    for g, w in zip(got.columns, want.columns):
+        gl, wl = g.to_pylist(), w.to_pylist()
+        same = [
+            x == y
+            or (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y))
+            for x, y in zip(gl, wl)
+        ]
+        assert all(same), (gl, wl)
+
+
+def test_threads_auto_takes_two_only_where_two_cores_are_free(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(runner, "_other_runnable", lambda: 0)
+    assert runner.auto_threads() == 2
+    monkeypatch.setattr(runner, "_other_runnable", lambda: 1)
+    assert runner.auto_threads() == 1
+    monkeypatch.setattr(runner, "_other_runnable", lambda: None)
+    assert runner.auto_threads() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    monkeypatch.setattr(runner, "_other_runnable", lambda: 0)
+    assert runner.auto_threads() == 1
+
+
+def test_other_runnable_reads_this_machine():
+    n = runner._other_runnable(looks=2, gap=0.001)
+    assert n is None or n >= 0
+
+
+@pytest.mark.parametrize("chosen", [1, 2])
+def test_aqmlab_run_defaults_to_auto_threads_with_the_same_results(tmp_path, monkeypatch, chosen):
+    """Without --threads or a threads key the run takes auto_threads()'s choice; one or two
+    threads, the summary is the same (less the wall time)."""
+    seen = []
+    monkeypatch.setattr(runner, "auto_threads", lambda: seen.append(1) or chosen)
+    sc = str(SCENARIOS / "dumbbell_10mbps.toml")
+    assert cli.main(["run", sc, "--out", str(tmp_path / "a"), "--duration", "25s", "-q"]) == 0
+    assert seen == [1]
+    assert (
+        cli.main(
+            ["run", sc, "--out", str(tmp_path / "b"), "--duration", "25s", "-q", "--threads", "1"]
+        )
+        == 0
+    )
+    assert seen == [1]  # an explicit --threads is not overridden
+
+    def summary(d):
+        s = json.loads((tmp_path / d / "summary.json").read_text())
+        s.pop("wall_seconds")
+        s.pop("events")  # two threads stop their batches at window ends
+        return s
+
+    assert summary("a") == summary("b")
