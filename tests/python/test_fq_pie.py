@@ -44,11 +44,16 @@ def test_bad_parameters_name_the_field(kwargs, field):
 
 @needs_qdisc
 def test_a_sparse_flow_goes_first():
-    """A packet of a flow new to the scheduler leaves before a backlogged flow's
-    (the new-flows list of RFC 8290 Section 4.2, which FQ-PIE keeps)."""
-    q = aqm.FqPie(seed=1)
+    """A flow new to the scheduler is served as soon as the backlogged flow ahead of it
+    on the new list has used its first quantum (RFC 8290 Section 4.2, which FQ-PIE
+    keeps): flow 1's 1000-byte packets take ceil(quantum / 1000) turns, then flow 2's
+    packet leaves before the rest of flow 1's."""
+    quantum = 1514
+    q = aqm.FqPie(seed=1, quantum=quantum)
     for _ in range(20):
         q.enqueue(0.0, 1000, flow=1)
-    assert q.dequeue(0.001) == (1000, 1)
+    out = [q.dequeue(0.001)]
     q.enqueue(0.001, 500, flow=2)
-    assert q.dequeue(0.002) == (500, 2)
+    first_round = -(-quantum // 1000)
+    out += [q.dequeue(0.002 + i * 1e-3) for i in range(first_round + 1)]
+    assert out == [(1000, 1)] * first_round + [(500, 2), (1000, 1)]

@@ -184,3 +184,34 @@ def test_sweep_runners_carry_their_hooks_as_methods():
         fn.warmup()
         with pytest.raises(ValueError):
             fn.validate({"duration": "1s", "flow": []})
+
+
+def test_index_groups_by_paper_with_counts(tmp_path):
+    """index.html lists the papers, each with its experiments' verdict counts summed from
+    their comparison.csv files, and each paper's ids under its own heading."""
+    from aqmlab.reproduce.report import write_comparison, write_index, write_meta
+
+    made = {
+        "pa-fig1": ("Paper A", ["ok", "ok", "differs"]),
+        "pa-fig2": ("Paper A", ["not-reported"]),
+        "pb-table1": ("Paper B", ["ok", "differs", "differs"]),
+    }
+    for id_, (paper, verdicts) in made.items():
+        d = tmp_path / id_
+        d.mkdir()
+        write_comparison(
+            d / "comparison.csv", [[f"q{i}", "1", "1", "", v] for i, v in enumerate(verdicts)]
+        )
+        write_meta(d / "meta.json", {"id": id_, "title": id_, "paper": paper, "status": "done"})
+    text = write_index(tmp_path, list(made)).read_text()
+    for paper in ("Paper A", "Paper B"):
+        verdicts = [v for p, vs in made.values() if p == paper for v in vs]
+        n = sum(p == paper for p, _ in made.values())
+        row = (
+            f">{paper}</a></td><td>{n}</td><td class='ok'>{verdicts.count('ok')}</td>"
+            f"<td class='differs'>{verdicts.count('differs')}</td>"
+            f"<td class='not-reported'>{verdicts.count('not-reported')}</td>"
+        )
+        assert row in text, paper
+    a, b = text.index("<h2 id='paper-0'>Paper A"), text.index("<h2 id='paper-1'>Paper B")
+    assert a < text.index("#pa-fig2") < b < text.index("#pb-table1")

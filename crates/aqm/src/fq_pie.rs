@@ -88,13 +88,12 @@ impl FlowAqm for PieFlow {
         _params: &FqPieAqm,
         now: Time,
         queue: &mut PacketQueue<P>,
-        stats: &mut QueueStats,
+        _stats: &mut QueueStats,
         _dropped: &mut dyn FnMut(P, DropReason),
     ) -> Option<Dequeued<P>> {
+        // the scheduler counts the departure
         let h = queue.pop_front()?;
         let size = h.pkt.info().size;
-        stats.departures += 1;
-        stats.departed_bytes += size as u64;
         let sojourn = now.saturating_since(h.enqueued_at);
         self.core.on_dequeue(now, size, sojourn, queue.bytes());
         Some(Dequeued { pkt: h.pkt, marked: h.marked, enqueued_at: h.enqueued_at })

@@ -87,35 +87,74 @@ def _entries(out: Path, order: Sequence[str]) -> List[Entry]:
     return entries
 
 
-def _summary(entries: List[Entry]) -> List[str]:
-    """The heading, the verdict counts and the table of contents."""
+def _counts(entries: Sequence[Entry]) -> Tuple[Dict[str, int], int]:
+    """The verdict counts over the entries' rows, and how many entries failed to run."""
     counts = {v: 0 for v in VERDICTS}
     errors = 0
     for _, meta, rows in entries:
         errors += meta.get("status") == "error"
         for r in rows:
             counts[r["verdict"]] += 1
-    h = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>aqmlab reproductions</title>",
-        f"<style>{_CSS}</style></head><body>",
-        "<h1>aqmlab: reproducing the papers</h1>",
-        f"<div class='sum'><span>{len(entries)} experiments</span>"
+    return counts, errors
+
+
+def _count_spans(n: int, counts: Dict[str, int], errors: int) -> str:
+    return (
+        f"<span>{n} experiments</span>"
         f"<span class='ok'>{counts['ok']} ok</span>"
         f"<span class='differs'>{counts['differs']} differ</span>"
         f"<span class='not-reported'>{counts['not-reported']} not reported by the paper</span>"
         + (f"<span class='error'>{errors} failed to run</span>" if errors else "")
-        + "</div>",
-        "<table><tr><th>id</th><th>title</th><th>ok</th><th>differs</th><th>status</th></tr>",
+    )
+
+
+def _by_paper(entries: Sequence[Entry]) -> List[Tuple[str, List[Entry]]]:
+    """The entries grouped by their paper, papers in the order they first appear."""
+    papers: Dict[str, List[Entry]] = {}
+    for e in entries:
+        papers.setdefault(e[1].get("paper", ""), []).append(e)
+    return list(papers.items())
+
+
+def _summary(entries: List[Entry]) -> List[str]:
+    """The heading, the verdict counts (in all and per paper) and the table of contents,
+    grouped by paper."""
+    counts, errors = _counts(entries)
+    h = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>aqmlab reproductions</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>aqmlab: reproducing the papers</h1>",
+        f"<div class='sum'>{_count_spans(len(entries), counts, errors)}</div>",
+        "<table><tr><th>paper</th><th>experiments</th><th>ok</th><th>differs</th>"
+        "<th>not reported</th><th>failed</th></tr>",
     ]
-    for name, meta, rows in entries:
-        ok = sum(r["verdict"] == "ok" for r in rows)
-        dif = sum(r["verdict"] == "differs" for r in rows)
-        st = meta.get("status", "?") + (" (quick)" if meta.get("quick") else "")
+    groups = _by_paper(entries)
+    for i, (paper, group) in enumerate(groups):
+        c, err = _counts(group)
         h.append(
-            f"<tr><td><a href='#{name}'>{name}</a></td><td>{html.escape(meta.get('title', ''))}</td>"
-            f"<td class='ok'>{ok}</td><td class='differs'>{dif}</td><td>{html.escape(st)}</td></tr>"
+            f"<tr><td><a href='#paper-{i}'>{html.escape(paper)}</a></td><td>{len(group)}</td>"
+            f"<td class='ok'>{c['ok']}</td><td class='differs'>{c['differs']}</td>"
+            f"<td class='not-reported'>{c['not-reported']}</td><td>{err}</td></tr>"
         )
     h.append("</table>")
+    for i, (paper, group) in enumerate(groups):
+        c, err = _counts(group)
+        h.append(f"<h2 id='paper-{i}'>{html.escape(paper)}</h2>")
+        h.append(f"<div class='sum'>{_count_spans(len(group), c, err)}</div>")
+        h.append(
+            "<table><tr><th>id</th><th>title</th><th>ok</th><th>differs</th><th>status</th></tr>"
+        )
+        for name, meta, rows in group:
+            ok = sum(r["verdict"] == "ok" for r in rows)
+            dif = sum(r["verdict"] == "differs" for r in rows)
+            st = meta.get("status", "?") + (" (quick)" if meta.get("quick") else "")
+            h.append(
+                f"<tr><td><a href='#{name}'>{name}</a></td>"
+                f"<td>{html.escape(meta.get('title', ''))}</td>"
+                f"<td class='ok'>{ok}</td><td class='differs'>{dif}</td>"
+                f"<td>{html.escape(st)}</td></tr>"
+            )
+        h.append("</table>")
     return h
 
 

@@ -196,3 +196,27 @@ fn seeded_and_repeatable() {
         (0..3).map(|k| r.iter().skip(k).step_by(3).copied().collect()).collect();
     assert_ne!(per_flow[0], per_flow[1]);
 }
+
+/// Every arrival ends once (enqueued or dropped) and every packet enqueued leaves once.
+/// FQ-PIE drops only arrivals (early or on overflow), never a queued packet, so
+/// `arrivals = enqueued + drops` and `enqueued = departures + backlog`; the departures
+/// are the packets dequeued.
+#[test]
+fn counts_each_packet_once() {
+    let fq = FqParams { limit: 40, ..FqParams::default() };
+    let mut q = build(fq, pie_params());
+    let mut sent = 0u64;
+    let mut now = Time::ZERO;
+    for i in 0..5000u32 {
+        now += Duration::from_secs_f64(0.0004);
+        q.enqueue(now, pkt(i % 5, false), &mut |_, _| {});
+        if i % 3 == 0 && q.dequeue(now, &mut |_, _| {}).is_some() {
+            sent += 1;
+        }
+    }
+    let s = q.stats();
+    assert_eq!(s.departures, sent);
+    assert!(s.drops() > 0);
+    assert_eq!(s.arrivals, s.enqueued + s.drops());
+    assert_eq!(s.enqueued, s.departures + q.backlog().packets as u64);
+}
