@@ -160,9 +160,8 @@ def _start_run(tmp_path: Path) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    ready = tmp_path / "out" / "gateway.ready"
     deadline = time.monotonic() + 60
-    while not ready.exists():
+    while _ready(tmp_path) is None:
         assert p.poll() is None, p.communicate()
         assert time.monotonic() < deadline, "the run did not start"
         time.sleep(0.05)
@@ -170,11 +169,18 @@ def _start_run(tmp_path: Path) -> subprocess.Popen:
     return p
 
 
+def _ready(tmp_path: Path):
+    """The running gateway's ready file: the run works in a directory beside --out
+    (``.out.tmp-*``) that becomes ``out`` only at its end."""
+    found = sorted(tmp_path.glob(".out.tmp-*/gateway.ready"))
+    return found[0] if found else None
+
+
 @needs_root
 def test_sigkill_of_the_gateway_mid_run_leaves_no_namespace(tmp_path):
     """When the gateway is killed with SIGKILL mid-run, the run fails and removes its namespaces."""
     p = _start_run(tmp_path)
-    gw_pid = int((tmp_path / "out" / "gateway.ready").read_text())
+    gw_pid = int(_ready(tmp_path).read_text())
     os.kill(gw_pid, signal.SIGKILL)
     out, err = p.communicate(timeout=60)
     assert p.returncode != 0
@@ -186,7 +192,7 @@ def test_sigkill_of_the_gateway_mid_run_leaves_no_namespace(tmp_path):
 def test_a_second_run_cleans_up_after_a_killed_first_run(tmp_path):
     """Namespaces and processes left by a runner killed with SIGKILL are removed by the next run's cleanup."""
     p = _start_run(tmp_path)
-    gw_pid = int((tmp_path / "out" / "gateway.ready").read_text())
+    gw_pid = int(_ready(tmp_path).read_text())
     p.kill()
     p.wait()
     assert len(owned_namespaces(p.pid)) == 3, "the killed run left its namespaces"
