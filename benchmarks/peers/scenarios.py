@@ -56,7 +56,7 @@ ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 # 8033), set explicitly in both aqmlab and ns-3 (docs/peers.md, section 9):
 MTU = 1500  # bytes: CoDel's maxpacket (no drop while fewer bytes wait), FQ's quantum
 CODEL = dict(target=0.005, interval=0.100)
-FQ = dict(flows=1024, quantum=MTU, drop_batch=64)
+FQ = dict(flows=1024, quantum=MTU, drop_batch_size=64)
 PIE = dict(target=0.015, tupdate=0.015, alpha=0.125, beta=1.25, max_burst=0.150)
 
 
@@ -164,7 +164,7 @@ class Case:
             f"codel_min_bytes {MTU}",
             f"fq_flows {FQ['flows']}",
             f"fq_quantum {FQ['quantum']}",
-            f"fq_drop_batch {FQ['drop_batch']}",
+            f"fq_drop_batch {FQ['drop_batch_size']}",
             f"pie_tupdate {PIE['tupdate']!r}",
             f"pie_alpha {PIE['alpha']!r}",
             f"pie_beta {PIE['beta']!r}",

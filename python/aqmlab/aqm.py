@@ -1,8 +1,10 @@
-"""Queue disciplines of the RED family, backed by the Rust library ``crates/aqm``.
+"""Queue disciplines of the RED family, CoDel and FQ-CoDel, backed by the Rust library
+``crates/aqm``.
 
-Each constructor takes the papers' parameter names; parameters left out take the
-library's defaults (the papers' values, see ``docs/algorithms.md``). Every
-discipline holds its own FIFO buffer and has the same interface::
+Each constructor takes the papers' (and RFCs') parameter names; parameters left out
+take the library's defaults (the papers' and RFCs' values, see ``docs/algorithms.md``).
+Every discipline holds its own buffer (FQ-CoDel one queue per flow bucket) and has
+the same interface::
 
     q = aqm.Red(min_th=5, max_th=15, w_q=0.002, max_p=0.02, limit=50)
     q.enqueue(now, size, flow, ecn_capable=False)  # "enqueue" | "mark" | "drop_early" | "drop_forced"
@@ -17,7 +19,7 @@ transmit it).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Tuple, Union
 
 from . import _native
 
@@ -29,6 +31,8 @@ __all__ = [
     "AdaptiveRed",
     "FengAdaptiveRed",
     "Fred",
+    "CoDel",
+    "FqCoDel",
     "from_config",
     "QUEUE_TYPES",
 ]
@@ -224,6 +228,70 @@ class Fred(Queue):
         limit: Optional[int] = None,
         min_q: Optional[float] = None,
         many_flows: bool = False,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class CoDel(Queue):
+    """CoDel, Controlled Delay (RFC 8289): decides at dequeue on the time the head
+    packet waited (its sojourn time).
+
+    Parameters (RFC 8289; Linux's ``limit``): ``target`` (0.005 s, the acceptable
+    standing delay), ``interval`` (0.1 s: dropping starts once the sojourn time has
+    stayed at or above target this long, and the control law spaces drops by
+    interval / sqrt(count)), ``limit`` (1000 packets), ``ecn`` (False: mark ECN-capable
+    packets instead of dropping them), ``ce_threshold`` (None: off; Linux's marking of
+    ECN-capable packets whose sojourn time exceeds it), ``maxpacket`` (1500 bytes: no
+    drop while the queue left behind holds at most this much). Times are seconds or
+    strings with a unit ("5ms").
+    """
+
+    _TYPE = "codel"
+
+    def __init__(
+        self,
+        *,
+        target: Optional[Union[float, str]] = None,
+        interval: Optional[Union[float, str]] = None,
+        limit: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        ce_threshold: Optional[Union[float, str]] = None,
+        maxpacket: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class FqCoDel(Queue):
+    """FQ-CoDel (RFC 8290): flows hashed into ``flows`` queues served by deficit round
+    robin, new flows first, each queue managed by CoDel.
+
+    Parameters (RFC 8290 and Linux's defaults): ``flows`` (1024 hash buckets),
+    ``quantum`` (1514 bytes per round), ``limit`` (10240 packets in all),
+    ``memory_limit`` (32 MB = 33554432 bytes in all), ``drop_batch_size`` (64: on
+    overflow, packets dropped at most from the head of the flow with the most bytes,
+    stopping once half its bytes are gone), ``ecn`` (True), ``seed`` (the flow hash's
+    salt), and CoDel's ``target``, ``interval``, ``ce_threshold``, ``maxpacket`` as in
+    :class:`CoDel`.
+    """
+
+    _TYPE = "fq_codel"
+
+    def __init__(
+        self,
+        *,
+        target: Optional[Union[float, str]] = None,
+        interval: Optional[Union[float, str]] = None,
+        limit: Optional[int] = None,
+        flows: Optional[int] = None,
+        quantum: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+        drop_batch_size: Optional[int] = None,
+        ecn: Optional[bool] = None,
+        ce_threshold: Optional[Union[float, str]] = None,
+        maxpacket: Optional[int] = None,
         seed: Optional[int] = None,
         **options: Any,
     ) -> None:

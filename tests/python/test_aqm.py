@@ -145,7 +145,7 @@ def test_invalid_arguments_name_the_parameter(kwargs, name):
     [
         ({"limit": 5}, "type"),
         ({"type": 5, "limit": 5}, "type"),
-        ({"type": "blue", "limit": 5}, "type"),
+        ({"type": "bleu", "limit": 5}, "type"),
         ({"type": "red", "limit": 5, "min_tj": 3}, "min_tj"),
         ({"type": "red", "limit": 5, "min_th": "abc"}, "min_th"),
         ({"type": "red", "limit": -5}, "limit"),

@@ -106,13 +106,15 @@ def test_the_files_are_those_pandas_wrote(tmp_path, name):
 _VALUES = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
+    # the summaries' integers are Rust i64/u64 counters; beyond int64 pandas and
+    # pyarrow refuse differently, which no summary can reach
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=4),
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(
     st.lists(
         st.dictionaries(st.sampled_from(["a", "b", "c", "link"]), _VALUES, max_size=4),

@@ -169,9 +169,9 @@ def _start_run(tmp_path: Path) -> subprocess.Popen:
     return p
 
 
-def _ready(tmp_path: Path):
-    """The running gateway's ready file: the run works in a directory beside --out
-    (``.out.tmp-*``) that becomes ``out`` only at its end."""
+def _ready(tmp_path):
+    """The gateway's ready file (its pid): in the output being written, which stays
+    beside --out under a staging name until the run ends."""
     found = sorted(tmp_path.glob(".out.tmp-*/gateway.ready"))
     return found[0] if found else None
 

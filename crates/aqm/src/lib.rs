@@ -2,7 +2,9 @@
 //!
 //! The RED family as a library: Drop Tail and Random Drop, RED (Floyd & Jacobson
 //! 1993), Adaptive RED (Floyd, Gummadi & Shenker 2001), Feng et al.'s original
-//! Adaptive RED, and FRED (Lin & Morris 1997).
+//! Adaptive RED, and FRED (Lin & Morris 1997); and the queues that hold their packets
+//! ([`Qdisc`]): CoDel (RFC 8289), which decides at dequeue, and FQ-CoDel (RFC 8290),
+//! a flow-queue scheduler ([`Fq`]) generic over the AQM of each flow ([`FlowAqm`]).
 //!
 //! ## Design
 //! - **Time is an argument.** Nothing reads a clock; every call takes `now: Time`
@@ -29,13 +31,22 @@
 //! transmitted (as ns-2 and Linux count it).
 
 pub mod ared;
+pub mod blue;
+pub mod choke;
+pub mod codel;
 pub mod common;
 pub mod config;
 pub mod droptail;
+pub mod dualpi2;
 pub mod error;
 pub mod feng;
+pub mod fq;
+pub mod fq_codel;
 pub mod fred;
+pub mod held;
 pub mod packet;
+pub mod pi;
+pub mod pie;
 pub mod qdisc;
 pub mod queue;
 pub mod red;
@@ -44,14 +55,22 @@ pub mod time;
 pub mod units;
 
 pub use ared::{AdaptiveRed, AredAdaptation};
+pub use blue::{Blue, BlueParams};
+pub use choke::Choke;
+pub use codel::{Codel, CodelCore, CodelParams};
 pub use common::{Limit, MarkMethod};
 pub use config::{BuildContext, QueueConfig};
 pub use droptail::{DropTail, RandomDrop};
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use error::{AqmError, Result};
 pub use feng::{FengAdaptation, FengAdaptiveRed};
+pub use fq::{FlowAqm, Fq, FqParams};
+pub use fq_codel::FqCodel;
 pub use fred::{Fred, FredParams};
 pub use packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-pub use qdisc::{AnyQdisc, Dequeued, Fifo, Qdisc};
+pub use pi::{Pi, PiParams};
+pub use pie::{DelayMode, Pie, PieCore, PieParams};
+pub use qdisc::{AnyQdisc, Dequeued, Fifo, Held, PacketQueue, Qdisc};
 pub use queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
 pub use red::{CountMode, Red, RedParams};
 pub use time::{Duration, Time};

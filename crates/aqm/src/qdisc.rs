@@ -21,8 +21,15 @@
 //! so a caller written against [`Qdisc`] (the gateway, the Python API, the simulator's
 //! scheduled links) serves every type. [`AnyQdisc`] dispatches among them by `match`.
 
+use std::collections::VecDeque;
+
+use crate::choke::Choke;
+use crate::codel::Codel;
 use crate::common::Limit;
+use crate::dualpi2::DualPi2;
+use crate::fq_codel::FqCodel;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::pie::Pie;
 use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
 use crate::time::Time;
 
@@ -86,6 +93,61 @@ impl<P: Packet> Packet for Held<P> {
     }
 }
 
+/// One FIFO of [`Held`] packets with its byte count: the queue CoDel manages, alone
+/// ([`crate::codel::Codel`]) or as one flow of a scheduler ([`crate::fq::Fq`]).
+#[derive(Clone, Debug)]
+pub struct PacketQueue<P> {
+    buf: VecDeque<Held<P>>,
+    /// Bytes waiting (the sum of the packets' sizes).
+    bytes: u64,
+}
+
+impl<P> Default for PacketQueue<P> {
+    fn default() -> Self {
+        PacketQueue { buf: VecDeque::new(), bytes: 0 }
+    }
+}
+
+impl<P: Packet> PacketQueue<P> {
+    /// Append a packet at the tail.
+    #[inline]
+    pub fn push(&mut self, h: Held<P>) {
+        self.bytes += h.pkt.info().size as u64;
+        self.buf.push_back(h);
+    }
+    /// Take the packet at the head.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<Held<P>> {
+        let h = self.buf.pop_front()?;
+        self.bytes -= h.pkt.info().size as u64;
+        Some(h)
+    }
+    /// The packet at the head.
+    pub fn front(&self) -> Option<&Held<P>> {
+        self.buf.front()
+    }
+    /// Packets and bytes waiting.
+    #[inline]
+    pub fn backlog(&self) -> Backlog {
+        Backlog { packets: self.buf.len() as u32, bytes: self.bytes }
+    }
+    /// Bytes waiting.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+    /// The packets waiting, head first.
+    pub fn iter(&self) -> impl Iterator<Item = &Held<P>> {
+        self.buf.iter()
+    }
+}
+
 /// An arrival-time discipline over one FIFO buffer, as a [`Qdisc`].
 #[derive(Clone, Debug)]
 pub struct Fifo<P, D = AnyAqm> {
@@ -144,7 +206,7 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
         self.queue.poll(now)
     }
     fn signal(&self) -> f64 {
-        self.queue.discipline().avg()
+        self.queue.discipline().signal()
     }
 }
 
@@ -154,12 +216,27 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
 pub enum AnyQdisc<P> {
     /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
     Fifo(Fifo<P, AnyAqm>),
+    /// CoDel (RFC 8289) over one FIFO.
+    Codel(Codel<P>),
+    /// FQ-CoDel (RFC 8290): the flow-queue scheduler with CoDel per flow.
+    FqCodel(FqCodel<P>),
+    /// PIE (RFC 8033).
+    Pie(Pie<P>),
+    /// CHOKe (Pan, Prabhakar & Psounis 2000).
+    Choke(Choke<P>),
+    /// DualPI2 (RFC 9332).
+    DualPi2(DualPi2<P>),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::Fifo($q) => $e,
+            AnyQdisc::Codel($q) => $e,
+            AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::Pie($q) => $e,
+            AnyQdisc::Choke($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }
@@ -169,12 +246,18 @@ impl<P: Packet> AnyQdisc<P> {
     pub fn kind(&self) -> &'static str {
         match self {
             AnyQdisc::Fifo(f) => f.discipline().kind(),
+            AnyQdisc::Codel(_) => "codel",
+            AnyQdisc::FqCodel(_) => "fq_codel",
+            AnyQdisc::Pie(_) => "pie",
+            AnyQdisc::Choke(_) => "choke",
+            AnyQdisc::DualPi2(_) => "dualpi2",
         }
     }
     /// The arrival-time discipline, when this is a [`Fifo`].
     pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
         match self {
             AnyQdisc::Fifo(f) => Some(f.discipline()),
+            _ => None,
         }
     }
 }

@@ -5,11 +5,13 @@
 use std::collections::VecDeque;
 
 use crate::ared::AdaptiveRed;
+use crate::blue::Blue;
 use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
 use crate::feng::FengAdaptiveRed;
 use crate::fred::Fred;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::pi::Pi;
 use crate::red::Red;
 use crate::time::Time;
 
@@ -47,6 +49,11 @@ pub trait QueueDiscipline {
     /// The current max_p (0 for disciplines without one).
     fn max_p(&self) -> f64 {
         0.0
+    }
+    /// The main congestion signal for monitors ([`crate::Qdisc::signal`]): the average
+    /// queue for the RED family, the marking probability for BLUE and PI.
+    fn signal(&self) -> f64 {
+        self.avg()
     }
 }
 
@@ -178,6 +185,54 @@ impl QueueDiscipline for Fred {
     }
 }
 
+impl QueueDiscipline for Blue {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Blue::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        Blue::on_removed(self, now, backlog_after, departed)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    /// p_m.
+    fn signal(&self) -> f64 {
+        self.p_m
+    }
+}
+
+impl QueueDiscipline for Pi {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Pi::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(
+        &mut self,
+        now: Time,
+        _pkt: &PacketInfo,
+        backlog_after: Backlog,
+        _departed: bool,
+    ) {
+        Pi::on_removed(self, now, backlog_after)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    fn poll_at(&self) -> Option<Time> {
+        Some(Pi::poll_at(self))
+    }
+    fn poll(&mut self, now: Time) {
+        Pi::poll(self, now)
+    }
+    /// p.
+    fn signal(&self) -> f64 {
+        self.p
+    }
+}
+
 /// Every discipline of the crate, dispatched by `match` (no boxing on the packet path).
 #[derive(Clone, Debug)]
 pub enum AnyAqm {
@@ -187,6 +242,8 @@ pub enum AnyAqm {
     AdaptiveRed(AdaptiveRed),
     FengAdaptiveRed(FengAdaptiveRed),
     Fred(Fred),
+    Blue(Blue),
+    Pi(Pi),
 }
 
 macro_rules! dispatch {
@@ -198,6 +255,8 @@ macro_rules! dispatch {
             AnyAqm::AdaptiveRed($q) => $e,
             AnyAqm::FengAdaptiveRed($q) => $e,
             AnyAqm::Fred($q) => $e,
+            AnyAqm::Blue($q) => $e,
+            AnyAqm::Pi($q) => $e,
         }
     };
 }
@@ -212,6 +271,8 @@ impl AnyAqm {
             AnyAqm::AdaptiveRed(_) => "ared",
             AnyAqm::FengAdaptiveRed(_) => "feng_ared",
             AnyAqm::Fred(_) => "fred",
+            AnyAqm::Blue(_) => "blue",
+            AnyAqm::Pi(_) => "pi",
         }
     }
 }
@@ -246,6 +307,9 @@ impl QueueDiscipline for AnyAqm {
     fn max_p(&self) -> f64 {
         dispatch!(self, q => QueueDiscipline::max_p(q))
     }
+    fn signal(&self) -> f64 {
+        dispatch!(self, q => QueueDiscipline::signal(q))
+    }
 }
 
 /// Counters of a [`Queue`]: every arrival ends in exactly one of
@@ -270,7 +334,8 @@ impl QueueStats {
     pub fn drops(&self) -> u64 {
         self.early_drops + self.forced_drops + self.overflow_drops
     }
-    fn record_drop(&mut self, reason: DropReason) {
+    /// Count one drop of `reason` (FRED's per-flow limit counts as forced).
+    pub fn record_drop(&mut self, reason: DropReason) {
         match reason {
             DropReason::Early => self.early_drops += 1,
             DropReason::Forced | DropReason::FlowLimit => self.forced_drops += 1,

@@ -33,6 +33,122 @@ pub fn guard<T>(f: impl FnOnce() -> pyo3::PyResult<T>) -> pyo3::PyResult<T> {
     }
 }
 
+/// The deepest nesting of lists and tables accepted from Python. A scenario needs
+/// four levels (`flow[0].start.uniform[1]`); anything deeper is refused before it is
+/// read, so that no reader recurses without bound.
+pub const MAX_DEPTH: usize = 32;
+
+/// Refuse a Python value that contains itself (a cycle) or nests deeper than
+/// [`MAX_DEPTH`], or holds a key that is not a string or an integer beyond 64 bits,
+/// with a `ValueError` naming where (`flow[0].start`, or `root` for the value itself).
+pub fn check_shape(obj: &pyo3::Bound<'_, pyo3::PyAny>, root: &str) -> pyo3::PyResult<()> {
+    let mut stack = Vec::new();
+    walk(obj, &mut String::new(), root, 0, &mut stack)
+}
+
+fn walk(
+    obj: &pyo3::Bound<'_, pyo3::PyAny>,
+    path: &mut String,
+    root: &str,
+    depth: usize,
+    stack: &mut Vec<usize>,
+) -> pyo3::PyResult<()> {
+    use pyo3::types::{
+        PyAnyMethods, PyByteArray, PyBytes, PyDict, PyDictMethods, PyFrozenSet, PyInt, PyList,
+        PyListMethods, PyMapping, PyMappingMethods, PySequence, PySet, PyString, PyStringMethods,
+        PyTuple, PyTupleMethods,
+    };
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+    {
+        return Ok(());
+    }
+    let at = if path.is_empty() { root.to_string() } else { path.clone() };
+    if obj.is_instance_of::<PyInt>() && obj.extract::<i64>().is_err() {
+        return Err(PyValueError::new_err(format!(
+            "{at} = {obj} is invalid: allowed an integer in [-2^63, 2^63 - 1]"
+        )));
+    }
+    let dict = obj.cast::<PyDict>().ok();
+    let listlike = obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.is_instance_of::<PySet>()
+        || obj.is_instance_of::<PyFrozenSet>();
+    let mapping = if dict.is_none() && !listlike { obj.cast::<PyMapping>().ok() } else { None };
+    let sequence =
+        dict.is_none() && mapping.is_none() && !listlike && obj.cast::<PySequence>().is_ok();
+    let dataclass = !listlike
+        && dict.is_none()
+        && mapping.is_none()
+        && !sequence
+        && obj.hasattr("__dataclass_fields__").unwrap_or(false);
+    if dict.is_none() && mapping.is_none() && !listlike && !sequence && !dataclass {
+        return Ok(());
+    }
+    let id = obj.as_ptr() as usize;
+    if stack.contains(&id) {
+        return Err(PyValueError::new_err(format!(
+            "{at}: the value contains itself (a cycle); allowed: plain data (numbers, \
+             strings, booleans, lists and tables) without cycles"
+        )));
+    }
+    if depth >= MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "{at}: nested deeper than {MAX_DEPTH} levels; allowed: at most {MAX_DEPTH} levels \
+             of lists and tables"
+        )));
+    }
+    stack.push(id);
+    let len = path.len();
+    let key = |path: &mut String, k: &pyo3::Bound<'_, pyo3::PyAny>| -> pyo3::PyResult<()> {
+        match k.cast::<PyString>() {
+            Ok(k) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&k.to_cow()?);
+                Ok(())
+            }
+            Err(_) => Err(PyValueError::new_err(format!(
+                "{}: key {} is invalid: allowed string keys",
+                if path.is_empty() { root } else { path.as_str() },
+                k.repr().map_or_else(|_| "?".to_string(), |r| r.to_string())
+            ))),
+        }
+    };
+    if let Some(d) = dict {
+        for (k, v) in d.iter() {
+            key(path, &k)?;
+            walk(&v, path, root, depth + 1, stack)?;
+            path.truncate(len);
+        }
+    } else if let Some(m) = mapping {
+        for item in m.items()?.iter() {
+            let pair = item.cast::<PyTuple>()?;
+            key(path, &pair.get_item(0)?)?;
+            walk(&pair.get_item(1)?, path, root, depth + 1, stack)?;
+            path.truncate(len);
+        }
+    } else if dataclass {
+        let fields = obj.getattr("__dataclass_fields__")?;
+        for name in fields.try_iter()? {
+            let name = name?;
+            key(path, &name)?;
+            walk(&obj.getattr(name.cast::<PyString>()?)?, path, root, depth + 1, stack)?;
+            path.truncate(len);
+        }
+    } else {
+        for (i, v) in obj.try_iter()?.enumerate() {
+            path.push_str(&format!("[{i}]"));
+            walk(&v?, path, root, depth + 1, stack)?;
+            path.truncate(len);
+        }
+    }
+    stack.pop();
+    Ok(())
+}
+
 /// Read a queue configuration dict (with a `type` key) with the one reader of queue
 /// tables (`aqm::config::parse_queue`); a failure is a `ValueError` whose message starts
 /// with the offending key.
@@ -43,9 +159,12 @@ pub fn queue_config_from_python(
     let Ok(dict) = obj.cast::<PyDict>() else {
         return Err(PyValueError::new_err("queue configuration must be a dict"));
     };
+    check_shape(obj, "queue")?;
     let plain = plain_values(dict)?;
-    let mut de = pythonize::Depythonizer::from_object(plain.as_any());
-    ::aqm::config::parse_queue(&mut de, "").map_err(aqm_error)
+    guard(|| {
+        let mut de = pythonize::Depythonizer::from_object(plain.as_any());
+        ::aqm::config::parse_queue(&mut de, "").map_err(aqm_error)
+    })
 }
 
 /// The dict with each NumPy scalar (`np.int64(5)`, `np.bool_(True)`) replaced by its

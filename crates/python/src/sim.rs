@@ -8,12 +8,14 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{guard, panic_error};
+use crate::errors::{check_shape, guard, panic_error};
 
 fn sim_error(e: ::sim::SimError) -> PyErr {
     match e {
         ::sim::SimError::Scenario(m) => PyValueError::new_err(m),
         ::sim::SimError::Io(_) => PyRuntimeError::new_err(e.to_string()),
+        // (a guard stopped the run: the scenario must change)
+        ::sim::SimError::Stopped(_) => PyValueError::new_err(e.to_string()),
     }
 }
 
@@ -28,6 +30,7 @@ fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
             "scenario: expected a dict with the structure of a scenario file, or its TOML text",
         )
     })?;
+    check_shape(dict.as_any(), "scenario")?;
     guard(|| {
         let mut de = pythonize::Depythonizer::from_object(dict.as_any());
         ::sim::Scenario::from_deserializer(&mut de).map_err(sim_error)

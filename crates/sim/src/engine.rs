@@ -51,7 +51,13 @@ impl Target {
 ///   overwrites the top and sifts it down once, instead of a full pop followed by a
 ///   push. Nearly every event schedules another, so most pops cost half a heap
 ///   operation.
-#[derive(Clone, Default)]
+///
+/// Checkpoints: [`EventQueue::pop_until`] answers `None` once `popped` reaches the
+/// count set by [`EventQueue::checkpoint_in`] (never, unless set), so that the caller
+/// can look at the run from time to time (its progress, its memory) at the cost of
+/// one comparison per event; [`EventQueue::checkpoint_due`] tells such a stop from the
+/// end of the events.
+#[derive(Clone)]
 pub struct EventQueue {
     front: Option<u128>,
     heap: BinaryHeap<Reverse<u128>>,
@@ -59,6 +65,14 @@ pub struct EventQueue {
     taken: bool,
     seq: u64,
     popped: u64,
+    /// `pop_until` stops when `popped` reaches this.
+    check_at: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue::new()
+    }
 }
 
 #[inline]
@@ -74,7 +88,26 @@ impl EventQueue {
             taken: false,
             seq: 0,
             popped: 0,
+            check_at: u64::MAX,
         }
+    }
+
+    /// Stop `pop_until` after `n` more events (a checkpoint).
+    pub fn checkpoint_in(&mut self, n: u64) {
+        self.check_at = self.popped.saturating_add(n);
+    }
+
+    /// Bring the next checkpoint `n` events nearer: work done without events (a
+    /// batch of packets) counts towards it.
+    #[inline]
+    pub fn charge(&mut self, n: u64) {
+        self.check_at = self.check_at.saturating_sub(n);
+    }
+
+    /// Did `pop_until` stop for a checkpoint (rather than for lack of due events)?
+    #[inline]
+    pub fn checkpoint_due(&self) -> bool {
+        self.popped >= self.check_at
     }
 
     /// Remove the dead top, if any.
@@ -151,9 +184,13 @@ impl EventQueue {
         Some(decode_key(k))
     }
 
-    /// Remove and return the earliest event if it is due at or before `t`.
+    /// Remove and return the earliest event if it is due at or before `t`, unless a
+    /// checkpoint is due.
     #[inline]
     pub fn pop_until(&mut self, t: Time) -> Option<(Time, Target)> {
+        if self.popped >= self.check_at {
+            return None;
+        }
         match self.peek_time() {
             Some(et) if et <= t => self.pop(),
             _ => None,
@@ -249,6 +286,29 @@ mod tests {
         assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 7 })));
         assert_eq!(q.pop(), Some((Time(5), Target { kind: 1, index: 7 })));
         assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn pop_until_stops_at_checkpoints_only() {
+        let mut q = EventQueue::new();
+        for i in 0..10 {
+            q.push(Time(i), Target { kind: 0, index: i as u32 });
+        }
+        q.checkpoint_in(4);
+        let mut got = 0;
+        let mut stops = 0;
+        loop {
+            while q.pop_until(Time(100)).is_some() {
+                got += 1;
+            }
+            if !q.checkpoint_due() {
+                break;
+            }
+            stops += 1;
+            assert_eq!(got, 4 * stops);
+            q.checkpoint_in(4);
+        }
+        assert_eq!((got, stops), (10, 2));
     }
 
     #[test]

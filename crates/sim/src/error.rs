@@ -13,6 +13,12 @@ pub enum SimError {
     /// traces written so far are incomplete; the caller should not go on with this
     /// simulation but run the scenario again into a directory that can be written.
     Io(String),
+    /// The run was stopped by one of its guards: events kept coming at one instant
+    /// without the clock moving (no progress), or the packets the simulator holds
+    /// outgrew the scenario's memory budget (`max_memory`). The message names the
+    /// culprit (the event kind and the flow or link, or the busiest queue). The
+    /// simulation cannot go on; the caller must change the scenario.
+    Stopped(String),
 }
 
 impl SimError {
@@ -31,6 +37,7 @@ impl fmt::Display for SimError {
         match self {
             SimError::Scenario(m) => f.write_str(m),
             SimError::Io(m) => write!(f, "trace output: {m}"),
+            SimError::Stopped(m) => write!(f, "run stopped: {m}"),
         }
     }
 }

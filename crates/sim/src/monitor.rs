@@ -75,6 +75,11 @@ impl DirMon {
     pub fn avg_change(&mut self, t: u64, v: f64) {
         self.avg.change(self.window, t, v);
     }
+    /// Packets still waiting at the end add `area` ns of waiting inside the window
+    /// (the sum of what [`DirMon::waited`] would add for each).
+    pub fn waited_total(&mut self, area: u128) {
+        self.q_area += area;
+    }
     #[inline]
     pub fn arrival(&mut self, t: u64) {
         if self.in_window(t) {

@@ -53,3 +53,10 @@ impl Pkt {
         self.flags & flags::ACK != 0
     }
 }
+
+impl aqm::Packet for Pkt {
+    #[inline]
+    fn info(&self) -> PacketInfo {
+        Pkt::info(self)
+    }
+}

@@ -13,6 +13,8 @@
 //! ## Rooms
 //! - `event`: the kinds of event and their order; `build`: the network from a scenario.
 //! - `link`: a direction, its FIFO of slots and the lazy departures.
+//! - `held`: a direction whose queue holds its packets (an `aqm::AnyQdisc`: CoDel,
+//!   PIE, the schedulers), dequeued when its line frees.
 //! - `flow`, `host`, `web`: flows and their sources, TCP hosts, web mice.
 //! - `control`: link events, queue samples, the measurement window; `summary`: results.
 //! - The speed mechanisms, each with its design note, each giving the results of the
@@ -39,6 +41,8 @@ mod control;
 mod event;
 mod express;
 mod flow;
+mod guard;
+mod held;
 mod host;
 mod inbox;
 mod lean;
@@ -49,6 +53,7 @@ mod web;
 
 use event::Kind;
 use flow::Flow;
+use guard::Guard;
 use link::{Dir, Slot, advance, departed, drop_expressed};
 use parts::{Handover, Plan};
 
@@ -89,6 +94,8 @@ pub struct Sim {
     /// Inboxes offer nothing at or past this time: the end of the window while two
     /// threads run, else none.
     cap: u64,
+    /// The progress and memory guards (see `guard`).
+    guard: Guard,
 }
 
 impl Sim {
@@ -135,6 +142,9 @@ impl Sim {
     }
 
     fn run_to(&mut self, t: Time, horizon: Time) -> Result<()> {
+        if let Some(e) = &self.guard.failed {
+            return Err(e.clone());
+        }
         if self.finished {
             return Ok(());
         }
@@ -153,16 +163,22 @@ impl Sim {
             }
         }
         if self.plan.is_some() && t > self.now {
-            self.run_parallel(t);
+            self.run_parallel(t)?;
             // Exact stops and the end see the whole network; progress steps keep the
             // parts apart (only the clock is read between them).
             if horizon == t || t >= self.end {
                 self.settle();
             }
         } else {
-            while let Some((et, target)) = self.q.pop_until(Time(t)) {
-                self.now = et.0;
-                self.dispatch(target);
+            loop {
+                while let Some((et, target)) = self.q.pop_until(Time(t)) {
+                    self.now = et.0;
+                    self.dispatch(target);
+                }
+                if !self.q.checkpoint_due() {
+                    break;
+                }
+                self.checkpoint(&|_| true)?;
             }
         }
         self.now = t;
@@ -190,6 +206,8 @@ impl Sim {
             Kind::Stop => self.on_stop(i),
             Kind::Merge => self.on_merge(i),
             Kind::Warmup => self.on_warmup(),
+            Kind::Serve => self.on_serve(i),
+            Kind::Poll => self.on_poll(i),
         }
     }
 
@@ -262,6 +280,9 @@ impl Sim {
             dir.mon.link_down_drops += 1;
             self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             return;
+        }
+        if dir.held.is_some() {
+            return self.offer_held(d, pkt, now);
         }
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         dir.mon.arrival(now);
@@ -441,7 +462,7 @@ impl Sim {
     /// Packets waiting in the queue of direction `d` now (not counting the one in
     /// transmission).
     pub fn queue_len(&self, d: usize) -> u32 {
-        self.dirs[d].waiting_at(self.now)
+        self.dirs[d].queued_at(self.now)
     }
     /// Packets of direction `d` in the buffer, on the line or propagating.
     pub fn in_flight(&self, d: usize) -> usize {

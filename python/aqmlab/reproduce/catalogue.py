@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import (
     bonald2000,
@@ -23,6 +23,18 @@ from . import (
     floyd1993_fig12,
     floyd1993_misbehaving,
     floyd1993_twoway,
+    floyd2001,
+    floyd2001_congestion,
+    floyd2001_oscillations,
+    floyd2001_routing,
+    floyd2001_tradeoff,
+    floyd2001_wq,
+    lin1997,
+    lin1997_cbr,
+    lin1997_many,
+    lin1997_symmetric,
+    zheng2008,
+    zheng2008_figs,
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
@@ -30,8 +42,11 @@ from .running import run_groups
 
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
+ZHENG = zheng2008.PAPER
+LIN = lin1997.PAPER
+FLOYD2001 = floyd2001.PAPER
 
-GROUPS = (
+GROUPS: Tuple[Group, ...] = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
     Group("floyd1993-fig7", FLOYD, (floyd1993.FIG7,)),
     Group("floyd1993-fig8", FLOYD, (floyd1993.FIG8,)),
@@ -66,6 +81,59 @@ GROUPS = (
             bonald2000_tcp_traces.FIG15,
         ),
     ),
+    # Floyd, Gummadi & Shenker 2001 (Adaptive RED)
+    Group(
+        "floyd2001-tradeoff",
+        FLOYD2001,
+        (
+            floyd2001_tradeoff.FIG1,
+            floyd2001_tradeoff.FIG2,
+            floyd2001_tradeoff.FIG3,
+            floyd2001_tradeoff.FIG4,
+            floyd2001_tradeoff.FIG5,
+        ),
+    ),
+    Group("floyd2001-fig10", FLOYD2001, (floyd2001.FIG10,)),
+    Group("floyd2001-section4", FLOYD2001, (floyd2001.SECTION4,)),
+    Group(
+        "floyd2001-congestion",
+        FLOYD2001,
+        (
+            floyd2001_congestion.FIG6,
+            floyd2001_congestion.FIG7,
+            floyd2001_congestion.FIG8,
+            floyd2001_congestion.FIG9,
+        ),
+    ),
+    Group(
+        "floyd2001-oscillations",
+        FLOYD2001,
+        (
+            floyd2001_oscillations.FIG11,
+            floyd2001_oscillations.FIG12,
+            floyd2001_oscillations.FIG13,
+            floyd2001_oscillations.FIG14,
+        ),
+    ),
+    Group("floyd2001-fig18", FLOYD2001, (floyd2001_routing.FIG18,)),
+    Group("floyd2001-wq", FLOYD2001, (floyd2001_wq.FIG15, floyd2001_wq.FIG16, floyd2001_wq.FIG17)),
+)
+# Lin & Morris 1997
+GROUPS += (
+    Group("lin1997-fragile", LIN, lin1997.TABLES),
+    Group("lin1997-fig3", LIN, (lin1997_symmetric.FIG3, lin1997_symmetric.FIG4)),
+    Group("lin1997-fig6", LIN, (lin1997_cbr.FIG6,)),
+    Group("lin1997-fig7", LIN, (lin1997_cbr.FIG7,)),
+    Group(
+        "lin1997-many",
+        LIN,
+        (lin1997_many.TABLE5, lin1997_many.FIG9, lin1997_many.FIG10, lin1997_many.FIG11),
+    ),
+)
+# Zheng & Atiquzzaman 2008
+GROUPS += (
+    Group("zheng2008-bounds", ZHENG, (zheng2008.BOUNDS,)),
+    Group("zheng2008-figs", ZHENG, zheng2008_figs.FIGS),
 )
 
 REGISTRY = Registry(GROUPS)

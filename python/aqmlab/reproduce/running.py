@@ -110,6 +110,16 @@ def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int
     return results
 
 
+def _run_registered_group(
+    name: str, ids: List[str], out: str, quick: bool, jobs: int
+) -> List[Result]:
+    """``run_group`` of the catalogue's group called ``name`` (in a worker process)."""
+    from .catalogue import REGISTRY
+
+    (group,) = [g for g in REGISTRY.groups if g.name == name]
+    return run_group(group, ids, out, quick, jobs)
+
+
 def run_groups(
     batches: Sequence[Tuple[Group, List[str]]],
     out: Path,
@@ -141,8 +151,11 @@ def run_groups(
             record(run_group(g, ids, str(out), quick, inner_jobs))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
+            # a worker looks its group up by name: experiments may hold closures, which
+            # do not pickle
             futs = [
-                pool.submit(run_group, g, ids, str(out), quick, inner_jobs) for g, ids in batches
+                pool.submit(_run_registered_group, g.name, ids, str(out), quick, inner_jobs)
+                for g, ids in batches
             ]
             for f in as_completed(futs):
                 record(f.result())

@@ -3,13 +3,18 @@
 //! parameter.
 
 use super::{
-    BuildContext, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FredConfig, QueueConfig, RedFields,
+    BuildContext, CodelFields, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED, FqCodelConfig, FredConfig,
+    QUEUE_TYPES, QueueConfig, RedFields, modern,
 };
 use crate::ared::{self, AdaptiveRed, AredAdaptation};
+use crate::choke::Choke;
+use crate::codel::{Codel, CodelParams};
 use crate::common::Limit;
 use crate::droptail::{DropTail, RandomDrop};
-use crate::error::{Result, check};
+use crate::error::{AqmError, Result, check};
 use crate::feng::{FengAdaptation, FengAdaptiveRed};
+use crate::fq::FqParams;
+use crate::fq_codel;
 use crate::fred::{Fred, FredParams};
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, Fifo};
@@ -40,14 +45,20 @@ fn seed(s: Option<u64>, ctx: &BuildContext) -> u64 {
 impl RedFields {
     /// The link rate (b/s) these fields give or the context supplies, after checking
     /// `mean_pkt_size`, which every automatic parameter divides by.
-    fn rate(&self, ctx: &BuildContext) -> Result<f64> {
+    pub(super) fn rate(&self, ctx: &BuildContext) -> Result<f64> {
         let rate = link_rate(&self.link_rate_bps, ctx)?;
         check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
         Ok(rate)
     }
 
     /// RED's parameters from these fields and the thresholds and weight, validated.
-    fn params(&self, min_th: f64, max_th: f64, w_q: f64, rate: f64) -> Result<RedParams> {
+    pub(super) fn params(
+        &self,
+        min_th: f64,
+        max_th: f64,
+        w_q: f64,
+        rate: f64,
+    ) -> Result<RedParams> {
         let idle_pkt_time = idle_pkt_time(&self.idle_pkt_time, rate, self.mean_pkt_size)?;
         let p = RedParams {
             min_th,
@@ -120,7 +131,96 @@ impl QueueConfig {
                 AnyAqm::FengAdaptiveRed(FengAdaptiveRed::new(params, adaptation, seed)?)
             }
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
+            QueueConfig::Blue(c) => AnyAqm::Blue(modern::blue(c, ctx)?),
+            QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
+            QueueConfig::Codel(_)
+            | QueueConfig::FqCodel(_)
+            | QueueConfig::Pie(_)
+            | QueueConfig::Choke(_)
+            | QueueConfig::DualPi2(_) => {
+                let arrival_only: Vec<&str> = QUEUE_TYPES
+                    .iter()
+                    .copied()
+                    .filter(|k| !QueueConfig::default_of(k).is_some_and(|c| c.holds_packets()))
+                    .collect();
+                return Err(AqmError::config(
+                    "type",
+                    format!(
+                        "`{}` decides at dequeue or schedules among queues, so it needs a \
+                         queue that holds its packets (QueueConfig::build_qdisc); this \
+                         arrival-time path takes only {}",
+                        self.kind(),
+                        arrival_only.join(", ")
+                    ),
+                ));
+            }
         })
+    }
+}
+
+/// A time parameter in seconds (a number or a string with a unit) as a whole number
+/// of nanoseconds, `> 0` unless `zero_ok`.
+fn duration(q: &Quantity, param: &str, zero_ok: bool) -> Result<Duration> {
+    let s = q.secs(param)?;
+    let s = if zero_ok { check::non_negative(param, s)? } else { check::positive(param, s)? };
+    let d = Duration::from_secs_f64(s);
+    if d.0 == 0 && !zero_ok {
+        return Err(AqmError::invalid(param, s, "> 0 s (at least 1 ns)"));
+    }
+    Ok(d)
+}
+
+impl CodelFields {
+    /// CoDel's parameters from these fields, validated.
+    fn params(&self) -> Result<CodelParams> {
+        let p = CodelParams {
+            target: duration(&self.target, "target", false)?,
+            interval: duration(&self.interval, "interval", false)?,
+            ecn: self.ecn,
+            ce_threshold: match &self.ce_threshold {
+                Some(q) => Some(duration(q, "ce_threshold", true)?),
+                None => None,
+            },
+            maxpacket: self.maxpacket,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Every time a number of seconds (the normalised form).
+    pub(super) fn normalize(&mut self) -> Result<()> {
+        self.target = Quantity::Number(self.target.secs("target")?);
+        self.interval = Quantity::Number(self.interval.secs("interval")?);
+        if let Some(q) = &mut self.ce_threshold {
+            *q = Quantity::Number(q.secs("ce_threshold")?);
+        }
+        Ok(())
+    }
+}
+
+/// A count parameter within `1..=max`.
+fn count_in(param: &str, v: u64, max: u64) -> Result<u64> {
+    if (1..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(AqmError::invalid(param, v, format!("1..={max}")))
+    }
+}
+
+impl FqCodelConfig {
+    /// The scheduler's parameters, validated.
+    fn fq_params(&self, ctx: &BuildContext) -> Result<FqParams> {
+        let max = u32::MAX as u64;
+        let p = FqParams {
+            flows: count_in("flows", self.flows, crate::fq::MAX_FLOWS as u64)? as u32,
+            quantum: count_in("quantum", self.quantum, max)? as u32,
+            limit: count_in("limit", self.limit, max)? as u32,
+            memory_limit: check::positive_int("memory_limit", self.memory_limit)?,
+            drop_batch_size: count_in("drop_batch_size", self.drop_batch_size, max)? as u32,
+            seed: seed(self.seed, ctx),
+        };
+        p.validate()?;
+        Ok(p)
     }
 }
 
@@ -129,13 +229,36 @@ impl QueueConfig {
     /// dequeue or schedules among several queues. The others decide on arrival only
     /// ([`crate::QueueDiscipline`]) and leave the FIFO to their owner.
     pub fn holds_packets(&self) -> bool {
-        false
+        matches!(
+            self,
+            QueueConfig::Codel(_)
+                | QueueConfig::FqCodel(_)
+                | QueueConfig::Pie(_)
+                | QueueConfig::Choke(_)
+                | QueueConfig::DualPi2(_)
+        )
     }
 
     /// Validate and build the discipline as a queue that holds packets of type `P`:
     /// an arrival-time discipline over a [`Fifo`], or a scheduler.
     pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
-        Ok(AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)))
+        Ok(match self {
+            QueueConfig::Codel(c) => {
+                let limit = count_in("limit", c.limit, u32::MAX as u64)?;
+                AnyQdisc::Codel(Codel::new(c.codel.params()?, limit)?)
+            }
+            QueueConfig::FqCodel(c) => {
+                AnyQdisc::FqCodel(fq_codel::fq_codel(c.fq_params(ctx)?, c.codel.params()?)?)
+            }
+            QueueConfig::Pie(c) => AnyQdisc::Pie(modern::pie(c, ctx)?),
+            QueueConfig::Choke(c) => {
+                let rate = c.red.rate(ctx)?;
+                let params = c.red.params(c.min_th, c.max_th, c.w_q, rate)?;
+                AnyQdisc::Choke(Choke::new(params, c.candidates, seed(c.red.seed, ctx))?)
+            }
+            QueueConfig::DualPi2(c) => AnyQdisc::DualPi2(modern::dualpi2(c, ctx)?),
+            _ => AnyQdisc::Fifo(Fifo::new(self.build(ctx)?)),
+        })
     }
 }
 

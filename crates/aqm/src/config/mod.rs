@@ -13,11 +13,14 @@ use crate::error::Result;
 use crate::units::{Dimension, Quantity};
 
 mod build;
+mod modern;
 mod params;
 mod table;
 
 pub use params::{
-    AredConfig, DropTailConfig, FengConfig, FredConfig, RandomDropConfig, RedConfig, RedFields,
+    AredConfig, BlueConfig, ChokeConfig, CodelConfig, CodelFields, DropTailConfig, DualPi2Config,
+    FengConfig, FqCodelConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig, RedConfig,
+    RedFields,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -86,6 +89,13 @@ disciplines! {
     Ared(AredConfig) = "ared",
     FengAred(FengConfig) = "feng_ared",
     Fred(FredConfig) = "fred",
+    Codel(CodelConfig) = "codel",
+    FqCodel(FqCodelConfig) = "fq_codel",
+    Pie(PieConfig) = "pie",
+    Blue(BlueConfig) = "blue",
+    Pi(PiConfig) = "pi",
+    Choke(ChokeConfig) = "choke",
+    DualPi2(DualPi2Config) = "dualpi2",
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -106,8 +116,9 @@ impl<'de> Deserialize<'de> for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Whether the discipline may discard a packet already waiting (Random Drop, or
-    /// drop-from-front on overflow) instead of, or besides, the arriving one.
+    /// Whether the discipline may discard a packet already waiting (Random Drop,
+    /// drop-from-front on overflow, CoDel's drops at dequeue, FQ-CoDel's drops from the
+    /// fattest flow) instead of, or besides, the arriving one.
     pub fn may_evict(&self) -> bool {
         match self {
             QueueConfig::DropTail(c) => c.drop_front,
@@ -115,7 +126,14 @@ impl QueueConfig {
             QueueConfig::Red(c) => c.red.drop_front,
             QueueConfig::Ared(c) => c.red.drop_front,
             QueueConfig::FengAred(c) => c.red.drop_front,
-            QueueConfig::Fred(_) => false,
+            // The packet-holding queues may discard queued packets (CoDel at dequeue,
+            // FQ-CoDel from the fattest flow, CHOKe's matched victim, DualPI2 on overload).
+            QueueConfig::Codel(_)
+            | QueueConfig::FqCodel(_)
+            | QueueConfig::Pie(_)
+            | QueueConfig::Choke(_)
+            | QueueConfig::DualPi2(_) => true,
+            QueueConfig::Fred(_) | QueueConfig::Blue(_) | QueueConfig::Pi(_) => false,
         }
     }
 
@@ -131,7 +149,34 @@ impl QueueConfig {
         }
         let mut c = self.clone();
         let (rate, idle) = match &mut c {
-            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) => return Ok(c),
+            QueueConfig::Codel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
+            QueueConfig::FqCodel(k) => {
+                k.codel.normalize()?;
+                return Ok(c);
+            }
+            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) | QueueConfig::Pi(_) => {
+                return Ok(c);
+            }
+            QueueConfig::Pie(p) => {
+                p.target = Quantity::Number(p.target.secs("target")?);
+                p.tupdate = Quantity::Number(p.tupdate.secs("tupdate")?);
+                p.max_burst = Quantity::Number(p.max_burst.secs("max_burst")?);
+                return Ok(c);
+            }
+            QueueConfig::Blue(b) => {
+                b.freeze_time = Quantity::Number(b.freeze_time.secs("freeze_time")?);
+                return Ok(c);
+            }
+            QueueConfig::DualPi2(d) => {
+                d.target = Quantity::Number(d.target.secs("target")?);
+                d.tupdate = Quantity::Number(d.tupdate.secs("tupdate")?);
+                d.step_thresh = Quantity::Number(d.step_thresh.secs("step_thresh")?);
+                return Ok(c);
+            }
+            QueueConfig::Choke(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Red(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
             QueueConfig::Ared(a) => {
                 a.interval = Quantity::Number(a.interval.secs("interval")?);
@@ -155,6 +200,13 @@ impl QueueConfig {
             QueueConfig::Ared(c) => c.red.limit,
             QueueConfig::FengAred(c) => c.red.limit,
             QueueConfig::Fred(c) => c.limit,
+            QueueConfig::Codel(c) => Some(c.limit),
+            QueueConfig::FqCodel(c) => Some(c.limit),
+            QueueConfig::Pie(c) => c.limit,
+            QueueConfig::Blue(c) => c.limit,
+            QueueConfig::Pi(c) => c.limit,
+            QueueConfig::Choke(c) => c.red.limit,
+            QueueConfig::DualPi2(c) => c.limit,
         }
     }
 }

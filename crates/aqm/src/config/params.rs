@@ -5,6 +5,7 @@
 
 use super::table::config_struct;
 use crate::common::MarkMethod;
+use crate::pie::DelayMode;
 use crate::red::CountMode;
 use crate::units::Quantity;
 
@@ -127,6 +128,163 @@ config_struct! {
         max_pkt_size: u32 = 1500,
         link_rate_bps: Option<Quantity> = None,
         idle_pkt_time: Option<Quantity> = None,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// The CoDel fields CoDel and FQ-CoDel share (RFC 8289 Section 4; Linux's
+    /// `ce_threshold`). Times are seconds or strings with a unit ("5ms").
+    pub struct CodelFields {
+        /// TARGET, the acceptable standing queue delay (5 ms).
+        target: Quantity = Quantity::Number(0.005),
+        /// INTERVAL, the sliding window of the minimum sojourn time (100 ms).
+        interval: Quantity = Quantity::Number(0.1),
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Mark ECN-capable packets whose sojourn time exceeds this (off when absent).
+        ce_threshold: Option<Quantity> = None,
+        /// maxpacket: no drop while at most this many bytes are left queued (MTU, 1500).
+        maxpacket: u32 = 1500,
+    }
+}
+
+impl CodelFields {
+    /// FQ-CoDel's defaults: CoDel's, with ECN on (RFC 8290, Linux, ns-3).
+    pub fn fq_codel() -> CodelFields {
+        CodelFields { ecn: true, ..CodelFields::default() }
+    }
+}
+
+config_struct! {
+    /// `type = "codel"` (RFC 8289): a packet limit (Linux's 1000) and the CoDel fields.
+    pub struct CodelConfig {
+        limit: u64 = 1000,
+        ..codel: CodelFields = CodelFields::default(),
+    }
+}
+
+config_struct! {
+    /// `type = "fq_codel"` (RFC 8290 Section 5.2, Linux's defaults where the RFC has none).
+    pub struct FqCodelConfig {
+        /// Packets held in all (10240).
+        limit: u64 = 10240,
+        /// Flow queues, hash buckets (1024).
+        flows: u64 = 1024,
+        /// DRR quantum, bytes (1514).
+        quantum: u64 = 1514,
+        /// Bytes held in all (32 MB = 33554432).
+        memory_limit: u64 = 32 << 20,
+        /// Packets dropped at most from the fattest flow per overflow (64).
+        drop_batch_size: u64 = 64,
+        ..codel: CodelFields = CodelFields::fq_codel(),
+        /// Seed of the flow hash's salt.
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// `type = "pie"` (RFC 8033). Defaults: the RFC's (target 15 ms, tupdate 15 ms,
+    /// alpha 0.125, beta 1.25, max_burst 150 ms, DQ_THRESHOLD 16 KB, the departure-rate
+    /// estimator, derandomization on).
+    pub struct PieConfig {
+        /// QDELAY_REF (seconds or "15ms").
+        target: Quantity = Quantity::Number(0.015),
+        /// T_UPDATE.
+        tupdate: Quantity = Quantity::Number(0.015),
+        /// 1/s.
+        alpha: f64 = 0.125,
+        /// 1/s.
+        beta: f64 = 1.25,
+        /// MAX_BURST.
+        max_burst: Quantity = Quantity::Number(0.150),
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        ecn: bool = false,
+        /// ECN-capable packets are dropped, not marked, above this probability.
+        mark_ecn_th: f64 = 0.1,
+        /// "rate_estimator" (Section 4.3) or "timestamp" (Linux's default).
+        delay_mode: DelayMode = DelayMode::RateEstimator,
+        /// DQ_THRESHOLD, bytes.
+        dq_threshold: u64 = 16384,
+        /// MEAN_PKTSIZE, bytes (no early drop while at most two of them wait).
+        mean_pkt_size: u32 = 1500,
+        /// Section 5.1's derandomization.
+        derandomize: bool = true,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// `type = "blue"` (Feng, Kandlur, Saha & Shin 2002). Defaults: d1 0.02, d2 0.002,
+    /// freeze_time 100 ms (one of the paper's configurations).
+    pub struct BlueConfig {
+        d1: f64 = 0.02,
+        d2: f64 = 0.002,
+        /// Seconds or "100ms".
+        freeze_time: Quantity = Quantity::Number(0.1),
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        /// L, packets: more than L waiting is a loss event too.
+        threshold: Option<u32> = None,
+        ecn: bool = false,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// `type = "pi"` (Hollot, Misra, Towsley & Gong 2001). Defaults: the paper's
+    /// example (a = 1.822e-5, b = 1.816e-5, 160 Hz, q_ref = 200 packets).
+    pub struct PiConfig {
+        a: f64 = 1.822e-5,
+        b: f64 = 1.816e-5,
+        /// Hz.
+        sample_freq: f64 = 160.0,
+        /// Packets.
+        q_ref: f64 = 200.0,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        ecn: bool = false,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
+    /// `type = "choke"` (Pan, Prabhakar & Psounis 2000): RED's fields (the same
+    /// defaults as `red`) plus the number of drop candidates.
+    pub struct ChokeConfig {
+        min_th: f64 = 5.0,
+        max_th: f64 = 15.0,
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+        /// m, drop candidates drawn per arrival (1; the paper's extension uses more).
+        candidates: u32 = 1,
+    }
+}
+
+config_struct! {
+    /// `type = "dualpi2"` (RFC 9332). Defaults: Appendix A's (and Linux's) target
+    /// 15 ms, tupdate 16 ms, alpha 0.16, beta 3.2, k = 2, step 1 ms; Linux's classic
+    /// protection of 10% and drop on overload.
+    pub struct DualPi2Config {
+        /// Classic queue delay target.
+        target: Quantity = Quantity::Number(0.015),
+        tupdate: Quantity = Quantity::Number(0.016),
+        /// 1/s.
+        alpha: f64 = 0.16,
+        /// 1/s.
+        beta: f64 = 3.2,
+        /// The coupling factor.
+        k: f64 = 2.0,
+        /// The native L4S step threshold.
+        step_thresh: Quantity = Quantity::Number(0.001),
+        /// Classic's share of a saturated line.
+        c_protection: f64 = 0.1,
+        drop_on_overload: bool = true,
+        /// Mark ECN-capable Classic packets instead of dropping them.
+        ecn: bool = true,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
         seed: Option<u64> = None,
     }
 }

@@ -52,7 +52,7 @@ fn errors_name_the_key() {
     let cases = [
         ("limit = 5", "link[0].queue.type", "missing"),
         ("type = 5", "link[0].queue.type", "droptail"),
-        ("type = \"blue\"", "link[0].queue.type", "feng_ared"),
+        ("type = \"bleu\"", "link[0].queue.type", "feng_ared"),
         ("type = \"red\"\nmin_tj = 5", "link[0].queue.min_tj", "max_th"),
         ("type = \"red\"\nmin_th = \"abc\"", "link[0].queue.min_th", "f64"),
         ("type = \"red\"\nlimit = -5", "link[0].queue.limit", "u64"),

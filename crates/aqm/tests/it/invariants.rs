@@ -78,6 +78,22 @@ max_th = 9000
 min_q = 3000
 w_q = 0.1
 byte_mode = true"#,
+    r#"type = "blue"
+limit = 20
+freeze_time = "1ms"
+d1 = 0.1
+ecn = true"#,
+    r#"type = "blue"
+limit = 30
+threshold = 10
+d2 = 0.05"#,
+    r#"type = "pi"
+limit = 25
+q_ref = 5
+a = 0.001
+b = 0.0009
+sample_freq = 1000
+ecn = true"#,
 ];
 
 #[derive(Clone, Debug)]
@@ -158,8 +174,8 @@ proptest! {
 fn unknown_keys_rejected() {
     let e = toml::from_str::<QueueConfig>("type = \"red\"\nlimit = 5\nmin_thresh = 3").unwrap_err();
     assert!(e.to_string().contains("min_thresh"), "{e}");
-    let e = toml::from_str::<QueueConfig>("type = \"codel\"\nlimit = 5").unwrap_err();
-    assert!(e.to_string().contains("codel"), "{e}");
+    let e = toml::from_str::<QueueConfig>("type = \"cake\"\nlimit = 5").unwrap_err();
+    assert!(e.to_string().contains("cake"), "{e}");
 }
 
 // Every configuration error names its parameter, and `at` prefixes the field path.

@@ -2,9 +2,13 @@
 
 mod adaptive;
 mod baselines;
+mod codel;
 mod common;
 mod config;
+mod fq_codel;
 mod fred;
 mod invariants;
+mod qdiscs;
+mod qdiscs_algo;
 mod red;
 mod units;

@@ -7,7 +7,7 @@ use rand::Rng;
 use toml::Table;
 
 use super::links::Network;
-use super::read::{above, bytes, int_in, pos_secs, rate, secs};
+use super::read::{SPACING, above, bytes, int_in, pos_secs, rate, secs, ticks};
 use super::spec::{CommonSpec, FlowSpec, KindSpec, OpenLoopSpec, SizeDistribution, StartSpec};
 use super::{FlowDef, FlowKind, tcp};
 use crate::error::{Result, SimError};
@@ -23,10 +23,14 @@ pub(super) fn read(tables: &[Table], net: &Network, seed: u64) -> Result<Vec<Flo
     for (i, t) in tables.iter().enumerate() {
         let p = format!("flow[{i}]");
         let spec = FlowSpec::read(t, &p)?;
-        Entry::read(&spec, net, &p)?.expand(&spec.common, i, seed, &mut flows)?;
-    }
-    if flows.len() > MAX_FLOWS {
-        return Err(SimError::at("flow", format!("{} flows; at most {MAX_FLOWS}", flows.len())));
+        let entry = Entry::read(&spec, net, &p)?;
+        // (checked before expanding: `count` copies of a web pool can be billions)
+        let more = entry.count as u64 * entry.slots() as u64;
+        if flows.len() as u64 + more > MAX_FLOWS as u64 {
+            let n = flows.len() as u64 + more;
+            return Err(SimError::at(&p, format!("{n} flows so far; at most {MAX_FLOWS} in all")));
+        }
+        entry.expand(&spec.common, i, seed, &mut flows)?;
     }
     Ok(flows)
 }
@@ -92,12 +96,17 @@ impl Entry {
         })
     }
 
-    /// Push the entry's flows (`i` is its index among the `[[flow]]` tables).
-    fn expand(&self, c: &CommonSpec, i: usize, seed: u64, flows: &mut Vec<FlowDef>) -> Result<()> {
-        let slots = match self.kind {
+    /// Flows per copy: a web pool's connections, else 1.
+    fn slots(&self) -> usize {
+        match self.kind {
             FlowKind::Web { slots, .. } => slots as usize,
             _ => 1,
-        };
+        }
+    }
+
+    /// Push the entry's flows (`i` is its index among the `[[flow]]` tables).
+    fn expand(&self, c: &CommonSpec, i: usize, seed: u64, flows: &mut Vec<FlowDef>) -> Result<()> {
+        let slots = self.slots();
         for k in 0..self.count * slots {
             let (copy, slot) = (k / slots, k % slots);
             let id = flows.len();
@@ -198,6 +207,11 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
             let arrival_rate = w.arrival_rate.unwrap_or(1.0);
             let arrival_rate =
                 above(arrival_rate, 0.0, true, &fp("arrival_rate"), "> 0 transfers per second")?;
+            if ticks(1.0 / arrival_rate) < 1 {
+                let allowed =
+                    format!("<= 1e9 transfers per second (a mean gap of 1 ns; {SPACING})");
+                return Err(SimError::invalid(&fp("arrival_rate"), arrival_rate, allowed));
+            }
             let mean_packets = w.mean_packets.unwrap_or(12.0);
             let mean_packets = above(mean_packets, 1.0, false, &fp("mean_packets"), ">= 1 packet")?;
             let shape = shape(w.shape, 1.2)?;
@@ -218,7 +232,18 @@ fn interval(o: &OpenLoopSpec, packet_size: u32, p: &str) -> Result<f64> {
     let fp = |k: &str| format!("{p}.{k}");
     match (&o.rate, &o.interval) {
         (Some(_), Some(_)) => Err(SimError::at(&fp("interval"), "give rate or interval, not both")),
-        (Some(r), None) => Ok(8.0 * packet_size as f64 / rate(r, &fp("rate"))?),
+        (Some(r), None) => {
+            let bps = rate(r, &fp("rate"))?;
+            let iv = 8.0 * packet_size as f64 / bps;
+            if ticks(iv) < 1 {
+                let allowed = format!(
+                    "a rate <= {:.6e} b/s (one {packet_size}-byte packet per ns; {SPACING})",
+                    8.0 * packet_size as f64 / 0.5e-9
+                );
+                return Err(SimError::invalid(&fp("rate"), bps, allowed));
+            }
+            Ok(iv)
+        }
         (None, Some(iv)) => pos_secs(iv, &fp("interval")),
         (None, None) => Err(SimError::at(
             &fp("rate"),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use aqm::config::{BuildContext, DropTailConfig};
 use aqm::{QueueConfig, Time};
 
-use super::read::{int_in, rate, secs};
+use super::read::{SPACING, int_in, rate, secs, ticks};
 use super::spec::LinkSpec;
 use super::{DEFAULT_QUEUE_LIMIT, LinkDef};
 use crate::error::{Result, SimError};
@@ -110,6 +110,10 @@ impl Network {
 /// Link `l` (at `p`, `link[i]`) between nodes `a` and `b`.
 fn link(l: &LinkSpec, a: usize, b: usize, p: &str) -> Result<LinkDef> {
     let rate_bps = rate(&l.rate, &format!("{p}.rate"))?;
+    if !(1.0..=MAX_LINK_BPS).contains(&rate_bps) {
+        let allowed = format!("a rate in [1, {MAX_LINK_BPS:e}] b/s");
+        return Err(SimError::invalid(&format!("{p}.rate"), rate_bps, allowed));
+    }
     let delay = secs(&l.delay, &format!("{p}.delay"))?;
     let read = |t: &Option<aqm::config::QueueTable>, key: &str| -> Result<Option<QueueConfig>> {
         Ok(match t {
@@ -128,10 +132,33 @@ fn link(l: &LinkSpec, a: usize, b: usize, p: &str) -> Result<LinkDef> {
     // A queue is checked under the key that gave it.
     let given =
         |side: &str, own: bool| if own { format!("{p}.{side}") } else { format!("{p}.queue") };
-    check_queue(&queue_ab, rate_bps, &given("queue_ab", l.queue_ab.is_some()))?;
-    check_queue(&queue_ba, rate_bps, &given("queue_ba", l.queue_ba.is_some()))?;
+    let queue_paths =
+        [given("queue_ab", l.queue_ab.is_some()), given("queue_ba", l.queue_ba.is_some())];
+    check_queue(&queue_ab, rate_bps, &queue_paths[0])?;
+    check_queue(&queue_ba, rate_bps, &queue_paths[1])?;
     let cost = int_in(l.cost.unwrap_or(1), &format!("{p}.cost"), 1, 1 << 20)? as u32;
-    Ok(LinkDef { a, b, rate_bps, delay: Time::from_secs_f64(delay), queue_ab, queue_ba, cost })
+    let delay = Time::from_secs_f64(delay);
+    Ok(LinkDef { a, b, rate_bps, delay, queue_ab, queue_ba, queue_paths, cost })
+}
+
+/// The fastest link, b/s (a link direction keeps its rate as a whole number of b/s
+/// in [1, 1e15]).
+pub const MAX_LINK_BPS: f64 = 1e15;
+
+/// Every link must send the smallest packet of the scenario (`size` bytes, given at
+/// `who`) in a time that rounds to at least 1 ns.
+pub(super) fn check_rates(links: &[LinkDef], size: u32, who: &str) -> Result<()> {
+    for (i, l) in links.iter().enumerate() {
+        if ticks(8.0 * size as f64 / l.rate_bps) < 1 {
+            let allowed = format!(
+                "a rate <= {:.6e} b/s: the smallest packet ({size} B, {who}) must take at \
+                 least 1 ns on the line ({SPACING})",
+                8.0 * size as f64 / 0.5e-9
+            );
+            return Err(SimError::invalid(&format!("link[{i}].rate"), l.rate_bps, allowed));
+        }
+    }
+    Ok(())
 }
 
 /// Check a queue configuration by building it as the run will.

@@ -37,6 +37,7 @@ use spec::ScenarioSpec;
 mod events;
 mod flows;
 mod links;
+pub mod memory;
 mod normal;
 mod read;
 mod spec;
@@ -48,6 +49,14 @@ pub use normal::{NormalDirection, NormalEvent, NormalFlow, NormalLink, NormalTra
 /// The queue a link direction gets when the scenario gives none: Drop Tail with a
 /// 50-packet buffer (ns-2's default `queue-limit`).
 pub const DEFAULT_QUEUE_LIMIT: u64 = 50;
+
+/// The latest time a scenario may name, ns: 2^62 (about 146 years). Every time a
+/// scenario gives (the duration, a start, a delay, a timer) is at most this, so the
+/// sum of two of them stays below the clock's end (`Time::MAX`) and no event is ever
+/// due at a saturated time.
+pub const MAX_TIME_NS: u64 = 1 << 62;
+/// [`MAX_TIME_NS`] in seconds.
+pub const MAX_SECS: f64 = MAX_TIME_NS as f64 / 1e9;
 
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
@@ -71,10 +80,18 @@ pub struct Scenario {
     /// false forces one event per hop and turns off the lean path and the merging
     /// directions, for checking).
     pub express_hops: bool,
+    /// Every link direction's queue holds its packets (`qdisc_path`, default false):
+    /// the arrival-time disciplines too run as an `aqm::AnyQdisc` (a `Fifo`), by the
+    /// path of the disciplines that decide at dequeue (see `sim::held`); for checking
+    /// that path against the FIFO path.
+    pub qdisc_path: bool,
     /// Threads the run may use (`threads`, 1 or 2, default 1). With 2, a network that
     /// splits into two parts joined only by merging directions runs each part on its
     /// own thread; the results are those of one thread, bit for bit.
     pub threads: usize,
+    /// The memory budget given (`max_memory`, bytes), or `None` for the default, half
+    /// of the machine's memory ([`Scenario::memory_budget`]).
+    pub max_memory: Option<u64>,
     /// The routes with every link up, computed by validation (reused by the run when
     /// the nodes and links they were computed from are unchanged).
     cached_routes: Option<Routes>,
@@ -91,6 +108,9 @@ pub struct LinkDef {
     pub delay: Time,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
+    /// Where each direction's queue was given (`link[0].queue`, `link[0].queue_ba`),
+    /// for messages.
+    pub queue_paths: [String; 2],
     /// Routing cost (hop count by default: 1).
     pub cost: u32,
 }
@@ -233,6 +253,15 @@ impl Scenario {
         let net = links::Network::read(&spec.link)?;
         let events = events::read(&spec.event, &net)?;
         let flows = flows::read(&spec.flow, &net, seed)?;
+        let max_memory = match &spec.max_memory {
+            Some(q) => Some(read::whole_bytes(q, "max_memory")?),
+            None => None,
+        };
+        if let Some((size, who)) = smallest_packet(&flows) {
+            links::check_rates(&net.links, size, &who)?;
+            let budget = max_memory.unwrap_or_else(memory::default_budget);
+            memory::check(&net.nodes, &net.links, &flows, size, budget, max_memory.is_some())?;
+        }
         let trace = traces::read(&spec.trace, &net, &flows)?;
         let bottleneck = match &spec.bottleneck {
             Some(name) => Some(net.dir(name, "bottleneck")?),
@@ -246,7 +275,9 @@ impl Scenario {
         let mut sc = Scenario {
             cached_routes: None,
             express_hops: spec.express_hops.unwrap_or(true),
+            qdisc_path: spec.qdisc_path.unwrap_or(false),
             threads,
+            max_memory,
             name: spec.name,
             duration: Time::from_secs_f64(duration),
             warmup: Time::from_secs_f64(warmup),
@@ -302,10 +333,48 @@ impl Scenario {
         }
     }
 
+    /// The memory budget of the run, bytes: `max_memory`, or half of the machine's
+    /// physical memory.
+    pub fn memory_budget(&self) -> u64 {
+        self.max_memory.unwrap_or_else(memory::default_budget)
+    }
+
     /// Name of link direction `d` ("a->b").
     pub fn dir_name(&self, d: usize) -> String {
         dir_name(&self.nodes, &self.links, d)
     }
+
+    /// The queue configuration of link direction `d`.
+    pub fn dir_queue(&self, d: usize) -> &aqm::QueueConfig {
+        let l = &self.links[d / 2];
+        if d.is_multiple_of(2) { &l.queue_ab } else { &l.queue_ba }
+    }
+
+    /// Whether link direction `d` keeps its packets in an `aqm::AnyQdisc`: its
+    /// discipline holds them (decides at dequeue, or schedules), or `qdisc_path` asks
+    /// it of every direction.
+    pub fn dir_holds(&self, d: usize) -> bool {
+        self.qdisc_path || self.dir_queue(d).holds_packets()
+    }
+}
+
+/// The smallest packet any flow sends (a data packet, or a TCP flow's ACK) and the
+/// field that sets it (`flow[0].ack_size`). Exponential sizes are drawn down to one
+/// byte; their mean counts here (a direction gives any packet at least 1 ns).
+fn smallest_packet(flows: &[FlowDef]) -> Option<(u32, String)> {
+    let mut best: Option<(u32, String)> = None;
+    let mut see = |size: u32, who: String| {
+        if best.as_ref().is_none_or(|(s, _)| size < *s) {
+            best = Some((size, who));
+        }
+    };
+    for f in flows {
+        see(f.packet_size, format!("flow[{}].packet_size", f.spec));
+        if f.kind.is_tcp() {
+            see(f.tcp.ack_size, format!("flow[{}].ack_size", f.spec));
+        }
+    }
+    best
 }
 
 /// The run's end and the start of its measurement window, seconds.

@@ -7,7 +7,8 @@
 //! The shape (a contract; keys are only ever added):
 //!
 //! ```text
-//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null)
+//! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
+//! qdisc_path, max_memory (bytes as given, or null for the default)
 //! nodes:      [name, ...]                                   (a node's id is its index)
 //! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
@@ -41,7 +42,9 @@ pub struct Normalized {
     pub seed: u64,
     pub express_hops: bool,
     pub threads: usize,
+    pub qdisc_path: bool,
     pub bottleneck: Option<String>,
+    pub max_memory: Option<u64>,
     pub nodes: Vec<String>,
     pub links: Vec<NormalLink>,
     pub directions: Vec<NormalDirection>,
@@ -152,8 +155,25 @@ impl Scenario {
         }
     }
 
-    /// The scenario as plain data (see the module documentation).
-    pub fn normalized(&self) -> Result<Normalized> {
+    /// The link events as plain data.
+    fn normal_events(&self) -> Vec<NormalEvent> {
+        let node = |l: usize, b: bool| {
+            let l = &self.links[l];
+            self.nodes[if b { l.b } else { l.a }].clone()
+        };
+        (self.events.iter())
+            .map(|e| NormalEvent {
+                at: secs(e.at),
+                link: e.link,
+                a: node(e.link, false),
+                b: node(e.link, true),
+                action: if e.up { "up" } else { "down" },
+            })
+            .collect()
+    }
+
+    /// The links and the link directions, queues normalised.
+    fn normal_links(&self) -> Result<(Vec<NormalLink>, Vec<NormalDirection>)> {
         let queue = |q: &QueueConfig, path: String| {
             q.normalized().map_err(|e| SimError::Scenario(e.at(&path).to_string()))
         };
@@ -189,6 +209,12 @@ impl Scenario {
                 queue_ba,
             });
         }
+        Ok((links, directions))
+    }
+
+    /// The scenario as plain data (see the module documentation).
+    pub fn normalized(&self) -> Result<Normalized> {
+        let (links, directions) = self.normal_links()?;
         let routes = self.routes_all_up();
         let names = |p: &[usize]| p.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         let mut flows = Vec::with_capacity(self.flows.len());
@@ -239,17 +265,7 @@ impl Scenario {
             }
             flows.push(n);
         }
-        let events = self
-            .events
-            .iter()
-            .map(|e| NormalEvent {
-                at: secs(e.at),
-                link: e.link,
-                a: self.nodes[self.links[e.link].a].clone(),
-                b: self.nodes[self.links[e.link].b].clone(),
-                action: if e.up { "up" } else { "down" },
-            })
-            .collect();
+        let events = self.normal_events();
         let dirs = |v: &[usize]| v.iter().map(|&d| self.dir_name(d)).collect::<Vec<_>>();
         Ok(Normalized {
             name: self.name.clone(),
@@ -258,7 +274,9 @@ impl Scenario {
             seed: self.seed,
             express_hops: self.express_hops,
             threads: self.threads,
+            qdisc_path: self.qdisc_path,
             bottleneck: self.bottleneck.map(|d| self.dir_name(d)),
+            max_memory: self.max_memory,
             nodes: self.nodes.clone(),
             links,
             directions,

@@ -36,7 +36,9 @@ pub(super) struct ScenarioSpec {
     pub trace: Option<TraceSpec>,
     pub bottleneck: Option<String>,
     pub express_hops: Option<bool>,
+    pub qdisc_path: Option<bool>,
     pub threads: Option<i64>,
+    pub max_memory: Option<Quantity>,
     #[serde(default)]
     pub name: String,
     /// Free text for readers, checked to be text and otherwise unused.

@@ -3,10 +3,10 @@
 use aqm::Time;
 
 use super::links::Network;
-use super::read::{int_in, secs};
+use super::read::{SPACING, int_in, secs, ticks};
 use super::spec::{FlowSel, TraceSpec};
 use super::{FlowDef, TraceDef};
-use crate::error::Result;
+use crate::error::{Result, SimError};
 
 /// Read the `[trace]` table (no table: no traces).
 pub(super) fn read(spec: &Option<TraceSpec>, net: &Network, flows: &[FlowDef]) -> Result<TraceDef> {
@@ -19,7 +19,14 @@ pub(super) fn read(spec: &Option<TraceSpec>, net: &Network, flows: &[FlowDef]) -
     let packets = dirs(&t.packets, "packets")?;
     let pcap = dirs(&t.pcap, "pcap")?;
     let interval = match &t.interval {
-        Some(q) => Time::from_secs_f64(secs(q, "trace.interval")?),
+        Some(q) => {
+            let v = secs(q, "trace.interval")?;
+            if v > 0.0 && ticks(v) == 0 {
+                let allowed = format!("0 (every arrival) or a time >= 1e-9 s ({SPACING})");
+                return Err(SimError::invalid("trace.interval", v, allowed));
+            }
+            Time::from_secs_f64(v)
+        }
         None => Time::from_secs_f64(0.01),
     };
     let cwnd = match &t.cwnd {

@@ -10,6 +10,7 @@ use super::Sim;
 use super::event::Kind;
 use super::express::mark_express;
 use super::flow::Flow;
+use super::guard;
 use super::link::Dir;
 use super::parts::plan_parts;
 use crate::engine::EventQueue;
@@ -27,7 +28,8 @@ fn build_dirs(sc: &Scenario) -> Result<Vec<Dir>> {
         for (side, (qc, to)) in [(&l.queue_ab, l.b), (&l.queue_ba, l.a)].into_iter().enumerate() {
             let seed = stream_seed(sc.seed, "queue", i as u64, side as u64);
             let path = format!("link[{i}].{}", if side == 0 { "queue_ab" } else { "queue_ba" });
-            dirs.push(Dir::new(qc, &path, to, l.rate_bps, l.delay.0, seed, window)?);
+            let holds = sc.dir_holds(2 * i + side);
+            dirs.push(Dir::new(qc, holds, &path, to, l.rate_bps, l.delay.0, seed, window)?);
         }
     }
     Ok(dirs)
@@ -130,24 +132,30 @@ impl Sim {
             }
         }
         let has_web = flows.iter().any(|f| f.web.is_some());
-        // (two threads on one core would only wait for each other)
+        // (two threads on one core would only wait for each other; a direction that
+        // holds its packets runs on the plain path, see `held`)
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let plan = if sc.threads > 1
             && cores > 1
             && traces.is_none()
             && sc.events.is_empty()
             && !has_web
+            && dirs.iter().all(|d| d.held.is_none())
         {
             plan_parts(&sc, &routes, &dirs).map(Box::new)
         } else {
             None
         };
-        Ok(Sim {
+        let mut sim = Sim {
             now: 0,
             end: sc.duration.0,
             w0: sc.warmup.0,
             w1: sc.duration.0,
-            q: first_events(&sc, &flows),
+            q: {
+                let mut q = first_events(&sc, &flows);
+                q.checkpoint_in(guard::CHECK_EVERY);
+                q
+            },
             link_up: vec![true; sc.links.len()],
             dirs,
             routes,
@@ -165,7 +173,14 @@ impl Sim {
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
+            guard: Default::default(),
             sc,
-        })
+        };
+        for d in 0..sim.dirs.len() {
+            if sim.dirs[d].held.is_some() {
+                sim.rearm_poll(d);
+            }
+        }
+        Ok(sim)
     }
 }

@@ -36,6 +36,8 @@ impl Sim {
         let now = self.now;
         let dir = &mut self.dirs[d];
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
+        self.held_link_down(d, now);
+        let dir = &mut self.dirs[d];
         dir.up = false;
         dir.lean = 0;
         dir.scheduled = None;
@@ -62,9 +64,14 @@ impl Sim {
     pub(super) fn on_sample(&mut self, i: usize) {
         let now = self.now;
         let d = self.sc.trace.queue[i];
+        self.serve(d, now);
         let dir = &mut self.dirs[d];
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
-        let (w, avg) = (dir.waiting(), dir.aqm.avg());
+        let (w, avg) = if dir.held.is_some() {
+            (dir.queued_at(now), dir.signal())
+        } else {
+            (dir.waiting(), dir.aqm.avg())
+        };
         if let Some(t) = self.traces.as_mut() {
             t.queue(now, d, w, avg);
         }

@@ -31,10 +31,15 @@ pub(super) enum Kind {
     Warmup = 8,
     /// A merging direction's batch (index: direction).
     Merge = 9,
+    /// The line of a direction whose queue holds its packets frees: its qdisc gives
+    /// the next packet (index: direction; see `held`).
+    Serve = 10,
+    /// A qdisc's periodic work is due (index: direction).
+    Poll = 11,
 }
 
 impl Kind {
-    const ALL: [Kind; 10] = [
+    const ALL: [Kind; 12] = [
         Kind::Deliver,
         Kind::Send,
         Kind::Rto,
@@ -45,6 +50,8 @@ impl Kind {
         Kind::Stop,
         Kind::Warmup,
         Kind::Merge,
+        Kind::Serve,
+        Kind::Poll,
     ];
 
     /// The kind of a target the simulator scheduled.

@@ -26,8 +26,6 @@
 //! clock passes their start, so that the queue it has at the clock can be counted.
 //! docs/simulator.md ("Express hops", "Express hosts") has the measured effect.
 
-use aqm::QueueConfig;
-
 use super::Sim;
 use super::flow::Flow;
 use super::inbox::mark_merging;
@@ -72,8 +70,9 @@ pub(super) struct Feeds {
     pub(super) host_fed: Vec<bool>,
     /// Each flow's data and ACK paths.
     paths: Vec<(Vec<usize>, Vec<usize>)>,
-    /// Traced directions: never expressed into, never merging.
-    pub(super) traced: Vec<usize>,
+    /// Traced directions and those whose queue holds its packets (see `held`): never
+    /// expressed into, never merging.
+    pub(super) plain: Vec<usize>,
 }
 
 impl Feeds {
@@ -83,13 +82,14 @@ impl Feeds {
             upstream: vec![Vec::new(); n_dirs],
             host_fed: vec![false; n_dirs],
             paths: Vec::with_capacity(sc.flows.len()),
-            traced: sc
+            plain: sc
                 .trace
                 .queue
                 .iter()
                 .chain(&sc.trace.packets)
                 .chain(&sc.trace.pcap)
                 .copied()
+                .chain((0..n_dirs).filter(|&d| sc.dir_holds(d)))
                 .collect(),
         };
         for (i, f) in sc.flows.iter().enumerate() {
@@ -132,17 +132,16 @@ impl Feeds {
     /// Direction `d` exists and takes packets from host `origin` alone.
     fn alone(&self, d: Option<&usize>, origin: usize) -> bool {
         d.is_some_and(|&d| {
-            self.seen[d] == Seen::One(Feeder::Host(origin as u32)) && !self.traced.contains(&d)
+            self.seen[d] == Seen::One(Feeder::Host(origin as u32)) && !self.plain.contains(&d)
         })
     }
 }
 
-/// Whether direction `d`'s discipline may discard a packet it accepted (its packets'
-/// arrival times downstream are then not final at acceptance).
+/// Whether direction `d`'s discipline may discard a packet it accepted, or decides
+/// its departures at dequeue (its packets' arrival times downstream are then not
+/// final at acceptance).
 pub(super) fn evicts(sc: &Scenario, d: usize) -> bool {
-    let l = &sc.links[d / 2];
-    let q: &QueueConfig = if d.is_multiple_of(2) { &l.queue_ab } else { &l.queue_ba };
-    q.may_evict()
+    sc.dir_queue(d).may_evict() || sc.dir_holds(d)
 }
 
 /// Find the link directions that can take packets at once from their only upstream
@@ -152,7 +151,7 @@ pub(super) fn evicts(sc: &Scenario, d: usize) -> bool {
 pub(super) fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [Flow]) {
     let feeds = Feeds::of(sc, routes, dirs.len());
     for (d, dir) in dirs.iter_mut().enumerate() {
-        if feeds.traced.contains(&d) {
+        if feeds.plain.contains(&d) {
             continue;
         }
         dir.express.to_host = !evicts(sc, d);

@@ -75,6 +75,11 @@ impl Merge {
         }
     }
 
+    /// Packets handed over and not yet offered.
+    pub(super) fn len(&self) -> usize {
+        self.buckets.iter().map(Vec::len).sum()
+    }
+
     /// The batch time for an arrival at `t`: the start of its span, which is less than
     /// a lookahead before it.
     #[inline(always)]
@@ -164,7 +169,7 @@ fn sort_bucket(v: &mut [Entry]) {
 /// re-time a packet it accepted, with a positive lookahead; nothing traced.
 pub(super) fn mark_merging(sc: &Scenario, feeds: &Feeds, dirs: &mut [Dir]) {
     for d in 0..dirs.len() {
-        if !feeds.many(d) || feeds.host_fed[d] || feeds.traced.contains(&d) || evicts(sc, d) {
+        if !feeds.many(d) || feeds.host_fed[d] || feeds.plain.contains(&d) || evicts(sc, d) {
             continue;
         }
         let up = &feeds.upstream[d];
@@ -261,6 +266,8 @@ impl Sim {
             i += 1;
             self.enqueue(b, pkt, t);
         }
+        // (a batch is many packets' work in one event: the guards count it)
+        self.q.charge(i as u64);
         // (the rest is at or past the limit)
         !self.inbox(b).put_back(batch, i)
     }

@@ -14,9 +14,10 @@
 use std::collections::VecDeque;
 
 use aqm::config::BuildContext;
-use aqm::{AnyAqm, Backlog, QueueConfig, QueueDiscipline, Time};
+use aqm::{AnyAqm, Backlog, DropTail, Qdisc, QueueConfig, QueueDiscipline, Time};
 
 use super::flow::Flow;
+use super::held::Held;
 use super::inbox::Merge;
 use crate::error::{Result, SimError};
 use crate::monitor::DirMon;
@@ -109,13 +110,20 @@ pub(super) struct Dir {
     pub(super) merge: Option<Box<Merge>>,
     pub(super) mon: DirMon,
     pub(super) aqm: AnyAqm,
+    /// The queue of a direction that holds its packets in an `aqm::AnyQdisc` (see
+    /// `held`): `q` then keeps only the packets on the line or propagating, and `aqm`
+    /// is an unused stand-in.
+    pub(super) held: Option<Box<Held>>,
 }
 
 impl Dir {
     /// Direction `path` (for errors) towards node `to` over a link of `rate_bps` and
-    /// `delay_ns`, with the discipline `qc` seeded with `seed`; monitored over [w0, w1].
+    /// `delay_ns`, with the discipline `qc` seeded with `seed`, holding its packets in
+    /// a qdisc if `holds`; monitored over [w0, w1].
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         qc: &QueueConfig,
+        holds: bool,
         path: &str,
         to: usize,
         rate_bps: f64,
@@ -123,12 +131,19 @@ impl Dir {
         seed: u64,
         (w0, w1): (u64, u64),
     ) -> Result<Dir> {
-        let aqm = qc
-            .build(&BuildContext { link_rate_bps: Some(rate_bps), seed: Some(seed) })
-            .map_err(|e| SimError::Scenario(e.at(path).to_string()))?;
-        let has_avg = !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
+        let ctx = BuildContext { link_rate_bps: Some(rate_bps), seed: Some(seed) };
+        let err = |e: aqm::AqmError| SimError::Scenario(e.at(path).to_string());
+        let (aqm, held) = if holds {
+            let q = qc.build_qdisc(&ctx).map_err(err)?;
+            // (never asked: the qdisc decides)
+            let stand_in = AnyAqm::DropTail(DropTail::new(q.limit(), false));
+            (stand_in, Some(Box::new(Held::new(q))))
+        } else {
+            (qc.build(&ctx).map_err(err)?, None)
+        };
+        let has_avg = held.is_none() && !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
         let tail_limit = match &aqm {
-            AnyAqm::DropTail(t) if !t.drop_front => Some(t.limit),
+            AnyAqm::DropTail(t) if !t.drop_front && held.is_none() => Some(t.limit),
             _ => None,
         };
         Ok(Dir {
@@ -154,7 +169,31 @@ impl Dir {
             merge: None,
             mon: DirMon::new(w0, w1),
             aqm,
+            held,
         })
+    }
+
+    /// The configuration `type` of the direction's queue.
+    pub(super) fn kind(&self) -> &'static str {
+        match &self.held {
+            Some(h) => h.q.kind(),
+            None => self.aqm.kind(),
+        }
+    }
+    /// Packets waiting at `t` (see `waiting_at`; a qdisc's backlog as it stands).
+    pub(super) fn queued_at(&self, t: u64) -> u32 {
+        match &self.held {
+            Some(h) => h.q.backlog().packets,
+            None => self.waiting_at(t),
+        }
+    }
+    /// The discipline's congestion signal for the monitors: RED's average, a qdisc's
+    /// `signal`.
+    pub(super) fn signal(&self) -> f64 {
+        match &self.held {
+            Some(h) => h.q.signal(),
+            None => self.aqm.avg(),
+        }
     }
 
     /// The value of `lean` for this direction with its link up: a plain Drop Tail

@@ -53,6 +53,8 @@ impl Plan {
         let i = t.index as usize;
         match Kind::of(t) {
             Kind::Deliver | Kind::Merge => self.dir_part[i] == me,
+            // (no plan is made for directions that hold their packets)
+            Kind::Serve | Kind::Poll => self.dir_part[i] == me,
             Kind::Send | Kind::Rto | Kind::App | Kind::Stop => self.tx_part[i] == me,
             Kind::Delack => self.rx_part[i] == me,
             // (each part snapshots its own senders)
@@ -219,7 +221,7 @@ impl Sim {
     }
 
     /// Run to `t` on two threads; the parts stay apart (`settle` joins them).
-    pub(super) fn run_parallel(&mut self, t: u64) {
+    pub(super) fn run_parallel(&mut self, t: u64) -> crate::error::Result<()> {
         let plan = self.plan.take().expect("a plan");
         let mut other = match self.other.take() {
             Some(o) => o,
@@ -231,25 +233,31 @@ impl Sim {
         let sh = Shared::new();
         let (ra, rb) = std::thread::scope(|s| {
             let (sh, o) = (&sh, &mut *other);
+            let parts = &plan.dir_part;
             let hb = s.spawn(move || {
-                let r = catch_unwind(AssertUnwindSafe(|| o.run_part(1, sh, start, t, w)));
-                if r.is_err() {
+                let r = catch_unwind(AssertUnwindSafe(|| o.run_part(1, sh, start, t, w, parts)));
+                if !matches!(r, Ok(Ok(()))) {
                     sh.fail();
                 }
                 r
             });
-            let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, sh, start, t, w)));
-            if ra.is_err() {
+            let ra = catch_unwind(AssertUnwindSafe(|| self.run_part(0, sh, start, t, w, parts)));
+            if !matches!(ra, Ok(Ok(()))) {
                 sh.fail();
             }
             let rb = hb.join().unwrap_or_else(Err);
             (ra, rb)
         });
-        if let Err(p) = ra {
-            resume_unwind(p);
-        }
-        if let Err(p) = rb {
-            resume_unwind(p);
+        let (ra, rb) = match (ra, rb) {
+            (Err(p), _) | (_, Err(p)) => resume_unwind(p),
+            (Ok(a), Ok(b)) => (a, b),
+        };
+        if let Err(e) = ra.and(rb) {
+            // (a guard stopped a part: the run cannot go on, the parts stay apart)
+            self.guard.failed = Some(e.clone());
+            self.other = Some(other);
+            self.plan = Some(plan);
+            return Err(e);
         }
         // What each part handed over in the last window, into the other's inboxes.
         for b in &sh.boxes[0] {
@@ -264,6 +272,7 @@ impl Sim {
         }
         self.other = Some(other);
         self.plan = Some(plan);
+        Ok(())
     }
 
     /// Split: `self` keeps part 0, the copy returned runs part 1. Each keeps the
@@ -294,6 +303,7 @@ impl Sim {
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
+            guard: self.guard.clone(),
         };
         for (me, sim) in [(0u8, &mut *self), (1u8, &mut b)] {
             for (d, dir) in sim.dirs.iter_mut().enumerate() {
@@ -310,8 +320,17 @@ impl Sim {
         b
     }
 
-    /// Run part `me` from `start` to `t`, window by window.
-    fn run_part(&mut self, me: usize, sh: &Shared, start: u64, t: u64, w: u64) {
+    /// Run part `me` (the directions `parts` gives it) from `start` to `t`, window by
+    /// window; a guard's error stops it (and the other part, through `sh`).
+    fn run_part(
+        &mut self,
+        me: usize,
+        sh: &Shared,
+        start: u64,
+        t: u64,
+        w: u64,
+        parts: &[u8],
+    ) -> crate::error::Result<()> {
         let mut cur = start;
         let mut j = 0usize;
         loop {
@@ -325,9 +344,18 @@ impl Sim {
                 }
             }
             self.cap = end;
-            while let Some((et, target)) = self.q.pop_until(Time(end - 1)) {
-                self.now = et.0;
-                self.dispatch(target);
+            loop {
+                while let Some((et, target)) = self.q.pop_until(Time(end - 1)) {
+                    self.now = et.0;
+                    self.dispatch(target);
+                }
+                if !self.q.checkpoint_due() {
+                    break;
+                }
+                if let Err(e) = self.checkpoint(&|d| parts[d] as usize == me) {
+                    self.cap = u64::MAX;
+                    return Err(e);
+                }
             }
             self.now = end - 1;
             std::mem::swap(&mut *lock(&sh.boxes[me][j % 2]), &mut self.outbox);
@@ -341,6 +369,7 @@ impl Sim {
             cur = end;
         }
         self.cap = u64::MAX;
+        Ok(())
     }
 
     /// Take the parts together again: each direction, sender and receiver from its part,

@@ -17,6 +17,8 @@ impl Sim {
         }
         let end = self.end;
         for d in 0..self.dirs.len() {
+            self.serve(d, end);
+            self.held_finish(d, end);
             let dir = &mut self.dirs[d];
             advance(dir, d, end, end, &mut self.traces, &self.flows);
             for k in dir.n_started..dir.q.len() {
@@ -80,7 +82,7 @@ impl Sim {
             index: d,
             from: sc.nodes[from].clone(),
             to: sc.nodes[to].clone(),
-            queue_type: dir.aqm.kind().to_string(),
+            queue_type: dir.kind().to_string(),
             rate_bps: l.rate_bps,
             delay: l.delay.as_secs_f64(),
             utilization: m.busy_ns as f64 * 1e-9 / win,
@@ -106,7 +108,7 @@ impl Sim {
             mean_drop_run: m.drop_runs.mean(),
             max_drop_run: m.drop_runs.max,
             drop_run_hist: m.drop_runs.hist.to_vec(),
-            queued_at_end: dir.waiting_at(self.now) as u64,
+            queued_at_end: dir.queued_at(self.now) as u64,
         }
     }
 

@@ -1,0 +1,300 @@
+//! Directions whose queue holds its packets: an `aqm::AnyQdisc` decides at enqueue,
+//! at dequeue or both (CoDel, PIE, the fair-queueing schedulers), so a packet's
+//! departure is not known when it is accepted.
+//!
+//! Such a direction (its configuration `holds_packets()`, or every direction with
+//! `qdisc_path = true`) keeps its waiting packets in the qdisc and only the packets
+//! on the line or propagating in its FIFO of slots. An arrival is offered with
+//! `enqueue` ([`Sim::offer_held`]); when the line is free the qdisc is asked for the
+//! next packet with `dequeue` ([`Sim::serve`]), which starts its transmission: a slot
+//! `(enqueued, start = now, end, packet)` joins the FIFO, whose delivery event works
+//! as on the plain path, and a `Serve` event at `end` asks again. The line's freeing
+//! comes before anything else at the same instant: an arrival, a sample or the end of
+//! the run first serves a line that freed by then (as `advance` does on the FIFO
+//! path), so a `Fifo` over an arrival-time discipline sees exactly the arrivals and
+//! removals of the FIFO path, and gives its results bit for bit (tested with
+//! `qdisc_path`). A qdisc's periodic work runs at a `Poll` event at `poll_at()`.
+//!
+//! Drops at either end count as the direction's drops with their reasons (a packet
+//! dropped after it was enqueued also counts its wait). A packet marked at enqueue is
+//! counted then, as on the FIFO path; one marked at dequeue when it leaves; it carries
+//! CE from its departure on, and an ECN-incapable packet is never marked. The
+//! monitors' average is the qdisc's `signal()` sampled after each arrival, as the FIFO
+//! path samples RED's average (a change at a dequeue or a periodic step shows from
+//! the next arrival on).
+//!
+//! The speed mechanisms do not apply: no packet is handed on early into, out of or
+//! through such a direction, it never takes the lean path or merges, and a network
+//! with one runs on one thread (`express`, `build`).
+
+use std::collections::VecDeque;
+
+use aqm::{AnyQdisc, Dequeued, DropReason, PacketInfo, Qdisc, Time, Verdict};
+
+use super::Sim;
+use super::event::Kind;
+use super::link::{Slot, departed};
+use crate::packet::{Pkt, flags};
+
+/// A packet in a qdisc: the simulated packet, when it arrived (ns) and its arrival's
+/// number in the direction.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct QPkt {
+    pkt: Pkt,
+    enq: u64,
+    serial: u64,
+}
+
+impl aqm::Packet for QPkt {
+    #[inline]
+    fn info(&self) -> PacketInfo {
+        self.pkt.info()
+    }
+}
+
+/// The qdisc of a direction and what the simulator keeps beside it.
+#[derive(Clone)]
+pub(super) struct Held {
+    pub(super) q: AnyQdisc<QPkt>,
+    next_serial: u64,
+    /// Serials of packets marked at enqueue (counted then) still held, ascending.
+    marked: VecDeque<u64>,
+    /// The time of the pending `Poll` event, if any.
+    poll_at: Option<u64>,
+    /// Packets held, and the sum over them of their arrival time clamped to the start
+    /// of the window (ns): what the waiting of those left at the end adds up to.
+    n: u64,
+    since_sum: u128,
+    /// Scratch for the packets a call drops.
+    drops: Vec<(QPkt, DropReason)>,
+}
+
+impl Held {
+    pub(super) fn new(q: AnyQdisc<QPkt>) -> Held {
+        Held {
+            q,
+            next_serial: 0,
+            marked: VecDeque::new(),
+            poll_at: None,
+            n: 0,
+            since_sum: 0,
+            drops: Vec::new(),
+        }
+    }
+    fn hold(&mut self, enq: u64, w0: u64) {
+        self.n += 1;
+        self.since_sum += enq.max(w0) as u128;
+    }
+    fn release(&mut self, enq: u64, w0: u64) {
+        self.n -= 1;
+        self.since_sum -= enq.max(w0) as u128;
+    }
+    /// Whether the packet `serial`, leaving marked, was counted when it was marked at
+    /// enqueue.
+    fn counted_mark(&mut self, serial: u64) -> bool {
+        while self.marked.front().is_some_and(|&s| s < serial) {
+            self.marked.pop_front();
+        }
+        if self.marked.front() == Some(&serial) {
+            self.marked.pop_front();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Sim {
+    /// The qdisc of direction `d` (up) decides on `pkt`, arriving at `now`.
+    pub(super) fn offer_held(&mut self, d: usize, pkt: Pkt, now: u64) {
+        self.serve(d, now);
+        let w0 = self.w0;
+        let dir = &mut self.dirs[d];
+        dir.mon.arrival(now);
+        if !dir.flow_arrivals.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
+            dir.flow_arrivals[pkt.flow as usize] += 1;
+        }
+        let h = dir.held.as_deref_mut().expect("a direction that holds its packets");
+        let serial = h.next_serial;
+        h.next_serial += 1;
+        let mut drops = std::mem::take(&mut h.drops);
+        let qp = QPkt { pkt, enq: now, serial };
+        let verdict = h.q.enqueue(Time(now), qp, &mut |p, r| drops.push((p, r)));
+        dir.mon.avg_change(now, h.q.signal());
+        for &(p, r) in &drops {
+            if p.serial != serial {
+                let dir = &mut self.dirs[d];
+                dir.held.as_deref_mut().expect("held").release(p.enq, w0);
+                dir.mon.waited(p.enq, now);
+            }
+            self.held_dropped(d, p.pkt, r, now);
+        }
+        drops.clear();
+        let dir = &mut self.dirs[d];
+        let h = dir.held.as_deref_mut().expect("a direction that holds its packets");
+        h.drops = drops;
+        if !matches!(verdict, Verdict::Drop(_)) {
+            h.hold(now, w0);
+            let mut seen = pkt;
+            if verdict == Verdict::Mark && pkt.flags & flags::ECT != 0 {
+                h.marked.push_back(serial);
+                seen.flags |= flags::CE;
+                if dir.mon.in_window(now) {
+                    dir.mon.marks += 1;
+                    self.flows[pkt.flow as usize].mon.marks += 1;
+                }
+            }
+            dir.mon.accepted();
+            dir.mon.queue_seen(now, h.q.backlog().packets);
+            if let Some(t) = self.traces.as_mut()
+                && dir.trace.pkts
+            {
+                t.packet(now, d, if seen.flags & flags::CE != 0 { 'm' } else { 'a' }, &seen);
+            }
+        }
+        self.serve(d, now);
+        if let Some(t) = self.traces.as_mut() {
+            let dir = &self.dirs[d];
+            if dir.trace.q_every_arrival {
+                t.queue(now, d, dir.queued_at(now), dir.signal());
+            }
+        }
+        self.rearm_poll(d);
+    }
+
+    /// Packet `pkt` of direction `d` is dropped at `now` for `reason` (the arrival, or
+    /// a packet held: the caller has counted its wait).
+    fn held_dropped(&mut self, d: usize, pkt: Pkt, reason: DropReason, now: u64) {
+        let dir = &mut self.dirs[d];
+        dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
+        if let Some(t) = self.traces.as_mut()
+            && dir.trace.pkts
+        {
+            t.packet(now, d, 'x', &pkt);
+        }
+        self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
+    }
+
+    /// If the line of direction `d` is free at `now` (and up), the qdisc gives it its
+    /// next packet, if any.
+    pub(super) fn serve(&mut self, d: usize, now: u64) {
+        let dir = &mut self.dirs[d];
+        if dir.busy_until > now || !dir.up {
+            return;
+        }
+        let Some(h) = dir.held.as_deref_mut() else { return };
+        if h.q.backlog().packets == 0 {
+            return;
+        }
+        let mut drops = std::mem::take(&mut h.drops);
+        let out = h.q.dequeue(Time(now), &mut |p, r| drops.push((p, r)));
+        for &(p, r) in &drops {
+            let dir = &mut self.dirs[d];
+            dir.held.as_deref_mut().expect("held").release(p.enq, self.w0);
+            dir.mon.waited(p.enq, now);
+            self.held_dropped(d, p.pkt, r, now);
+        }
+        drops.clear();
+        let dir = &mut self.dirs[d];
+        dir.held.as_deref_mut().expect("held").drops = drops;
+        if let Some(out) = out {
+            self.transmit(d, out, now);
+        }
+    }
+
+    /// Direction `d` starts sending the packet its qdisc gave at `now`.
+    fn transmit(&mut self, d: usize, out: Dequeued<QPkt>, now: u64) {
+        let dir = &mut self.dirs[d];
+        let h = dir.held.as_deref_mut().expect("held");
+        let QPkt { mut pkt, enq, serial } = out.pkt;
+        h.release(enq, self.w0);
+        if out.marked && pkt.flags & flags::ECT != 0 {
+            let counted = h.counted_mark(serial);
+            pkt.flags |= flags::CE;
+            if !counted && dir.mon.in_window(now) {
+                dir.mon.marks += 1;
+                self.flows[pkt.flow as usize].mon.marks += 1;
+            }
+        }
+        let end = now + dir.tx_ns(pkt.size);
+        dir.busy_until = end;
+        let slot = Slot { enq, start: now, end, pkt };
+        departed(dir, d, &slot, &mut self.traces, &self.flows);
+        dir.q.push_back(slot);
+        dir.n_started += 1;
+        let at = end + dir.delay;
+        self.add_plain(d, at);
+        self.schedule(end, Kind::Serve, d);
+    }
+
+    /// The line of direction `d` frees (a `Serve` event).
+    pub(super) fn on_serve(&mut self, d: usize) {
+        self.serve(d, self.now);
+        self.rearm_poll(d);
+    }
+
+    /// The periodic work of direction `d`'s qdisc is due (a `Poll` event).
+    pub(super) fn on_poll(&mut self, d: usize) {
+        let now = self.now;
+        let Some(h) = self.dirs[d].held.as_deref_mut() else { return };
+        if h.poll_at != Some(now) {
+            return; // stale: the qdisc moved its time
+        }
+        h.poll_at = None;
+        self.serve(d, now);
+        self.dirs[d].held.as_deref_mut().expect("held").q.poll(Time(now));
+        self.serve(d, now);
+        self.rearm_poll(d);
+    }
+
+    /// Schedule a `Poll` event for direction `d` when its qdisc next needs one.
+    pub(super) fn rearm_poll(&mut self, d: usize) {
+        let now = self.now;
+        let Some(h) = self.dirs[d].held.as_deref_mut() else { return };
+        let want = h.q.poll_at().map(|t| t.0.max(now));
+        if want == h.poll_at {
+            return;
+        }
+        h.poll_at = want;
+        if let Some(t) = want {
+            self.schedule(t, Kind::Poll, d);
+        }
+    }
+
+    /// Direction `d` goes down at `now`: the packets its qdisc holds are lost.
+    pub(super) fn held_link_down(&mut self, d: usize, now: u64) {
+        let dir = &mut self.dirs[d];
+        let Some(h) = dir.held.as_deref_mut() else { return };
+        let mut lost: Vec<QPkt> = Vec::new();
+        while h.q.backlog().packets > 0 {
+            match h.q.dequeue(Time(now), &mut |p, _| lost.push(p)) {
+                Some(out) => lost.push(out.pkt),
+                None => break,
+            }
+        }
+        h.marked.clear();
+        h.n = 0;
+        h.since_sum = 0;
+        for p in &lost {
+            dir.mon.waited(p.enq, now);
+            dir.mon.link_down_drops += 1;
+        }
+        for p in &lost {
+            self.flows[p.pkt.flow as usize].mon.drop_of(&p.pkt, now, self.w0, self.w1);
+        }
+    }
+
+    /// The packets direction `d`'s qdisc still holds at `end`, the end of the run,
+    /// waited until then.
+    pub(super) fn held_finish(&mut self, d: usize, end: u64) {
+        let dir = &mut self.dirs[d];
+        let Some(h) = dir.held.as_deref() else { return };
+        let w = dir.mon.window;
+        let e = end.min(w.end);
+        if h.n > 0 && e > w.start {
+            // each term e - max(enq, w0) >= 0: every packet held arrived by `end`
+            let area = h.n as u128 * e as u128 - h.since_sum;
+            dir.mon.waited_total(area);
+        }
+    }
+}
