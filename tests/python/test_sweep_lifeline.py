@@ -87,13 +87,20 @@ def test_the_parent_death_signal_is_set():
 
 
 def test_an_embedded_clusters_workers_are_bound():
-    """Each worker process of a sweep's embedded cluster has bound itself (the preload ran
-    in it), and knows the sweep's pid."""
+    """Each worker process of a sweep's embedded cluster binds itself at its warm-up (the
+    first task every worker runs), to the sweep's pid."""
     pytest.importorskip("dask.distributed")
     from aqmlab.sweeps import execute, lifeline
 
     client, cluster, _own = execute._client_for(None, 2, 2, "fork")
     try:
+        before = client.run(
+            lambda: (
+                __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid
+                == __import__("os").getpid()
+            )
+        )
+        client.run(execute.warm_worker, "aqmlab.sweeps.testing:run")
         res = client.run(
             lambda: (
                 __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid
@@ -104,5 +111,16 @@ def test_an_embedded_clusters_workers_are_bound():
     finally:
         client.close()
         cluster.close()
-    assert len(res) == 2
+    assert len(res) == 2 and not any(before.values())
     assert all(v == (True, str(os.getpid())) for v in res.values()), res
+
+
+def test_the_sweeps_own_process_is_not_bound(monkeypatch):
+    """An in-process cluster runs points in the sweep's process: bind_worker leaves it alone."""
+    from aqmlab.sweeps import lifeline
+
+    monkeypatch.setenv(lifeline.PARENT_ENV, str(os.getpid()))
+    monkeypatch.setattr(lifeline, "bind_to_parent", lambda *_a, **_k: pytest.fail("bound"))
+    lifeline.bind_worker()
+    monkeypatch.delenv(lifeline.PARENT_ENV)
+    lifeline.bind_worker()

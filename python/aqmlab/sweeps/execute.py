@@ -70,6 +70,7 @@ def run_points(
 ) -> list:
     """Run several points in one task (``batch``: ``(overrides, seed)`` pairs); one result
     per point, as :func:`run_point` gives it."""
+    _lifeline.bind_worker()
     return [run_point(base, ov, seed, runner, metric_paths, optional_metrics) for ov, seed in batch]
 
 
@@ -91,7 +92,9 @@ def _identity(x: Any) -> Any:
 
 
 def warm_worker(runner: str) -> None:
-    """Import the runner in a worker (and call its ``warmup``) before the points arrive."""
+    """Import the runner in a worker (and call its ``warmup``) before the points arrive;
+    bind the worker to the sweep's process (see lifeline)."""
+    _lifeline.bind_worker()
     fn = _RUNNER_CACHE.get(runner)
     if fn is None:
         fn = _RUNNER_CACHE[runner] = _runners.resolve(runner)
@@ -156,12 +159,11 @@ def _client_for(
         # what is in flight, so that a point that kills its worker process takes no other
         # point with it (see its top_up).
         method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
-        # Workers end with this process, however it ends (see lifeline).
+        # Workers end with this process, however it ends: they inherit its pid and bind
+        # themselves to it at their first task (see lifeline).
         os.environ[_lifeline.PARENT_ENV] = str(os.getpid())
-        preload = list(dask.config.get("distributed.worker.preload", None) or [])
         with dask.config.set(
             {
-                "distributed.worker.preload": preload + [_lifeline.MODULE],
                 "distributed.worker.profile.enabled": False,
                 "distributed.scheduler.worker-saturation": 1.0,
                 "distributed.worker.multiprocessing-method": method,

@@ -4,8 +4,9 @@ An embedded cluster's workers are child processes of the sweep. A sweep killed w
 SIGKILL (or by the system's memory killer) runs no clean-up. Dask's own guard (a pipe
 whose end-of-file tells the worker that its parent is gone) is not enough to rely on: a
 forked worker also holds the write ends of the pipes of the workers forked before it,
-and orphaned workers of a SIGKILLed sweep have been seen. So each worker, as it starts
-(a Dask preload, :func:`dask_setup`):
+and orphaned workers of a SIGKILLed sweep have been seen. So each worker of an embedded
+cluster, at its first task (:func:`bind_worker`, called by the warm-up and by every
+batch of points; a Dask preload instead made the restart of a crashed worker hang):
 
 - asks Linux to send it SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``);
 - runs a watchdog thread that kills it when its parent changes (``os.getppid()``: it
@@ -22,14 +23,12 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Optional
+from typing import Optional
 
-__all__ = ["PARENT_ENV", "MODULE", "bind_to_parent", "dask_setup", "set_parent_death_signal"]
+__all__ = ["PARENT_ENV", "bind_to_parent", "bind_worker", "set_parent_death_signal"]
 
 #: The sweep's process id, in the environment its workers inherit.
 PARENT_ENV = "AQMLAB_SWEEP_PID"
-#: This module's name, for ``distributed.worker.preload``.
-MODULE = __name__
 _PR_SET_PDEATHSIG = 1
 _bound_pid = 0  # the process bound (a forked child inherits the value, not the binding)
 
@@ -82,10 +81,14 @@ def bind_to_parent(sweep_pid: Optional[int] = None, interval: float = 0.5) -> No
     threading.Thread(target=watch, name="aqmlab-lifeline", daemon=True).start()
 
 
-def dask_setup(worker: Any = None) -> None:
-    """The Dask preload hook: bind the worker process to the sweep."""
+def bind_worker() -> None:
+    """Bind this process to the sweep named by ``$AQMLAB_SWEEP_PID`` when it is another
+    process (a worker of the sweep's embedded cluster); nothing in the sweep's own
+    process (an in-process cluster) or where the variable is absent (a cluster of the
+    user's own). Cheap after the first call."""
     try:
-        pid: Optional[int] = int(os.environ.get(PARENT_ENV) or 0) or None
+        pid = int(os.environ.get(PARENT_ENV) or 0)
     except ValueError:
-        pid = None
-    bind_to_parent(pid)
+        return
+    if pid and pid != os.getpid():
+        bind_to_parent(pid)
