@@ -20,8 +20,8 @@
 
 use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result};
-use crate::held::HeldQueue;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
 use crate::queue::QueueStats;
 use crate::red::{RedCore, RedParams};
@@ -37,7 +37,7 @@ pub struct Choke<P> {
     core: RedCore,
     /// m, drop candidates per arrival (>= 1).
     candidates: u32,
-    queue: HeldQueue<P>,
+    queue: PacketQueue<P>,
     stats: QueueStats,
     rng: AqmRng,
     /// Arrivals dropped by a match (the matched queued packets come on top).
@@ -52,7 +52,7 @@ impl<P: Packet> Choke<P> {
         Ok(Choke {
             core: RedCore::new(params, seed)?,
             candidates,
-            queue: HeldQueue::default(),
+            queue: PacketQueue::default(),
             stats: QueueStats::default(),
             rng: common::rng_from_seed(seed ^ CANDIDATE_STREAM),
             matched: 0,
@@ -132,7 +132,7 @@ impl<P: Packet> Qdisc<P> for Choke<P> {
             Verdict::Enqueue => {}
         }
         self.stats.enqueued += 1;
-        self.queue.push(now, pkt, verdict == Verdict::Mark);
+        self.queue.hold(now, pkt, verdict == Verdict::Mark);
         verdict
     }
 

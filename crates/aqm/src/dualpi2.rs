@@ -38,8 +38,8 @@
 
 use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result, check};
-use crate::held::HeldQueue;
 use crate::packet::{Backlog, DropReason, Packet, Verdict};
+use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
 use crate::queue::QueueStats;
 use crate::time::{Duration, Time};
@@ -97,8 +97,8 @@ pub struct DualPi2<P> {
     pub p_base: f64,
     /// prevq: the Classic delay at the previous update, seconds.
     pub prevq: f64,
-    l: HeldQueue<P>,
-    c: HeldQueue<P>,
+    l: PacketQueue<P>,
+    c: PacketQueue<P>,
     /// The WRR credit (bytes, scaled by the weights): C is served when it is positive.
     credit: f64,
     next_update: Time,
@@ -117,8 +117,8 @@ impl<P: Packet> DualPi2<P> {
             params,
             p_base: 0.0,
             prevq: 0.0,
-            l: HeldQueue::default(),
-            c: HeldQueue::default(),
+            l: PacketQueue::default(),
+            c: PacketQueue::default(),
             credit: 0.0,
             stats: QueueStats::default(),
             rng: common::rng_from_seed(seed),
@@ -147,7 +147,7 @@ impl<P: Packet> DualPi2<P> {
     /// One update at `at` (Appendix A.1, `dualpi2_update`).
     fn update(&mut self, at: Time) {
         let pr = &self.params;
-        let curq = self.c.head().map_or(0.0, |h| at.saturating_since(h.enqueued_at).as_secs_f64());
+        let curq = self.c.front().map_or(0.0, |h| at.saturating_since(h.enqueued_at).as_secs_f64());
         let target = pr.target.as_secs_f64();
         let p = self.p_base + pr.alpha * (curq - target) + pr.beta * (curq - self.prevq);
         self.p_base = p.clamp(0.0, 1.0);
@@ -198,9 +198,9 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
         self.stats.enqueued += 1;
         // Appendix A.1 classifier: ECT(1) (or CE, not modelled) to L, the rest to C.
         if info.ect1 {
-            self.l.push(now, pkt, false)
+            self.l.hold(now, pkt, false)
         } else {
-            self.c.push(now, pkt, false)
+            self.c.hold(now, pkt, false)
         }
         Verdict::Enqueue
     }

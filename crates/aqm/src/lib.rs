@@ -47,7 +47,6 @@ pub mod fq;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod fred;
-pub mod held;
 pub mod packet;
 pub mod pi;
 pub mod pie;

@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result, check};
-use crate::held::HeldQueue;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
+use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
 use crate::queue::QueueStats;
 use crate::time::{Duration, Time};
@@ -308,7 +308,7 @@ impl PieCore {
 #[derive(Clone, Debug)]
 pub struct Pie<P> {
     core: PieCore,
-    queue: HeldQueue<P>,
+    queue: PacketQueue<P>,
     stats: QueueStats,
     rng: AqmRng,
 }
@@ -317,7 +317,7 @@ impl<P: Packet> Pie<P> {
     pub fn new(params: PieParams, seed: u64) -> Result<Pie<P>> {
         Ok(Pie {
             core: PieCore::new(params)?,
-            queue: HeldQueue::default(),
+            queue: PacketQueue::default(),
             stats: QueueStats::default(),
             rng: common::rng_from_seed(seed),
         })
@@ -363,7 +363,7 @@ impl<P: Packet> Qdisc<P> for Pie<P> {
             }
         }
         self.stats.enqueued += 1;
-        self.queue.push(now, pkt, verdict == Verdict::Mark);
+        self.queue.hold(now, pkt, verdict == Verdict::Mark);
         verdict
     }
 

@@ -94,8 +94,9 @@ impl<P: Packet> Packet for Held<P> {
     }
 }
 
-/// One FIFO of [`Held`] packets with its byte count: the queue CoDel manages, alone
-/// ([`crate::codel::Codel`]) or as one flow of a scheduler ([`crate::fq::Fq`]).
+/// One FIFO of [`Held`] packets with its byte count: the buffer of every packet-holding
+/// qdisc of this crate (CoDel alone or per flow of [`crate::fq::Fq`], PIE, CHOKe,
+/// DualPI2's two queues).
 #[derive(Clone, Debug)]
 pub struct PacketQueue<P> {
     buf: VecDeque<Held<P>>,
@@ -146,6 +147,27 @@ impl<P: Packet> PacketQueue<P> {
     /// The packets waiting, head first.
     pub fn iter(&self) -> impl Iterator<Item = &Held<P>> {
         self.buf.iter()
+    }
+    /// Append a packet arriving at `now`, marked at enqueue or not.
+    #[inline]
+    pub fn hold(&mut self, now: Time, pkt: P, marked: bool) {
+        self.push(Held { pkt, marked, enqueued_at: now });
+    }
+    /// Take the packet at the head, as it leaves for the line.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Dequeued<P>> {
+        let h = self.pop_front()?;
+        Some(Dequeued { pkt: h.pkt, marked: h.marked, enqueued_at: h.enqueued_at })
+    }
+    /// The packet at position `idx` (0 = head).
+    pub fn get(&self, idx: usize) -> Option<&Held<P>> {
+        self.buf.get(idx)
+    }
+    /// Remove the packet at position `idx` (0 = head).
+    pub fn remove(&mut self, idx: usize) -> Option<Held<P>> {
+        let h = self.buf.remove(idx)?;
+        self.bytes -= h.pkt.info().size as u64;
+        Some(h)
     }
 }
 

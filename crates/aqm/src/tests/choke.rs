@@ -30,7 +30,7 @@ fn filled(n: usize, k: usize, candidates: u32) -> Choke<PacketInfo> {
     let mut q = Choke::new(red(1.0, 1e6, 1e-9), candidates, 1).unwrap();
     for i in 0..n {
         let flow = if i * k / n != (i + 1) * k / n { 1 } else { 2 + i as u32 };
-        q.queue.push(Time::ZERO, PacketInfo::new(1000, flow), false);
+        q.queue.hold(Time::ZERO, PacketInfo::new(1000, flow), false);
     }
     assert_eq!(q.queue.iter().filter(|h| h.pkt.flow == 1).count(), k);
     q
