@@ -19,7 +19,13 @@ class Queue:
 
     def __new__(cls, config: Dict[str, Any]) -> Self: ...
     def enqueue(
-        self, now: float, size: int, flow: int, ecn_capable: Optional[bool] = None
+        self,
+        now: float,
+        size: int,
+        flow: int,
+        ecn_capable: Optional[bool] = None,
+        ect1: Optional[bool] = None,
+        ce: Optional[bool] = None,
     ) -> _Verdict: ...
     def dequeue(self, now: float) -> Optional[Tuple[int, int]]: ...
     def dequeue_marked(self, now: float) -> Optional[Tuple[int, int, bool]]: ...

@@ -9,6 +9,7 @@ the same interface::
 
     q = aqm.Red(min_th=5, max_th=15, w_q=0.002, max_p=0.02, limit=50)
     q.enqueue(now, size, flow, ecn_capable=False)  # "enqueue" | "mark" | "drop_early" | "drop_forced"
+    q.enqueue(now, size, flow, ect1=True)          # an L4S (ECT(1)) packet; ce=True: arrives CE
     q.dequeue(now)                                 # (size, flow) or None
     q.dequeue_marked(now)                          # (size, flow, marked) or None
     q.last_dropped, q.last_dequeue_dropped         # [(size, flow, reason)] of the last call
@@ -17,7 +18,9 @@ the same interface::
 Times are seconds (float, >= 0) and never go back: a call whose ``now`` is earlier
 than the previous call's raises ``ValueError``. Invalid parameters raise
 ``ValueError`` naming the parameter and the allowed range; flags (``gentle``,
-``ecn``, ``ecn_capable`` ...) take only ``True`` or ``False``. The queue size a
+``ecn``, ``ecn_capable``, ``ect1``, ``ce`` ...) take only ``True`` or ``False``; an
+``ect1`` or ``ce`` packet is ECN-capable (``ecn_capable`` may then not be ``False``),
+and DualPI2 classifies it into its L queue. The queue size a
 discipline sees counts the packets waiting in the buffer (the caller dequeues a
 packet when it starts to transmit it). A discipline that decides at dequeue may
 discard packets there (``last_dequeue_dropped``, ``stats["dequeue_drops"]``) and mark
@@ -424,15 +427,19 @@ class Pi(Queue):
 
 
 class DualPi2(Queue):
-    """DualPI2 (RFC 9332): an L4S queue (ECT(1) packets) and a Classic queue coupled by
-    one PI controller on the Classic delay; Classic drop/mark probability p'^2, L4S
-    marking max(step, min(k p', 1)).
+    """DualPI2 (RFC 9332): an L4S queue (ECT(1) and CE packets: ``enqueue(...,
+    ect1=True)`` or ``ce=True``) and a Classic queue coupled by one PI controller on the
+    Classic delay; Classic drop/mark probability p'^2, L4S marking
+    max(step, min(k p', 1)).
 
     Parameters (RFC 9332 Appendix A and Linux defaults): ``target`` (0.015 s),
     ``tupdate`` (0.016 s), ``alpha`` (0.16 /s), ``beta`` (3.2 /s), ``k`` (2),
     ``step_thresh`` (0.001 s), ``c_protection`` (0.1: Classic's share of a saturated
     line), ``drop_on_overload`` (True), ``ecn`` (True: ECN-capable Classic packets are
-    marked), ``limit`` (10000 packets, both queues), ``seed``. DualPI2 holds its packets.
+    marked), ``limit`` (10000 packets, both queues), ``mtu`` (1500 bytes: no drop or
+    mark from p' while fewer than 2 mtu stay queued; 0 = off), ``scheduler`` ("wrr",
+    Linux's, or "tsfifo", RFC 9332's time-shifted FIFO), ``tshift`` (0.04 s, the
+    time-shifted FIFO's bias towards L), ``seed``. DualPI2 holds its packets.
     """
 
     _TYPE = "dualpi2"
@@ -448,6 +455,9 @@ class DualPi2(Queue):
         step_thresh: Optional[Any] = None,
         c_protection: Optional[float] = None,
         limit: Optional[int] = None,
+        mtu: Optional[int] = None,
+        scheduler: Optional[str] = None,
+        tshift: Optional[Any] = None,
         seed: Optional[int] = None,
         **options: Any,
     ) -> None:

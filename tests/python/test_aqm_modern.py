@@ -114,6 +114,9 @@ def test_holding_constructors_fill_the_defaults():
         (aqm.Choke, {"limit": 5, "candidates": 0}, "candidates"),
         (aqm.DualPi2, {"k": 0.5}, "k"),
         (aqm.DualPi2, {"c_protection": 1.5}, "c_protection"),
+        (aqm.DualPi2, {"mtu": 70000}, "mtu"),
+        (aqm.DualPi2, {"scheduler": "fifo"}, "scheduler"),
+        (aqm.DualPi2, {"tshift": 11}, "tshift"),
     ],
 )
 def test_invalid_holding_parameters_name_the_field(cls, kwargs, field):
@@ -151,3 +154,59 @@ def test_choke_drops_the_hog():
         if i % 2:
             q.dequeue(t)
     assert drops[0] > 20 * drops[1]
+
+
+def _pi_update(p: float, prevq: float, curq: float, alpha=0.16, beta=3.2, target=0.015):
+    """RFC 9332 Appendix A.1's p' update, p' kept in [0, 1]."""
+    return min(1.0, max(0.0, p + alpha * (curq - target) + beta * (curq - prevq)))
+
+
+@needs_qdisc
+def test_dualpi2_puts_ect1_packets_in_the_l_queue_and_marks_them_with_k_p():
+    """100 Classic packets wait from t = 0; after 4 updates (t = 64 ms) p' is what the PI
+    update gives for a head that waited t. An ECT(1) packet then leaves first (the L
+    queue is served before the older Classic packets), and L packets are marked with
+    p_L = min(k p', 1) (no step: they leave as they arrive), RFC 9332 Section 2.1."""
+    q = aqm.DualPi2(tupdate=0.016, seed=7)
+    for _ in range(100):
+        assert q.enqueue(0.0, 1500, 1) == "enqueue"
+    p = prevq = 0.0
+    for n in range(1, 5):
+        t = 0.016 * n
+        q.poll(t)
+        p, prevq = _pi_update(p, prevq, t), t
+    assert q.signal == pytest.approx(p, rel=1e-9)
+    p_l = min(2 * p, 1.0)
+    assert 0 < p_l < 1 and p * p <= 0.25  # below overload: L packets are not dropped
+    now, marked, sent = 0.064, 0, 20000
+    for i in range(sent):
+        q.enqueue(now, 1000, 2, ect1=True)
+        while True:  # Classic packets the WRR serves in between are put back
+            size, flow, m = q.dequeue_marked(now)
+            if flow == 2:
+                break
+            q.enqueue(now, 1500, 1)
+        if i == 0:
+            assert size == 1000, "the ECT(1) packet overtook the waiting Classic ones"
+        marked += m
+    sd = (sent * p_l * (1 - p_l)) ** 0.5
+    assert abs(marked - sent * p_l) <= 4.42 * sd, (marked, sent * p_l)
+
+
+@needs_qdisc
+def test_dualpi2_classifies_ce_into_l_and_refuses_contradictory_flags():
+    q = aqm.DualPi2()
+    for _ in range(5):
+        q.enqueue(0.0, 1500, 1, ecn_capable=True)
+    q.enqueue(0.0, 1000, 2, ce=True)
+    assert q.dequeue(0.0) == (1000, 2), "a CE packet is classified into the L queue"
+    fifo = aqm.Pie()
+    fifo.enqueue(0.0, 1500, 1)
+    fifo.enqueue(0.0, 1000, 2, ect1=True)
+    assert fifo.dequeue(0.0) == (1500, 1), "one-queue disciplines keep arrival order"
+    with pytest.raises(ValueError, match="ecn_capable"):
+        q.enqueue(0.0, 1000, 2, ecn_capable=False, ect1=True)
+    with pytest.raises(ValueError, match="ect1"):
+        q.enqueue(0.0, 1000, 2, ect1=1)
+    with pytest.raises(ValueError, match="ce"):
+        q.enqueue(0.0, 1000, 2, ce="yes")

@@ -19,12 +19,25 @@
 //! where L marking saturates) ECN is disabled in the C queue (its marks become drops)
 //! and, with `drop_on_overload` (Linux's default), L packets are dropped with `p_C` too.
 //!
-//! **Scheduler** (classic protection, Section 2.5.2 and 4.1): weighted round robin in
-//! bytes, L first: while both queues wait, a credit rises by `c_protection` times the
-//! size of each L packet served and falls by `1 - c_protection` times the size of each
-//! C packet served; C is served when the credit is positive, so under saturation C keeps a `c_protection` share (10%,
-//! Linux's default) and L the rest. (Appendix A's alternative, a time-shifted FIFO, is
-//! not implemented.)
+//! **Classifier** (Section 2.5.1.1, Appendix A.1): the ECN field's low bit, so ECT(1)
+//! and CE packets go to L, Not-ECT and ECT(0) to C. A CE packet may come from a Classic
+//! sender marked upstream; the RFC accepts that it joins the L queue (`PacketInfo::ce`).
+//!
+//! **Scheduler** (classic protection, Section 2.5.2 and 4.1), one of two:
+//! - `Wrr` (Linux's, the default): weighted round robin in bytes, L first: while both
+//!   queues wait, a credit rises by `c_protection` times the size of each L packet
+//!   served and falls by `1 - c_protection` times the size of each C packet served; C
+//!   is served when the credit is positive, so under saturation C keeps a
+//!   `c_protection` share (10%, Linux's default) and L the rest.
+//! - `TsFifo` (Appendix A.1's time-shifted FIFO): the head packet that waited longest
+//!   is served, L's waiting time counted `tshift` longer: L is served when
+//!   `wait_L + tshift >= wait_C`. C then never waits more than about `tshift` beyond
+//!   L's delay, whatever the load.
+//!
+//! **Small-queue guard** (Linux's "fewer than 2 MTU", like RED's min_th): while fewer
+//! than `2 mtu` bytes remain queued (both queues, the departing packet not counted), no
+//! packet is dropped or marked with the PI-derived probabilities (p_C, p_CL, the
+//! overload drop); the native L4S step still marks. `mtu = 0` turns the guard off.
 //!
 //! # Choices where the RFC leaves room
 //! - Defaults are the RFC's Appendix A values, which Linux's `sch_dualpi2` also uses:
@@ -67,6 +80,23 @@ pub struct DualPi2Params {
     pub ecn: bool,
     /// The buffer, both queues together.
     pub limit: Limit,
+    /// The small-queue guard: no PI-derived drop or mark while fewer than `2 mtu` bytes
+    /// remain queued; 0 = no guard (1500).
+    pub mtu: u32,
+    /// Which scheduler serves the two queues.
+    pub scheduler: DualPi2Scheduler,
+    /// The time-shifted FIFO's bias towards L (40 ms); unused by `Wrr`.
+    pub tshift: Duration,
+}
+
+/// DualPI2's scheduler between the L and the C queue. Written `"wrr"` or `"tsfifo"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DualPi2Scheduler {
+    /// Weighted round robin in bytes with `c_protection` (Linux `sch_dualpi2`).
+    Wrr,
+    /// Time-shifted FIFO with `tshift` (RFC 9332 Appendix A.1).
+    Tsfifo,
 }
 
 impl DualPi2Params {
@@ -84,6 +114,12 @@ impl DualPi2Params {
         }
         if !(self.c_protection > 0.0 && self.c_protection < 1.0) {
             return Err(AqmError::invalid("c_protection", self.c_protection, "(0, 1)"));
+        }
+        if self.mtu > 65_536 {
+            return Err(AqmError::invalid("mtu", self.mtu, "[0, 65536] bytes"));
+        }
+        if self.tshift > Duration::from_millis(10_000) {
+            return Err(AqmError::invalid("tshift", self.tshift.as_secs_f64(), "[0, 10] s"));
         }
         Ok(())
     }
@@ -171,8 +207,24 @@ impl<P: Packet> DualPi2<P> {
     }
 
     /// The scheduler: which queue sends next (true = L).
-    fn pick_l(&self) -> bool {
-        !self.l.is_empty() && (self.c.is_empty() || self.credit <= 0.0)
+    fn pick_l(&self, now: Time) -> bool {
+        let (Some(l), Some(c)) = (self.l.front(), self.c.front()) else {
+            return !self.l.is_empty();
+        };
+        match self.params.scheduler {
+            DualPi2Scheduler::Wrr => self.credit <= 0.0,
+            DualPi2Scheduler::Tsfifo => {
+                // wait_L + tshift >= wait_C, i.e. L's head arrived no more than tshift
+                // after C's.
+                let wait_l = now.saturating_since(l.enqueued_at) + self.params.tshift;
+                wait_l >= now.saturating_since(c.enqueued_at)
+            }
+        }
+    }
+
+    /// The small-queue guard: fewer than 2 MTU left queued.
+    fn guarded(&self) -> bool {
+        self.backlog().bytes < 2 * u64::from(self.params.mtu)
     }
 
     fn chance(&mut self, p: f64) -> bool {
@@ -196,8 +248,8 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
             return Verdict::Drop(DropReason::Overflow);
         }
         self.stats.enqueued += 1;
-        // Appendix A.1 classifier: ECT(1) (or CE, not modelled) to L, the rest to C.
-        if info.ect1 {
+        // Appendix A.1 classifier: ECT(1) or CE to L, Not-ECT and ECT(0) to C.
+        if info.ect1 || info.ce {
             self.l.hold(now, pkt, false)
         } else {
             self.c.hold(now, pkt, false)
@@ -212,7 +264,7 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
     ) -> Option<Dequeued<P>> {
         self.catch_up(now);
         loop {
-            let from_l = self.pick_l();
+            let from_l = self.pick_l(now);
             let both = !self.l.is_empty() && !self.c.is_empty();
             let mut d = if from_l { self.l.pop()? } else { self.c.pop()? };
             // The WRR credit moves only while both queues compete for the line.
@@ -222,8 +274,9 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
                 self.credit += if from_l { c_prot * size } else { -(1.0 - c_prot) * size };
             }
             let overload = self.overloaded();
+            let guarded = self.guarded();
             if from_l {
-                if overload && self.params.drop_on_overload {
+                if overload && self.params.drop_on_overload && !guarded {
                     let p_c = self.p_c();
                     if self.chance(p_c) {
                         self.drop_at_dequeue(d, dropped);
@@ -232,13 +285,14 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
                 }
                 let sojourn = now.saturating_since(d.enqueued_at);
                 let native = if sojourn >= self.params.step_thresh { 1.0 } else { 0.0 };
-                let p_l = f64::max(native, self.p_cl());
+                let p_cl = if guarded { 0.0 } else { self.p_cl() };
+                let p_l = f64::max(native, p_cl);
                 if self.chance(p_l) {
                     d.marked = true;
                     self.l_marks += 1;
                 }
             } else {
-                let p_c = self.p_c();
+                let p_c = if guarded { 0.0 } else { self.p_c() };
                 if self.chance(p_c) {
                     if self.params.ecn && d.pkt.info().ecn_capable && !overload {
                         d.marked = true;

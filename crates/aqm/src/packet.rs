@@ -12,11 +12,14 @@ pub struct PacketInfo {
     /// ECT(1): a scalable (L4S) sender, RFC 9331. DualPI2 classifies on it; the other
     /// disciplines see only `ecn_capable`, which is also set.
     pub ect1: bool,
+    /// Arrives with CE already set (an upstream queue marked it). DualPI2 classifies
+    /// CE packets into its L queue (RFC 9332); the other disciplines ignore it.
+    pub ce: bool,
 }
 
 impl PacketInfo {
     pub fn new(size: u32, flow: u32) -> Self {
-        PacketInfo { size, flow, ecn_capable: false, ect1: false }
+        PacketInfo { size, flow, ecn_capable: false, ect1: false, ce: false }
     }
 }
 

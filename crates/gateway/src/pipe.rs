@@ -46,6 +46,7 @@ impl Packet for Frame {
             flow: self.meta.key.flow_id(),
             ecn_capable: self.meta.ecn != frame::ECN_NOT_ECT,
             ect1: self.meta.ecn == frame::ECN_ECT1,
+            ce: self.meta.ecn == frame::ECN_CE,
         }
     }
 }

@@ -105,18 +105,32 @@ impl PyQueue {
     /// Offer a packet at time `now` (seconds, never before the previous call's).
     /// Returns "enqueue", "mark", "drop_early" or "drop_forced" (an eviction of a
     /// queued packet to make room is a forced drop; `last_dropped` says which packet
-    /// went).
-    #[pyo3(signature = (now, size, flow, ecn_capable=None))]
+    /// went). `ect1`: an ECT(1) packet of a scalable (L4S) sender, `ce`: a packet that
+    /// arrives CE-marked by an upstream queue; both are ECN-capable (`ecn_capable`
+    /// defaults to True with either, and may not be False). DualPI2 puts ECT(1) and CE
+    /// packets in its L queue; the other disciplines see only `ecn_capable`.
+    #[pyo3(signature = (now, size, flow, ecn_capable=None, ect1=None, ce=None))]
     fn enqueue(
         &mut self,
         now: f64,
         size: i64,
         flow: i64,
         ecn_capable: Option<&Bound<'_, PyAny>>,
+        ect1: Option<&Bound<'_, PyAny>>,
+        ce: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<&'static str> {
-        let ecn_capable = match ecn_capable {
-            Some(v) => flag(v, "ecn_capable")?,
-            None => false,
+        let opt = |v: Option<&Bound<'_, PyAny>>, name| v.map(|v| flag(v, name)).transpose();
+        let (ect1, ce) = (opt(ect1, "ect1")?.unwrap_or(false), opt(ce, "ce")?.unwrap_or(false));
+        let ecn_capable = match opt(ecn_capable, "ecn_capable")? {
+            Some(false) if ect1 || ce => {
+                let which = if ect1 { "ect1" } else { "ce" };
+                return Err(PyValueError::new_err(format!(
+                    "ecn_capable = False is invalid with {which} = True: an ECT(1) or CE \
+                     packet is ECN-capable (allowed: True or omitted)"
+                )));
+            }
+            Some(v) => v,
+            None => ect1 || ce,
         };
         if !(1..=u32::MAX as i64).contains(&size) {
             return Err(PyValueError::new_err(format!(
@@ -131,7 +145,7 @@ impl PyQueue {
             )));
         }
         let now = self.time(now)?;
-        let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable, ect1: false };
+        let pkt = PacketInfo { size: size as u32, flow: flow as u32, ecn_capable, ect1, ce };
         self.last_dropped.clear();
         let dropped = &mut self.last_dropped;
         let q = &mut self.q;

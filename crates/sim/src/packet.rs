@@ -46,6 +46,7 @@ impl Pkt {
             flow: self.flow,
             ecn_capable: self.flags & flags::ECT != 0,
             ect1: self.flags & flags::ECT1 != 0,
+            ce: self.flags & flags::CE != 0,
         }
     }
     #[inline]

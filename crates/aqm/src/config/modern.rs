@@ -85,6 +85,10 @@ pub(super) fn dualpi2<P: Packet>(c: &DualPi2Config, ctx: &BuildContext) -> Resul
         drop_on_overload: c.drop_on_overload,
         ecn: c.ecn,
         limit: Limit::new(c.limit, c.limit_bytes)?,
+        mtu: u32::try_from(c.mtu)
+            .map_err(|_| AqmError::invalid("mtu", c.mtu, "[0, 65536] bytes"))?,
+        scheduler: c.scheduler,
+        tshift: duration(&c.tshift, "tshift", false)?,
     };
     DualPi2::new(params, seed(c.seed, ctx))
 }

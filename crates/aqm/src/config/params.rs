@@ -5,6 +5,7 @@
 
 use super::table::config_struct;
 use crate::common::MarkMethod;
+use crate::dualpi2::DualPi2Scheduler;
 use crate::pie::DelayMode;
 use crate::red::CountMode;
 use crate::units::Quantity;
@@ -323,6 +324,13 @@ config_struct! {
         /// Packets, both queues (Linux's default 10000).
         limit: Option<u64> = Some(10000),
         limit_bytes: Option<u64> = None,
+        /// Bytes: no PI-derived drop or mark while fewer than 2 mtu remain queued
+        /// (Linux's guard); 0 turns it off.
+        mtu: u64 = 1500,
+        /// `"wrr"` (Linux's) or `"tsfifo"` (RFC 9332 Appendix A.1's time-shifted FIFO).
+        scheduler: DualPi2Scheduler = DualPi2Scheduler::Wrr,
+        /// The time-shifted FIFO's bias towards L.
+        tshift: Quantity = Quantity::Number(0.04),
         seed: Option<u64> = None,
     }
 }

@@ -15,11 +15,14 @@ fn params() -> DualPi2Params {
         drop_on_overload: true,
         ecn: true,
         limit: Limit { packets: Some(10_000), bytes: None },
+        mtu: 1500,
+        scheduler: DualPi2Scheduler::Wrr,
+        tshift: Duration::from_millis(40),
     }
 }
 
 fn pkt(l4s: bool, ecn: bool) -> PacketInfo {
-    PacketInfo { size: 1000, flow: 0, ecn_capable: ecn || l4s, ect1: l4s }
+    PacketInfo { size: 1000, flow: 0, ecn_capable: ecn || l4s, ect1: l4s, ce: false }
 }
 
 /// A DualPI2 with p' held at `p` (no update falls due).
@@ -30,18 +33,29 @@ fn frozen(p: f64) -> DualPi2<PacketInfo> {
     q
 }
 
-/// Of `n` packets of one kind, each enqueued and dequeued at once (no waiting): how many
-/// came out marked and how many were dropped.
-fn outcomes(q: &mut DualPi2<PacketInfo>, l4s: bool, ecn: bool, n: u64) -> (u64, u64) {
-    let (mut marked, mut dropped) = (0, 0);
+/// Packets kept waiting by `outcomes`: enough that the departing packet always leaves
+/// at least 2 MTU behind it (the small-queue guard never applies), even after a run of
+/// drops at dequeue.
+const STANDING: u64 = 64;
+
+/// About `n` packets of one kind, dequeued from a queue of that kind topped up to
+/// `STANDING` packets, all arrived at the same instant (none waits long enough for the
+/// step): how many came out marked, how many were dropped, and how many were decided
+/// (delivered + dropped; a dequeue may drop several before it delivers one).
+fn outcomes(q: &mut DualPi2<PacketInfo>, l4s: bool, ecn: bool, n: u64) -> (u64, u64, u64) {
+    let (mut marked, mut dropped, mut delivered) = (0, 0, 0);
     for i in 0..n {
-        q.enqueue(Time(i), pkt(l4s, ecn), &mut |_, _| {});
-        match q.dequeue(Time(i), &mut |_, _| dropped += 1) {
-            Some(d) if d.marked => marked += 1,
-            _ => {}
+        while (q.backlog().packets as u64) < STANDING {
+            q.enqueue(Time(i), pkt(l4s, ecn), &mut |_, _| {});
+        }
+        if let Some(d) = q.dequeue(Time(i), &mut |_, _| dropped += 1) {
+            delivered += 1;
+            marked += d.marked as u64;
         }
     }
-    (marked, dropped)
+    // Leave the queue empty for the next measurement.
+    while q.dequeue(Time(n), &mut |_, _| {}).is_some() {}
+    (marked, dropped, delivered + dropped)
 }
 
 fn within(count: u64, n: u64, p: f64) -> bool {
@@ -54,13 +68,13 @@ fn classic_drop_is_p_squared_and_l4s_mark_is_k_p() {
     let n = 40_000;
     for p in [0.05, 0.2, 0.3, 0.45] {
         let mut q = frozen(p);
-        let (m, d) = outcomes(&mut q, false, false, n);
+        let (m, d, n) = outcomes(&mut q, false, false, n);
         assert_eq!(m, 0);
         assert!(within(d, n, p * p), "p' = {p}: classic drops {d} of {n}, p_C = {}", p * p);
-        let (m, d) = outcomes(&mut q, false, true, n);
+        let (m, d, n) = outcomes(&mut q, false, true, n);
         assert_eq!(d, 0, "ECN-capable Classic packets are marked below overload");
         assert!(within(m, n, p * p), "p' = {p}: classic marks {m}");
-        let (m, d) = outcomes(&mut q, true, false, n);
+        let (m, d, n) = outcomes(&mut q, true, false, n);
         let p_cl = (2.0 * p).min(1.0);
         assert_eq!(d, 0);
         assert!(within(m, n, p_cl), "p' = {p}: L4S marks {m} of {n}, k p' = {p_cl}");
@@ -74,10 +88,10 @@ fn overload_disables_classic_ecn_and_drops_l4s_with_p_c() {
     let p = 0.6;
     let mut q = frozen(p);
     assert!(q.overloaded());
-    let (m, d) = outcomes(&mut q, false, true, n);
+    let (m, d, n) = outcomes(&mut q, false, true, n);
     assert_eq!(m, 0);
     assert!(within(d, n, p * p), "{d}");
-    let (m, d) = outcomes(&mut q, true, false, n);
+    let (m, d, n) = outcomes(&mut q, true, false, n);
     assert!(within(d, n, p * p), "L4S drops {d}");
     assert_eq!(m + d, n, "every L4S packet not dropped is marked (k p' >= 1)");
 }
@@ -156,6 +170,7 @@ fn stats_account_for_every_arrival() {
                 flow: (i % 5) as u32,
                 ecn_capable: l4s || i % 2 == 0,
                 ect1: l4s,
+                ce: false,
             },
             &mut |_, _| gone += 1,
         );
@@ -182,4 +197,89 @@ fn invalid_parameters_name_the_field() {
     let mut p = params();
     p.target = Duration::ZERO;
     assert_eq!(DualPi2::<PacketInfo>::new(p, 1).unwrap_err().param(), Some("target"));
+}
+
+/// One packet enqueued and dequeued with `left` packets of 1000 bytes staying queued:
+/// (marked, dropped).
+fn one_with_backlog(q: &mut DualPi2<PacketInfo>, l4s: bool, ecn: bool, left: u64) -> (bool, bool) {
+    while q.dequeue(Time::ZERO, &mut |_, _| {}).is_some() {}
+    for _ in 0..=left {
+        q.enqueue(Time::ZERO, pkt(l4s, ecn), &mut |_, _| {});
+    }
+    let mut dropped = false;
+    let d = q.dequeue(Time::ZERO, &mut |_, _| dropped = true);
+    (d.is_some_and(|d| d.marked), dropped)
+}
+
+#[test]
+fn no_pi_drop_or_mark_while_less_than_two_mtu_stay_queued() {
+    // p' = 1: p_C = 1, p_CL = 1 and overload, so without the guard every packet is
+    // dropped (Classic, or L4S on overload) and never passes unmarked.
+    let mtu = params().mtu as u64;
+    let below = (2 * mtu).div_ceil(1000) - 1; // packets of 1000 bytes: < 2 MTU
+    let at = (2 * mtu).div_ceil(1000); // >= 2 MTU
+    for (l4s, ecn) in [(false, false), (false, true), (true, false)] {
+        let mut q = frozen(1.0);
+        assert_eq!(one_with_backlog(&mut q, l4s, ecn, below), (false, false), "{l4s} {ecn}");
+        let (_, dropped) = one_with_backlog(&mut q, l4s, ecn, at);
+        assert!(dropped, "{l4s} {ecn}: {at} packets left, the guard is off");
+    }
+    // mtu = 0: no guard, even an otherwise empty queue drops.
+    let mut q = DualPi2::new(DualPi2Params { mtu: 0, ..params() }, 3).unwrap();
+    q.next_update = Time::MAX;
+    q.p_base = 1.0;
+    assert!(one_with_backlog(&mut q, false, false, 0).1);
+    // The native step is not guarded: an L packet that waited past step_thresh alone.
+    let mut q = frozen(0.0);
+    q.enqueue(Time::ZERO, pkt(true, false), &mut |_, _| {});
+    let d = q.dequeue(Time::ZERO + params().step_thresh, &mut |_, _| {}).unwrap();
+    assert!(d.marked);
+}
+
+#[test]
+fn ce_packets_join_the_l_queue_and_ect0_the_classic() {
+    let mut q = frozen(0.0);
+    let ce = PacketInfo { ce: true, ..pkt(false, true) };
+    q.enqueue(Time::ZERO, ce, &mut |_, _| {});
+    assert_eq!(q.backlogs().0.packets, 1, "CE (ECN field 11, odd) is classified L");
+    q.enqueue(Time::ZERO, pkt(false, true), &mut |_, _| {});
+    assert_eq!(q.backlogs().1.packets, 1, "ECT(0) (10, even) is Classic");
+    q.enqueue(Time::ZERO, pkt(true, false), &mut |_, _| {});
+    assert_eq!(q.backlogs().0.packets, 2, "ECT(1) (01, odd) is L");
+}
+
+#[test]
+fn the_time_shifted_fifo_serves_the_longest_wait_with_l_shifted_by_tshift() {
+    let tshift = Duration::from_millis(40);
+    let pr = DualPi2Params { scheduler: DualPi2Scheduler::Tsfifo, tshift, ..params() };
+    let ms = |m: u64| Time(m * 1_000_000);
+    // C's head arrived at 0, L's at `l_at`; at 60 ms L goes first iff
+    // (60 - l_at) + 40 >= 60, i.e. l_at <= 40 ms.
+    for l_at in [0u64, 20, 39, 40, 41, 55] {
+        let mut q = DualPi2::new(pr.clone(), 1).unwrap();
+        q.next_update = Time::MAX;
+        q.enqueue(ms(0), pkt(false, false), &mut |_, _| {});
+        q.enqueue(ms(l_at), pkt(true, false), &mut |_, _| {});
+        let first = q.dequeue(ms(60), &mut |_, _| {}).unwrap();
+        let expect_l = (60 - l_at) + 40 >= 60;
+        assert_eq!(first.pkt.ect1, expect_l, "L head arrived at {l_at} ms");
+    }
+    // Both queues always backlogged, one packet every 1 ms: the Classic packets leave
+    // after waiting about tshift longer than the L packets.
+    let mut q = DualPi2::new(pr, 1).unwrap();
+    q.next_update = Time::MAX;
+    let (mut wl, mut wc) = (Vec::new(), Vec::new());
+    for i in 0..20_000u64 {
+        let now = Time(i * 1_000_000);
+        q.enqueue(now, pkt(true, false), &mut |_, _| {});
+        q.enqueue(now, pkt(false, false), &mut |_, _| {});
+        let d = q.dequeue(now, &mut |_, _| {}).unwrap();
+        let w = now.saturating_since(d.enqueued_at).as_secs_f64();
+        if i > 10_000 {
+            if d.pkt.ect1 { wl.push(w) } else { wc.push(w) }
+        }
+    }
+    let mean = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    let gap = mean(&wc) - mean(&wl);
+    assert!((gap - 0.040).abs() <= 0.001, "Classic waits {gap} s longer, tshift 40 ms");
 }

@@ -111,7 +111,7 @@ fn auto_scaling_divides_the_step_by_the_table_factor() {
 }
 
 fn ecn_pkt() -> PacketInfo {
-    PacketInfo { size: 1500, flow: 0, ecn_capable: true, ect1: false }
+    PacketInfo { size: 1500, flow: 0, ecn_capable: true, ect1: false, ce: false }
 }
 
 /// A PIE with drop_prob `p`, no burst allowance left, a delay above target and 20

@@ -3,7 +3,7 @@
 use aqm::{DropReason, DropTail, Limit, PacketInfo, Queue, RandomDrop, Time};
 
 fn p(flow: u32, size: u32) -> PacketInfo {
-    PacketInfo { size, flow, ecn_capable: false, ect1: false }
+    PacketInfo { size, flow, ecn_capable: false, ect1: false, ce: false }
 }
 
 // Drop Tail with a packet limit drops exactly the arrivals that find the buffer full.

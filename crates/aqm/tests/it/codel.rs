@@ -7,7 +7,7 @@ use aqm::{DropReason, Duration, Held, PacketInfo, PacketQueue, Qdisc, QueueStats
 const MS: u64 = 1_000_000;
 
 fn pkt(size: u32, ecn: bool) -> PacketInfo {
-    PacketInfo { size, flow: 0, ecn_capable: ecn, ect1: false }
+    PacketInfo { size, flow: 0, ecn_capable: ecn, ect1: false, ce: false }
 }
 
 fn codel(params: CodelParams, limit: u64) -> Codel<PacketInfo> {

@@ -28,7 +28,7 @@ pub fn params(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
 }
 
 pub fn pkt(size: u32) -> PacketInfo {
-    PacketInfo { size, flow: 0, ecn_capable: false, ect1: false }
+    PacketInfo { size, flow: 0, ecn_capable: false, ect1: false, ce: false }
 }
 
 pub fn backlog(packets: u32) -> Backlog {

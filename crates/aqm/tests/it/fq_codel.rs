@@ -24,7 +24,7 @@ impl Packet for P {
 }
 
 fn p(flow: u32, size: u32, seq: u32) -> P {
-    P { info: PacketInfo { size, flow, ecn_capable: false, ect1: false }, seq }
+    P { info: PacketInfo { size, flow, ecn_capable: false, ect1: false, ce: false }, seq }
 }
 
 fn fq(params: FqParams) -> FqCodel<P> {

@@ -26,7 +26,7 @@ fn pie_params() -> PieParams {
 }
 
 fn pkt(flow: u32, ecn: bool) -> PacketInfo {
-    PacketInfo { size: 1000, flow, ecn_capable: ecn, ect1: false }
+    PacketInfo { size: 1000, flow, ecn_capable: ecn, ect1: false, ce: false }
 }
 
 fn build(fq: FqParams, pie: PieParams) -> FqPie<PacketInfo> {

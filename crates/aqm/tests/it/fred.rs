@@ -42,7 +42,11 @@ fn queue(p: FredParams, seed: u64) -> Queue<PacketInfo, Fred> {
 }
 
 fn arrive(q: &mut Queue<PacketInfo, Fred>, t: u64, flow: u32, size: u32) -> Verdict {
-    q.enqueue(Time(t), PacketInfo { size, flow, ecn_capable: false, ect1: false }, |_, _| {})
+    q.enqueue(
+        Time(t),
+        PacketInfo { size, flow, ecn_capable: false, ect1: false, ce: false },
+        |_, _| {},
+    )
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -522,7 +526,7 @@ proptest! {
             match op {
                 Op::Arrive { size, flow, ecn, dt } => {
                     now += dt;
-                    let v = q.enqueue(Time(now), PacketInfo { size, flow, ecn_capable: ecn, ect1: false }, |_, _| {});
+                    let v = q.enqueue(Time(now), PacketInfo { size, flow, ecn_capable: ecn, ect1: false, ce: false }, |_, _| {});
                     prop_assert!(matches!(v, Verdict::Enqueue | Verdict::Drop(_)), "FRED answered {:?}", v);
                 }
                 Op::Depart { dt } => {

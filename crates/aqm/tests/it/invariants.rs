@@ -121,7 +121,7 @@ fn check(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
         match *op {
             Op::Arrive { size, flow, ecn, dt } => {
                 now += dt;
-                let pkt = PacketInfo { size, flow, ecn_capable: ecn, ect1: false };
+                let pkt = PacketInfo { size, flow, ecn_capable: ecn, ect1: false, ce: false };
                 let v = q.enqueue(Time(now), pkt, |_, _| dropped += 1);
                 if v == Verdict::Mark {
                     prop_assert!(ecn, "marked a packet that is not ECN-capable");

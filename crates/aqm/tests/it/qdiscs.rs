@@ -115,7 +115,7 @@ fn check(src: &str, ops: &[Op]) -> Result<(), TestCaseError> {
         match *op {
             Op::Arrive { size, flow, ecn, dt } => {
                 now += dt;
-                let pkt = PacketInfo { size, flow, ecn_capable: ecn, ect1: false };
+                let pkt = PacketInfo { size, flow, ecn_capable: ecn, ect1: false, ce: false };
                 let v = q.enqueue(Time(now), pkt, &mut |_, _| all_drops += 1);
                 if let Verdict::Drop(r) = v {
                     prop_assert_eq!(r, DropReason::Overflow);

@@ -73,7 +73,7 @@ fn check(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
         match *op {
             Op::Arrive { size, flow, ecn, ect1, dt } => {
                 now += dt;
-                let pkt = PacketInfo { size, flow, ecn_capable: ecn || ect1, ect1 };
+                let pkt = PacketInfo { size, flow, ecn_capable: ecn || ect1, ect1, ce: false };
                 let v = q.enqueue(Time(now), pkt, &mut |_, _| dropped += 1);
                 if v == Verdict::Mark {
                     prop_assert!(pkt.ecn_capable, "marked a packet that is not ECN-capable");

@@ -222,8 +222,8 @@ fn ecn_marks_only_where_allowed() {
     p.ecn = true;
     p.limit = aqm::Limit { packets: Some(40), bytes: None };
     let mut red = Red::new(p.clone(), 3).unwrap();
-    let ect = PacketInfo { size: 1000, flow: 1, ecn_capable: true, ect1: false };
-    let not_ect = PacketInfo { size: 1000, flow: 2, ecn_capable: false, ect1: false };
+    let ect = PacketInfo { size: 1000, flow: 1, ecn_capable: true, ect1: false, ce: false };
+    let not_ect = PacketInfo { size: 1000, flow: 2, ecn_capable: false, ect1: false, ce: false };
     let (mut marks, mut early) = (0, 0);
     for i in 0..5000 {
         match red.on_arrival(Time(i), &ect, backlog(12)) {
@@ -304,7 +304,7 @@ fn drop_front_evicts_head() {
     for f in 0..5u32 {
         q.enqueue(
             Time(f as u64),
-            PacketInfo { size: 100, flow: f, ecn_capable: false, ect1: false },
+            PacketInfo { size: 100, flow: f, ecn_capable: false, ect1: false, ce: false },
             |p, _| dropped.push(p.flow),
         );
     }

@@ -241,7 +241,7 @@ proptest! {
                         assert!(names_a_path(&m), "{m}\n{shown}");
                     }
                     Ok(mut a) => {
-                        let pkt = PacketInfo { size: 1000, flow: 1, ecn_capable: true, ect1: false };
+                        let pkt = PacketInfo { size: 1000, flow: 1, ecn_capable: true, ect1: false, ce: false };
                         let t = Time::from_secs_f64(if now.is_finite() { now.abs() } else { 0.0 });
                         let mut backlog = aqm::Backlog::default();
                         for k in 0..100u64 {
