@@ -1,5 +1,5 @@
 """Queue disciplines of the RED family and the AQMs compared with it today (CoDel,
-FQ-CoDel, FQ-PIE, PIE, BLUE, CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
+FQ-CoDel, FQ-PIE, PIE, BLUE, SFB, CHOKe, PI, DualPI2), backed by the Rust library ``crates/aqm``.
 
 Each constructor takes the papers' (and RFCs') parameter names; parameters left out
 take the library's defaults (the papers' and RFCs' values, see ``docs/algorithms.md``).
@@ -47,6 +47,7 @@ __all__ = [
     "FqPie",
     "Pie",
     "Blue",
+    "Sfb",
     "Choke",
     "Pi",
     "DualPi2",
@@ -340,6 +341,42 @@ class Pie(Queue):
         limit: Optional[int] = None,
         ecn: Optional[bool] = None,
         delay_mode: Optional[str] = None,
+        seed: Optional[int] = None,
+        **options: Any,
+    ) -> None:
+        pass
+
+
+class Sfb(Queue):
+    """SFB, Stochastic Fair BLUE (Feng, Kandlur, Saha & Shin 2002; Linux ``sch_sfb``):
+    each flow hashes to one bin in each of ``levels`` (8) levels of ``bins`` (16) bins;
+    a bin counts its flows' waiting packets and keeps a BLUE probability, raised by
+    ``increment`` (0.001) on an arrival while it holds ``bin_size`` (20) packets and
+    lowered by ``decrement`` (1/6000) while it is empty. A packet is marked or dropped
+    with the least probability of its bins; a flow whose bins are all at 1 is
+    rate-limited to ``penalty_rate`` (10 packets/s, burst ``penalty_burst`` 20); an
+    arrival whose bins all hold ``max`` (25) packets is dropped.
+
+    Other parameters: ``limit`` (packets; required unless ``limit_bytes``), ``ecn``
+    (mark ECN-capable packets instead of dropping them), ``seed`` (the hash salt and
+    the draws).
+    """
+
+    _TYPE = "sfb"
+
+    def __init__(
+        self,
+        *,
+        levels: Optional[int] = None,
+        bins: Optional[int] = None,
+        bin_size: Optional[int] = None,
+        max: Optional[int] = None,
+        increment: Optional[float] = None,
+        decrement: Optional[float] = None,
+        penalty_rate: Optional[float] = None,
+        penalty_burst: Optional[int] = None,
+        limit: Optional[int] = None,
+        ecn: Optional[bool] = None,
         seed: Optional[int] = None,
         **options: Any,
     ) -> None:

@@ -20,8 +20,8 @@ needs_qdisc = pytest.mark.skipif(
 
 
 def test_types_are_listed():
-    """The five types are queue types."""
-    assert {"pie", "blue", "choke", "pi", "dualpi2"} <= set(aqm.QUEUE_TYPES)
+    """The modern types are queue types."""
+    assert {"pie", "blue", "sfb", "choke", "pi", "dualpi2"} <= set(aqm.QUEUE_TYPES)
 
 
 def test_blue_constructor_is_the_dict():
@@ -210,3 +210,65 @@ def test_dualpi2_classifies_ce_into_l_and_refuses_contradictory_flags():
         q.enqueue(0.0, 1000, 2, ect1=1)
     with pytest.raises(ValueError, match="ce"):
         q.enqueue(0.0, 1000, 2, ce="yes")
+
+
+def _tcp_beside_udp(queue: dict) -> list:
+    """Four NewReno flows and a 20 Mb/s UDP flow through a 10 Mb/s bottleneck: the
+    goodputs, b/s, the TCP flows first."""
+    from aqmlab import Scenario, simulate
+
+    def link(a, b, rate, delay, **q):
+        return {
+            "a": a,
+            "b": b,
+            "rate": rate,
+            "delay": delay,
+            "queue": {"type": "droptail", "limit": 1000},
+            **q,
+        }
+
+    scen = {
+        "name": "tcp-beside-udp",
+        "duration": "40s",
+        "warmup": "10s",
+        "seed": 1,
+        "bottleneck": "r1->r2",
+        "link": [
+            link("r1", "r2", "10Mbps", "10ms", queue_ab=queue),
+            link("s", "r1", "100Mbps", "20ms"),
+            link("u", "r1", "100Mbps", "1ms"),
+            link("r2", "k", "100Mbps", "20ms"),
+        ],
+        "flow": [
+            {
+                "type": "tcp",
+                "variant": "newreno",
+                "src": "s",
+                "dst": "k",
+                "count": 4,
+                "start": {"uniform": [0, 1]},
+                "packet_size": 1000,
+                "name": "tcp",
+            },
+            {
+                "type": "cbr",
+                "src": "u",
+                "dst": "k",
+                "rate": "20Mbps",
+                "packet_size": 1000,
+                "name": "udp",
+            },
+        ],
+    }
+    return simulate(Scenario(scen)).flows.goodput_bps.tolist()
+
+
+def test_sfb_protects_tcp_flows_from_a_non_responsive_flow():
+    """Through drop tail the UDP flow at twice the line takes it all; SFB confines it
+    to its bins and every TCP flow gets at least half of its fair share (10 Mb/s / 5)."""
+    fair = 10e6 / 5
+    dt = _tcp_beside_udp({"type": "droptail", "limit": 200})
+    assert all(g < 0.05 * fair for g in dt[:4]), dt
+    sfb = _tcp_beside_udp({"type": "sfb", "limit": 200})
+    assert all(g > 0.5 * fair for g in sfb[:4]), sfb
+    assert sum(sfb) > 0.95 * 10e6, "the line stays busy"

@@ -13,6 +13,7 @@ use crate::fred::Fred;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::pi::Pi;
 use crate::red::Red;
+use crate::sfb::Sfb;
 use crate::time::Time;
 
 /// A queue discipline seen from the outside. It holds no packets and reads no clock:
@@ -235,6 +236,24 @@ impl QueueDiscipline for Pi {
     }
 }
 
+impl QueueDiscipline for Sfb {
+    #[inline(never)]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Sfb::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline(never)]
+    fn on_removed(&mut self, _now: Time, pkt: &PacketInfo, _after: Backlog, _departed: bool) {
+        Sfb::on_removed(self, pkt)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    /// The largest p_m of the bins.
+    fn signal(&self) -> f64 {
+        self.max_p_m()
+    }
+}
+
 /// Every discipline of the crate, dispatched by `match` (no boxing on the packet path).
 #[derive(Clone, Debug)]
 pub enum AnyAqm {
@@ -246,6 +265,7 @@ pub enum AnyAqm {
     Fred(Fred),
     Blue(Blue),
     Pi(Pi),
+    Sfb(Sfb),
 }
 
 macro_rules! dispatch {
@@ -259,6 +279,7 @@ macro_rules! dispatch {
             AnyAqm::Fred($q) => $e,
             AnyAqm::Blue($q) => $e,
             AnyAqm::Pi($q) => $e,
+            AnyAqm::Sfb($q) => $e,
         }
     };
 }
@@ -275,6 +296,7 @@ impl AnyAqm {
             AnyAqm::Fred(_) => "fred",
             AnyAqm::Blue(_) => "blue",
             AnyAqm::Pi(_) => "pi",
+            AnyAqm::Sfb(_) => "sfb",
         }
     }
 }

@@ -133,6 +133,7 @@ impl QueueConfig {
             QueueConfig::Fred(c) => AnyAqm::Fred(fred(c, ctx)?),
             QueueConfig::Blue(c) => AnyAqm::Blue(modern::blue(c, ctx)?),
             QueueConfig::Pi(c) => AnyAqm::Pi(modern::pi(c, ctx)?),
+            QueueConfig::Sfb(c) => AnyAqm::Sfb(modern::sfb(c, ctx)?),
             QueueConfig::Codel(_)
             | QueueConfig::FqCodel(_)
             | QueueConfig::FqPie(_)

@@ -20,7 +20,7 @@ mod table;
 pub use params::{
     AredConfig, BlueConfig, ChokeConfig, CodelConfig, CodelFields, DropTailConfig, DualPi2Config,
     FengConfig, FqCodelConfig, FqPieConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig,
-    RedConfig, RedFields,
+    RedConfig, RedFields, SfbConfig,
 };
 use table::Fields;
 pub use table::QueueTable;
@@ -97,6 +97,7 @@ disciplines! {
     Pi(PiConfig) = "pi",
     Choke(ChokeConfig) = "choke",
     DualPi2(DualPi2Config) = "dualpi2",
+    Sfb(SfbConfig) = "sfb",
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -136,7 +137,10 @@ impl QueueConfig {
             | QueueConfig::DualPi2(_) => true,
             // FQ-PIE drops the arrival, never a queued packet.
             QueueConfig::FqPie(_) => false,
-            QueueConfig::Fred(_) | QueueConfig::Blue(_) | QueueConfig::Pi(_) => false,
+            QueueConfig::Fred(_)
+            | QueueConfig::Blue(_)
+            | QueueConfig::Pi(_)
+            | QueueConfig::Sfb(_) => false,
         }
     }
 
@@ -160,7 +164,10 @@ impl QueueConfig {
                 k.codel.normalize()?;
                 return Ok(c);
             }
-            QueueConfig::DropTail(_) | QueueConfig::RandomDrop(_) | QueueConfig::Pi(_) => {
+            QueueConfig::DropTail(_)
+            | QueueConfig::RandomDrop(_)
+            | QueueConfig::Pi(_)
+            | QueueConfig::Sfb(_) => {
                 return Ok(c);
             }
             QueueConfig::FqPie(p) => {
@@ -183,6 +190,7 @@ impl QueueConfig {
                 d.target = Quantity::Number(d.target.secs("target")?);
                 d.tupdate = Quantity::Number(d.tupdate.secs("tupdate")?);
                 d.step_thresh = Quantity::Number(d.step_thresh.secs("step_thresh")?);
+                d.tshift = Quantity::Number(d.tshift.secs("tshift")?);
                 return Ok(c);
             }
             QueueConfig::Choke(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
@@ -215,6 +223,7 @@ impl QueueConfig {
             QueueConfig::Pie(c) => c.limit,
             QueueConfig::Blue(c) => c.limit,
             QueueConfig::Pi(c) => c.limit,
+            QueueConfig::Sfb(c) => c.limit,
             QueueConfig::Choke(c) => c.red.limit,
             QueueConfig::DualPi2(c) => c.limit,
         }

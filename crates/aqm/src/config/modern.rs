@@ -2,7 +2,9 @@
 //! CHOKe and DualPI2. Each reads its quantities, checks them, and leaves the ranges to
 //! the type's own `validate()`.
 
-use super::{BlueConfig, BuildContext, DEFAULT_SEED, DualPi2Config, PiConfig, PieConfig};
+use super::{
+    BlueConfig, BuildContext, DEFAULT_SEED, DualPi2Config, PiConfig, PieConfig, SfbConfig,
+};
 use crate::blue::{Blue, BlueParams};
 use crate::common::Limit;
 use crate::dualpi2::{DualPi2, DualPi2Params};
@@ -10,6 +12,7 @@ use crate::error::{AqmError, Result, check};
 use crate::packet::Packet;
 use crate::pi::{Pi, PiParams};
 use crate::pie::{Pie, PieParams};
+use crate::sfb::{Sfb, SfbParams};
 use crate::time::Duration;
 use crate::units::Quantity;
 
@@ -91,4 +94,20 @@ pub(super) fn dualpi2<P: Packet>(c: &DualPi2Config, ctx: &BuildContext) -> Resul
         tshift: duration(&c.tshift, "tshift", false)?,
     };
     DualPi2::new(params, seed(c.seed, ctx))
+}
+
+pub(super) fn sfb(c: &SfbConfig, ctx: &BuildContext) -> Result<Sfb> {
+    let params = SfbParams {
+        levels: c.levels,
+        bins: c.bins,
+        bin_size: c.bin_size,
+        max: c.max,
+        increment: c.increment,
+        decrement: c.decrement,
+        penalty_rate: c.penalty_rate,
+        penalty_burst: c.penalty_burst,
+        limit: Limit::new(c.limit, c.limit_bytes)?,
+        ecn: c.ecn,
+    };
+    Sfb::new(params, seed(c.seed, ctx))
 }

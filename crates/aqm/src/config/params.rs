@@ -271,6 +271,29 @@ config_struct! {
 }
 
 config_struct! {
+    /// `type = "sfb"` (Stochastic Fair BLUE, Feng, Kandlur, Saha & Shin 2002). Defaults:
+    /// Linux `sch_sfb`'s (8 levels of 16 bins, bin_size 20, max 25, increment 0.001,
+    /// decrement 1/6000, penalty 10 packets/s with a burst of 20).
+    pub struct SfbConfig {
+        levels: u32 = 8,
+        bins: u32 = 16,
+        /// Packets: a bin holding this many raises its p_m.
+        bin_size: u32 = 20,
+        /// Packets: an arrival whose bins all hold this many is dropped.
+        max: u32 = 25,
+        increment: f64 = 0.001,
+        decrement: f64 = 1.0 / 6000.0,
+        /// Packets per second a flow with p_min = 1 may send.
+        penalty_rate: f64 = 10.0,
+        penalty_burst: u32 = 20,
+        limit: Option<u64> = None,
+        limit_bytes: Option<u64> = None,
+        ecn: bool = false,
+        seed: Option<u64> = None,
+    }
+}
+
+config_struct! {
     /// `type = "pi"` (Hollot, Misra, Towsley & Gong 2001). Defaults: the paper's
     /// example (a = 1.822e-5, b = 1.816e-5, 160 Hz, q_ref = 200 packets).
     pub struct PiConfig {
