@@ -256,13 +256,21 @@ def build_id() -> str:
     return _bid()
 
 
-def _keep_or_set_aside(d: Path, build: str, progress: bool) -> None:
-    """A stored sweep computed by another build is moved aside (never mixed with this
-    build's points); then `d` is marked with this build."""
+def _keep_or_set_aside(d: Path, build: str, fixed_hash: str, progress: bool) -> None:
+    """A stored sweep computed by another build, or of another form (its base, runner,
+    metrics or axis paths: ``fixed_hash``), is moved aside to ``<d>.superseded-<tag>``
+    (never mixed with this build's points, nothing deleted); then `d` is marked with
+    this build."""
+    from ..sweeps import store
+
     f = d / BUILD_FILE
-    if d.is_dir() and (d / "manifest.json").exists():
+    m = store.read_manifest(d) if d.is_dir() else None
+    if m is not None:
         old = f.read_text().strip() if f.exists() else "unknown"
-        if old != build:
+        why = "another build of aqmlab" if old != build else None
+        if why is None and m.get("fixed_hash") != fixed_hash:
+            why, old = "another form of the sweep", str(m.get("fixed_hash"))
+        if why is not None:
             k, dest = 1, d.with_name(f"{d.name}.superseded-{old[:8]}")
             while dest.exists():
                 k += 1
@@ -270,12 +278,10 @@ def _keep_or_set_aside(d: Path, build: str, progress: bool) -> None:
             os.replace(d, dest)
             if progress:
                 print(
-                    f"aqmlab evaluate: {d} was computed by another build of aqmlab; "
-                    f"moved to {dest}",
-                    file=sys.stderr,
+                    f"aqmlab evaluate: {d} was computed by {why}; moved to {dest}", file=sys.stderr
                 )
     d.mkdir(parents=True, exist_ok=True)
-    if not f.exists():
+    if not f.exists() or f.read_text().strip() != build:
         f.write_text(build + "\n")
 
 
@@ -401,8 +407,8 @@ def _run_sweeps(
     from ..sweeps import sweep as run_sweep
 
     dirs = [out / "sweeps" / r.dirname(quick) for r in runs]
-    for d in dirs:
-        _keep_or_set_aside(d, build, progress)
+    for s, d in zip(specs, dirs):
+        _keep_or_set_aside(d, build, s.fixed_hash, progress)
     todo = sum(_todo(s, d, retry_failed) for s, d in zip(specs, dirs))
     stats: Dict[str, Dict[str, Any]] = {}
     client = cluster = None
