@@ -322,3 +322,129 @@ def test_sensitivity_of_a_users_table_scales_what_it_sets() -> None:
         match="variant: 'targetx2' is not a variant of scenario 8.3; allowed default, max_px0.5",
     ):
         S.build("8.3", "targetx2", {"type": "red"}, 1, False, False)
+
+
+# --- the runner -----------------------------------------------------------------------
+
+
+def _run(sid: str, kind: str, variant: str = "default", ecn: bool = False, **q: Any):
+    from aqmlab.evaluate import runner
+
+    point = {
+        "scenario": sid,
+        "variant": variant,
+        "ecn": ecn,
+        "quick": True,
+        "queue": dict(q, type=kind),
+        "seed": 1,
+    }
+    data = runner.scenario_of(point)
+    skip_missing(data, ("[trace] drops",))
+    return point, runner.run(point)
+
+
+def _goodputs(row: Dict[str, Any]) -> Dict[str, float]:
+    return {
+        c: row[f"goodput_bps_{c}"] for c in S.CLASSES if not math.isnan(row[f"goodput_bps_{c}"])
+    }
+
+
+@pytest.mark.parametrize(
+    "sid,kind", [("8.2.3", "codel"), ("8.2.3", "red"), ("5.1.2", "red"), ("7.3", "codel")]
+)
+def test_runner_row_agrees_with_the_summary_and_the_trace(sid: str, kind: str) -> None:
+    """Utilization in [0, 1]; loss and mark rates are the link summary's drops and marks
+    over arrivals; the classes' goodputs and the flows' sum to the total; the signals in
+    the window span (count - 1) x the mean interval; the same point gives the same row."""
+    import json
+
+    from aqmlab.evaluate import runner
+
+    point, row = _run(sid, kind)
+    res = aqmlab.simulate(runner.scenario_of(point), progress=False)
+    link = res.summary["links"]["l->r"]
+    assert 0 <= row["utilization"] <= 1 and row["utilization"] == link["utilization"]
+    assert row["loss_rate"] == link["drops"] / link["arrivals"]
+    assert row["mark_rate"] == link["marks"] / link["arrivals"]
+    total = sum(f["goodput_bps"] for f in res.summary["flows"])
+    assert row["goodput_bps"] == pytest.approx(total)
+    assert sum(_goodputs(row).values()) == pytest.approx(total)
+    flows = json.loads(row["flows_json"])
+    assert len(flows) == len(res.summary["flows"])
+    assert sum(f["goodput_bps"] for f in flows) == pytest.approx(total)
+    assert {f["class"] for f in flows} == set(_goodputs(row))
+    sig = res.traces["drops"]
+    t = sig[(sig["link"] == "l->r") & (sig["time"] >= 10) & (sig["time"] <= 60)]["time"]
+    assert len(t) >= 2
+    assert row["loss_interval_mean"] * (len(t) - 1) == pytest.approx(t.max() - t.min())
+    assert 0 < row["loss_sync"] <= 1 or math.isnan(row["loss_sync"])
+    if sid == "8.2.3":
+        assert row["loss_target"] == 0.005
+    else:
+        assert math.isnan(row["loss_target"])
+    again = runner.run(point)
+    assert json.dumps(again, sort_keys=True) == json.dumps(row, sort_keys=True)
+
+
+def test_runner_short_transfer_and_web_times() -> None:
+    """5.1.2: one finite transfer, so its FCT is the mean and the 95th percentile, and
+    at least the 4 round trips of slow start from IW10 (10, 20, 40, 30 packets) at
+    100 ms."""
+    _, row = _run("5.1.2", "red")
+    assert row["fct_mean"] == row["fct_p95"] >= 4 * 0.100
+    assert math.isnan(row["goodput_ratio"])
+
+
+def test_runner_rtt_fairness_under_droptail() -> None:
+    """6 with R = 10 ms under Drop Tail: the short-RTT flow takes more than the 100 ms
+    one (ratio > 1), and the ratio is rtt/ref of the class goodputs."""
+    _, row = _run("6", "droptail", "10ms")
+    assert row["goodput_ratio"] > 1
+    assert row["goodput_ratio"] == pytest.approx(row["goodput_bps_rtt"] / row["goodput_bps_ref"])
+
+
+def test_runner_unresponsive_udp_above_capacity() -> None:
+    """5.3.2: UDP sending 1.5 C gets at most the link, and under a single queue (RED)
+    nearly all of it; under FQ-CoDel the TCP flow keeps a large part of its half share
+    and UDP gets no more than what TCP leaves."""
+    c = 10e6
+    # deliveries in the 50 s window: the packets already queued or on the line at its
+    # start may add a few packets (12 kb each) to what the line carries in it
+    c += 5 * 12000 / 50
+    _, red = _run("5.3.2", "red")
+    assert red["goodput_bps_udp"] + red["goodput_bps_bulk"] <= c
+    assert red["goodput_bps_bulk"] < 0.05 * c
+    _, fq = _run("5.3.2", "fq_codel")
+    assert fq["goodput_bps_bulk"] >= 0.3 * c
+    assert fq["goodput_bps_udp"] + fq["goodput_bps_bulk"] <= c
+
+
+def test_runner_ecn_marks() -> None:
+    """8.2.3 with ECN under RED: the AQM marks (the early signals of ECN-capable flows)."""
+    _, row = _run("8.2.3", "red", ecn=True)
+    assert row["mark_rate"] > 0
+
+
+def test_runner_validates_points() -> None:
+    """A bad point is refused before it runs, naming what is wrong."""
+    from aqmlab.evaluate import runner
+
+    good = {
+        "scenario": "8.2.3",
+        "variant": "default",
+        "ecn": False,
+        "quick": True,
+        "queue": {"type": "red"},
+        "seed": 1,
+    }
+    if not FEATURES["[trace] drops"]:
+        pytest.skip("the simulator lacks [trace] drops")
+    runner.run.validate(good)
+    with pytest.raises(ValueError, match="point: missing seed"):
+        runner.run.validate({k: v for k, v in good.items() if k != "seed"})
+    with pytest.raises(ValueError, match="max_p"):
+        runner.run.validate(dict(good, queue={"type": "red", "max_p": 2.0}))
+    with pytest.raises(ValueError, match="variant: 'x' is not a variant of scenario 8.2.3"):
+        runner.run.validate(dict(good, variant="x"))
+    with pytest.raises(ValueError, match="point.seed"):
+        runner.run.validate(dict(good, seed="1"))

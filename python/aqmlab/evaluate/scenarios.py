@@ -415,6 +415,8 @@ class EvalScenario:
     quick_values: Optional[Tuple[str, ...]] = None
     sensitivity: bool = False
     both_directions: bool = False
+    #: the target loss rate of the congestion level its flow count is chosen for
+    loss_target: Optional[float] = None
 
     def variants(self, quick: bool = False, queue: Optional[Mapping[str, Any]] = None) -> List[str]:
         """The variants of this scenario (``["default"]`` when it has none); 8.3's depend
@@ -503,14 +505,24 @@ SCENARIOS: List[EvalScenario] = [
     _sc("7.2", "7", "Bursty traffic: video frames", False, _s72),
     _sc("7.3", "7", "Bursty traffic: web", False, _s73),
     _sc("7.4", "7", "Bursty traffic: the mix", False, _s74),
-    _sc("8.2.2", "8.2", "Mild congestion", False, _bulk(N_MILD)),
-    _sc("8.2.3", "8.2", "Medium congestion", True, _bulk(N_MEDIUM)),
-    _sc("8.2.4", "8.2", "Heavy congestion", False, _bulk(N_HEAVY)),
+    _sc("8.2.2", "8.2", "Mild congestion", False, _bulk(N_MILD), loss_target=LOSS_MILD),
+    _sc("8.2.3", "8.2", "Medium congestion", True, _bulk(N_MEDIUM), loss_target=LOSS_MEDIUM),
+    _sc("8.2.4", "8.2", "Heavy congestion", False, _bulk(N_HEAVY), loss_target=LOSS_HEAVY),
     _sc("8.2.5", "8.2", "Varying congestion", False, _s825),
-    _sc("8.2.6", "8.2", "Varying capacity", False, _s826),
-    _sc("8.3", "8.3", "Parameter sensitivity", False, _bulk(N_MEDIUM), sensitivity=True),
+    _sc("8.2.6", "8.2", "Varying capacity", False, _s826, loss_target=LOSS_MEDIUM),
+    _sc(
+        "8.3",
+        "8.3",
+        "Parameter sensitivity",
+        False,
+        _bulk(N_MEDIUM),
+        sensitivity=True,
+        loss_target=LOSS_MEDIUM,
+    ),
     _sc("9.1", "9.1", "Traffic mix", True, _s91),
-    _sc("9.2", "9.2", "Two-way traffic", False, _s92, both_directions=True),
+    _sc(
+        "9.2", "9.2", "Two-way traffic", False, _s92, both_directions=True, loss_target=LOSS_MEDIUM
+    ),
 ]
 
 _BY_ID = {s.id: s for s in SCENARIOS}
