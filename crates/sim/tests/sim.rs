@@ -2,6 +2,7 @@
 
 use sim::{Scenario, Sim, Summary};
 
+mod features;
 mod fuzz;
 
 fn scenario(toml: &str) -> Scenario {

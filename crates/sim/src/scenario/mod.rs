@@ -197,6 +197,8 @@ pub struct TraceDef {
     pub interval: Time,
     /// Link directions whose per-packet events (arrival, departure, drop, mark) are traced.
     pub packets: Vec<usize>,
+    /// Link directions whose congestion signals (drops and ECN marks) are traced.
+    pub drops: Vec<usize>,
     /// Flows whose cwnd is traced at every change.
     pub cwnd: Vec<usize>,
     /// Link directions whose departing packets go to a pcap file.
@@ -207,6 +209,7 @@ impl TraceDef {
     pub fn any(&self) -> bool {
         !(self.queue.is_empty()
             && self.packets.is_empty()
+            && self.drops.is_empty()
             && self.cwnd.is_empty()
             && self.pcap.is_empty())
     }

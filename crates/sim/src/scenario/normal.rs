@@ -17,7 +17,7 @@
 //!               interval, batch, on_time, off_time, shape, arrival_rate, mean_packets,
 //!               first, slots, tcp}]
 //! events:     [{at, link, a, b, action}]
-//! trace:      {queue, interval, packets, cwnd, pcap}
+//! trace:      {queue, interval, packets, cwnd, pcap, drops}
 //! ```
 //!
 //! Times are the simulator's clock values (integer nanoseconds) as seconds, the
@@ -127,6 +127,7 @@ pub struct NormalTrace {
     pub packets: Vec<String>,
     pub cwnd: Vec<usize>,
     pub pcap: Vec<String>,
+    pub drops: Vec<String>,
 }
 
 /// A clock value in seconds: the nearest double (`as_secs_f64` multiplies by 1e-9,
@@ -288,6 +289,7 @@ impl Scenario {
                 packets: dirs(&self.trace.packets),
                 cwnd: self.trace.cwnd.clone(),
                 pcap: dirs(&self.trace.pcap),
+                drops: dirs(&self.trace.drops),
             },
         })
     }

@@ -90,6 +90,8 @@ pub(super) struct TraceSpec {
     pub interval: Option<Quantity>,
     #[serde(default)]
     pub packets: Vec<String>,
+    #[serde(default)]
+    pub drops: Vec<String>,
     pub cwnd: Option<FlowSel>,
     #[serde(default)]
     pub pcap: Vec<String>,

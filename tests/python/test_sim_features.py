@@ -1,0 +1,64 @@
+"""Simulator features of the RFC 7928 evaluation through the Python API: the drop
+trace, CBR batches, fixed-size web transfers, link rate changes, start-up times and
+LEDBAT."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict
+
+import pytest
+
+from aqmlab.sim import Scenario, simulate
+
+RED_ECN = {
+    "type": "red",
+    "limit": 60,
+    "min_th": 5,
+    "max_th": 15,
+    "w_q": 0.002,
+    "max_p": 0.1,
+    "ecn": True,
+}
+
+BASE: Dict[str, Any] = {
+    "duration": "10s",
+    "seed": 3,
+    "link": [
+        {"a": "s1", "b": "r1", "rate": "100Mbps", "delay": "1ms"},
+        {"a": "r1", "b": "k1", "rate": "10Mbps", "delay": "20ms", "queue": RED_ECN},
+    ],
+    "flow": [
+        {"src": "s1", "dst": "k1", "max_window": 200, "count": 3, "ecn": True},
+        {"src": "s1", "dst": "k1", "max_window": 200, "count": 2},
+    ],
+}
+
+
+def base(**top: Any) -> Dict[str, Any]:
+    sc = copy.deepcopy(BASE)
+    sc.update(top)
+    return sc
+
+
+def test_drop_trace_is_the_packet_traces_signals(tmp_path):
+    """`res.traces["drops"]` holds the `x` and `m` rows of the packet trace of the same
+    run, as many as the link summary's drops and marks (the window is the whole run)."""
+    res = simulate(base(trace={"packets": ["r1->k1"], "drops": ["r1->k1"]}), progress=False)
+    drops = res.traces["drops"]
+    assert list(drops.columns) == ["time", "link", "flow", "seq", "event"]
+    pk = res.traces["packets"]
+    pk = pk[pk["event"].isin(["x", "m"])][["time", "link", "flow", "seq", "event"]]
+    assert drops.reset_index(drop=True).equals(pk.reset_index(drop=True))
+    link = res.summary["links"]["r1->k1"]
+    assert link["drops"] > 10 and link["marks"] > 10
+    assert (drops["event"] == "x").sum() == link["drops"]
+    assert (drops["event"] == "m").sum() == link["marks"]
+    out = res.to_dir(tmp_path / "out")
+    assert (out / "trace_drops.parquet").exists()
+    assert Scenario(base(trace={"drops": ["r1->k1"]})).normalized()["trace"]["drops"] == ["r1->k1"]
+
+
+def test_drop_trace_of_an_unknown_direction_is_refused():
+    with pytest.raises(ValueError, match=r"^trace\.drops\[0\].*link direction"):
+        Scenario(base(trace={"drops": ["k1->s1"]}))
