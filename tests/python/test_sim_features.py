@@ -62,3 +62,27 @@ def test_drop_trace_is_the_packet_traces_signals(tmp_path):
 def test_drop_trace_of_an_unknown_direction_is_refused():
     with pytest.raises(ValueError, match=r"^trace\.drops\[0\].*link direction"):
         Scenario(base(trace={"drops": ["k1->s1"]}))
+
+
+def test_cbr_batch_is_normalized_with_the_spacing_of_its_batches():
+    """`rate` stays the mean rate: B packets every B x size x 8 / rate."""
+    sc = base()
+    sc["flow"] = [
+        {
+            "type": "cbr",
+            "src": "s1",
+            "dst": "k1",
+            "rate": "2.1Mbps",
+            "batch": 7,
+            "packet_size": 1500,
+        },
+        {"type": "cbr", "src": "s1", "dst": "k1", "interval": "40ms", "batch": 7},
+        {"type": "cbr", "src": "s1", "dst": "k1", "rate": "1Mbps"},
+    ]
+    flows = Scenario(sc).normalized()["flows"]
+    assert flows[0]["batch"] == 7 and flows[0]["interval"] == pytest.approx(7 * 1500 * 8 / 2.1e6)
+    assert flows[1]["batch"] == 7 and flows[1]["interval"] == pytest.approx(0.04)
+    assert flows[2]["batch"] == 1 and flows[2]["interval"] == pytest.approx(8000 / 1e6)
+    res = simulate(dict(sc, duration="4s", warmup="2s"), progress=False)
+    got = [f["goodput_bps"] for f in res.summary["flows"]]
+    assert got[0] == pytest.approx(2.1e6, rel=0.03) and got[2] == pytest.approx(1e6, rel=0.03)

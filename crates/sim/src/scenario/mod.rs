@@ -130,8 +130,9 @@ pub enum FlowKind {
     Tcp,
     /// TELNET-like: TCP whose application writes one packet at exponential intervals of mean `interval`.
     Telnet { interval: f64 },
-    /// Constant bit rate over UDP: one packet every `interval` seconds.
-    Cbr { interval: f64 },
+    /// Constant bit rate over UDP: `batch` back-to-back packets every `interval`
+    /// seconds.
+    Cbr { interval: f64, batch: u32 },
     /// Poisson packet arrivals, mean interval `interval`.
     Poisson { interval: f64 },
     /// Batches of `batch` packets at Poisson instants of mean interval `interval`.

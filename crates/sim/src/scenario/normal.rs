@@ -96,8 +96,8 @@ pub struct NormalFlow {
     pub path: Vec<String>,
     pub ack_path: Vec<String>,
     pub bottleneck: String,
-    /// Seconds between packets (open loop; for `batch_poisson` between batches) or
-    /// between a TELNET source's writes.
+    /// Seconds between packets (open loop; for `cbr` and `batch_poisson` between
+    /// batches) or between a TELNET source's writes.
     pub interval: Option<f64>,
     pub batch: Option<u32>,
     pub on_time: Option<f64>,
@@ -249,10 +249,10 @@ impl Scenario {
             };
             match f.kind {
                 FlowKind::Tcp => {}
-                FlowKind::Telnet { interval }
-                | FlowKind::Cbr { interval }
-                | FlowKind::Poisson { interval } => n.interval = Some(interval),
-                FlowKind::BatchPoisson { interval, batch } => {
+                FlowKind::Telnet { interval } | FlowKind::Poisson { interval } => {
+                    n.interval = Some(interval)
+                }
+                FlowKind::Cbr { interval, batch } | FlowKind::BatchPoisson { interval, batch } => {
                     (n.interval, n.batch) = (Some(interval), Some(batch));
                 }
                 FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => {

@@ -313,7 +313,7 @@ pub(super) enum SizeDistribution {
     Exponential,
 }
 
-/// Batch Poisson: packets per batch.
+/// CBR and batch Poisson: packets per batch.
 #[derive(Deserialize)]
 pub(super) struct BatchSpec {
     pub batch: Option<i64>,
@@ -332,7 +332,7 @@ pub(super) enum KindSpec {
     Tcp(TcpSpec),
     Telnet(TcpSpec, TelnetSpec),
     Web(TcpSpec, WebSpec),
-    Cbr(OpenLoopSpec),
+    Cbr(OpenLoopSpec, BatchSpec),
     Poisson(OpenLoopSpec),
     BatchPoisson(OpenLoopSpec, BatchSpec),
     ParetoOnOff(OpenLoopSpec, OnOffSpec),
@@ -364,7 +364,7 @@ impl FlowSpec {
             FlowType::Tcp => KindSpec::Tcp(group(&v, path, k)?),
             FlowType::Telnet => KindSpec::Telnet(group(&v, path, k)?, group(&v, path, k)?),
             FlowType::Web => KindSpec::Web(group(&v, path, k)?, group(&v, path, k)?),
-            FlowType::Cbr => KindSpec::Cbr(group(&v, path, k)?),
+            FlowType::Cbr => KindSpec::Cbr(group(&v, path, k)?, group(&v, path, k)?),
             FlowType::Poisson => KindSpec::Poisson(group(&v, path, k)?),
             FlowType::BatchPoisson => {
                 KindSpec::BatchPoisson(group(&v, path, k)?, group(&v, path, k)?)
@@ -401,7 +401,7 @@ impl KindSpec {
     /// The open-loop keys of an open-loop kind.
     pub fn open_loop(&self) -> Option<&OpenLoopSpec> {
         match self {
-            KindSpec::Cbr(o)
+            KindSpec::Cbr(o, _)
             | KindSpec::Poisson(o)
             | KindSpec::BatchPoisson(o, _)
             | KindSpec::ParetoOnOff(o, _) => Some(o),

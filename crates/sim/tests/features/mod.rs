@@ -4,3 +4,4 @@
 use super::*;
 
 mod signals;
+mod sources;
