@@ -86,3 +86,21 @@ def test_cbr_batch_is_normalized_with_the_spacing_of_its_batches():
     res = simulate(dict(sc, duration="4s", warmup="2s"), progress=False)
     got = [f["goodput_bps"] for f in res.summary["flows"]]
     assert got[0] == pytest.approx(2.1e6, rel=0.03) and got[2] == pytest.approx(1e6, rel=0.03)
+
+
+def test_web_fixed_transfer_sizes():
+    """`size_distribution = "fixed"`: every transfer is `mean_packets` packets (here on
+    a lossless path: the packets sent are 10 per transfer, all completed)."""
+    sc = base(duration="30s")
+    sc["link"][1]["queue"] = {"type": "droptail", "limit": 10000}
+    web = {"type": "web", "src": "s1", "dst": "k1", "arrival_rate": 4, "max_transfers": 20}
+    web.update(mean_packets=10, size_distribution="fixed", stop="20s", max_window=100)
+    sc["flow"] = [web]
+    n = Scenario(sc).normalized()["flows"]
+    assert {f["transfer_sizes"] for f in n} == {"fixed"} and len(n) == 20
+    flows = simulate(sc, progress=False).summary["flows"]
+    done = sum(f["transfers"] for f in flows)
+    assert done > 40
+    assert sum(f["sent"] for f in flows) == 10 * done
+    del web["size_distribution"]
+    assert {f["transfer_sizes"] for f in Scenario(sc).normalized()["flows"]} == {"pareto"}

@@ -10,6 +10,7 @@ use super::links::Network;
 use super::read::{SPACING, above, bytes, int_in, pos_secs, rate, secs, ticks};
 use super::spec::{
     BatchSpec, CommonSpec, FlowSpec, KindSpec, OpenLoopSpec, SizeDistribution, StartSpec,
+    TransferSizes,
 };
 use super::{FlowDef, FlowKind, MAX_SECS, tcp};
 use crate::error::{Result, SimError};
@@ -232,6 +233,11 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
             let mean_packets = w.mean_packets.unwrap_or(12.0);
             let mean_packets = above(mean_packets, 1.0, false, &fp("mean_packets"), ">= 1 packet")?;
             let shape = shape(w.shape, 1.2)?;
+            let fixed = w.size_distribution == TransferSizes::Fixed;
+            if fixed && mean_packets.fract() != 0.0 {
+                let allowed = "a whole number of packets >= 1 (size_distribution = \"fixed\")";
+                return Err(SimError::invalid(&fp("mean_packets"), mean_packets, allowed));
+            }
             if t.packets.is_some() {
                 return Err(SimError::at(
                     &fp("packets"),
@@ -239,7 +245,8 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
                 ));
             }
             let slots = int_in(w.max_transfers.unwrap_or(100), &fp("max_transfers"), 1, 100_000)?;
-            FlowKind::Web { arrival_rate, mean_packets, shape, first: 0, slots: slots as u32 }
+            let slots = slots as u32;
+            FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first: 0, slots }
         }
     })
 }

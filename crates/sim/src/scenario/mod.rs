@@ -138,10 +138,11 @@ pub enum FlowKind {
     /// Batches of `batch` packets at Poisson instants of mean interval `interval`.
     BatchPoisson { interval: f64, batch: u32 },
     /// Web mice: TCP transfers arriving as a Poisson process (`arrival_rate` per
-    /// second) with Pareto sizes (mean `mean_packets`, shape `shape`), carried by a
-    /// pool of `slots` connections (flows `first..first + slots`); an arrival finding
-    /// every connection busy is counted as rejected.
-    Web { arrival_rate: f64, mean_packets: f64, shape: f64, first: usize, slots: u32 },
+    /// second) with Pareto sizes (mean `mean_packets`, shape `shape`), or all of
+    /// `mean_packets` packets (`fixed`), carried by a pool of `slots` connections
+    /// (flows `first..first + slots`); an arrival finding every connection busy is
+    /// counted as rejected.
+    Web { arrival_rate: f64, mean_packets: f64, shape: f64, fixed: bool, first: usize, slots: u32 },
     /// Pareto ON/OFF: during ON periods (mean `on_time`), one packet every `interval`;
     /// OFF periods of mean `off_time`; both Pareto with shape `shape`.
     ParetoOnOff { interval: f64, on_time: f64, off_time: f64, shape: f64 },

@@ -15,8 +15,8 @@
 //! flows:      [{id, name, spec, type, src, dst, start, stop, packet_size,
 //!               size_distribution, ecn, prep_delay, seed, path, ack_path, bottleneck,
 //!               interval, batch, on_time, off_time, shape, arrival_rate, mean_packets,
-//!               first, slots, tcp}]
-//! events:     [{at, link, a, b, action}]
+//!               first, slots, tcp, transfer_sizes}]
+//! events:     [{at, link, a, b, action, rate_bps}]
 //! trace:      {queue, interval, packets, cwnd, pcap, drops}
 //! ```
 //!
@@ -105,6 +105,9 @@ pub struct NormalFlow {
     pub shape: Option<f64>,
     pub arrival_rate: Option<f64>,
     pub mean_packets: Option<f64>,
+    /// Web mice: the transfers' sizes, "pareto" or "fixed" (`size_distribution` of a
+    /// web entry; the flows' `size_distribution` is that of their packets).
+    pub transfer_sizes: Option<&'static str>,
     /// Web mice: the group's first connection and the number of connections.
     pub first: Option<usize>,
     pub slots: Option<u32>,
@@ -259,8 +262,9 @@ impl Scenario {
                     n.interval = Some(interval);
                     (n.on_time, n.off_time, n.shape) = (Some(on_time), Some(off_time), Some(shape));
                 }
-                FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => {
+                FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first, slots } => {
                     (n.arrival_rate, n.mean_packets) = (Some(arrival_rate), Some(mean_packets));
+                    n.transfer_sizes = Some(if fixed { "fixed" } else { "pareto" });
                     (n.shape, n.first, n.slots) = (Some(shape), Some(first), Some(slots));
                 }
             }

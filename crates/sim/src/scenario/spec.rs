@@ -294,6 +294,17 @@ pub(super) struct WebSpec {
     pub mean_packets: Option<f64>,
     pub shape: Option<f64>,
     pub max_transfers: Option<i64>,
+    /// The transfers' sizes: Pareto (the default) or all `mean_packets`.
+    #[serde(default, deserialize_with = "named")]
+    pub size_distribution: TransferSizes,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum TransferSizes {
+    #[default]
+    Pareto,
+    Fixed,
 }
 
 /// The keys of every open-loop flow: its mean rate or packet interval.

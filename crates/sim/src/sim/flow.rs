@@ -50,6 +50,8 @@ pub(super) enum Source {
         rate: f64,
         mean: f64,
         shape: f64,
+        /// Every transfer is `mean` packets (else Pareto sizes of mean `mean`).
+        fixed: bool,
     },
 }
 
@@ -159,14 +161,17 @@ impl Flow {
                 shape,
                 on_until: 0,
             },
-            FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => Source::Web {
-                generator: first == id,
-                first,
-                slots,
-                rate: arrival_rate,
-                mean: mean_packets,
-                shape,
-            },
+            FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first, slots } => {
+                Source::Web {
+                    generator: first == id,
+                    first,
+                    slots,
+                    rate: arrival_rate,
+                    mean: mean_packets,
+                    shape,
+                    fixed,
+                }
+            }
         };
         let web =
             matches!(f.kind, FlowKind::Web { .. }).then(|| Box::new(WebConn::new(tcp_params(f))));

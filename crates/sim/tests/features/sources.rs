@@ -84,3 +84,71 @@ fn cbr_batch_one_is_plain_cbr() {
         assert!(e.contains("flow[0].batch") && e.contains("[1, 1048576]"), "{e}");
     }
 }
+
+/// The transfer sizes of web flow rows: the runs of sequence numbers from 0 in the
+/// data packets each connection sends into `s1->r1` (a lossless path: no
+/// retransmission), per connection in order.
+fn transfer_sizes(web: &str, tag: &str) -> (Summary, Vec<u64>) {
+    let dir = std::env::temp_dir().join(format!("aqmlab-web-{tag}-{}", std::process::id()));
+    let t = path(r#"{ type = "droptail", limit = 10000 }"#, web, "40s", "0s")
+        + "[trace]\npackets = [\"s1->r1\"]\n";
+    let s = sim::run(scenario(&t), Some(&dir)).unwrap();
+    let text = std::fs::read_to_string(dir.join("packets.csv")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let mut last: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+    for r in text.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()) {
+        if r[2] != "a" || r[6] == "1" {
+            continue;
+        }
+        let (flow, seq): (u64, u64) = (r[3].parse().unwrap(), r[4].parse().unwrap());
+        let sizes = last.entry(flow).or_default();
+        if seq == 0 {
+            sizes.push(1);
+        } else {
+            let n = sizes.last_mut().unwrap();
+            assert_eq!(seq, *n, "flow {flow}: packets in order, none twice");
+            *n += 1;
+        }
+    }
+    (s, last.into_values().flatten().collect())
+}
+
+const WEB: &str = "[[flow]]\ntype = \"web\"\nsrc = \"s1\"\ndst = \"k1\"\narrival_rate = 5\n\
+                   max_transfers = 20\nmax_window = 100\nstop = \"30s\"\n";
+
+/// `size_distribution = "fixed"`: every transfer is exactly `mean_packets` packets;
+/// the default draws Pareto sizes of that mean.
+#[test]
+fn web_fixed_sizes() {
+    let (s, sizes) = transfer_sizes(
+        &format!("{WEB}mean_packets = 10\nsize_distribution = \"fixed\"\n"),
+        "fixed",
+    );
+    let done: u64 = s.flows.iter().map(|f| f.transfers).sum();
+    // about 5 per second for 30 s, all completed by the end
+    assert!((100..=200).contains(&sizes.len()), "{}", sizes.len());
+    assert_eq!(done, sizes.len() as u64);
+    assert!(sizes.iter().all(|&n| n == 10), "{sizes:?}");
+    assert!(s.flows.iter().all(|f| f.retransmits == 0 && f.drops == 0));
+    let (_, pareto) = transfer_sizes(&format!("{WEB}mean_packets = 10\n"), "pareto");
+    let (lo, hi) = (pareto.iter().min().unwrap(), pareto.iter().max().unwrap());
+    // Pareto shape 1.2, mean 10: scale 10 * 0.2 / 1.2 = 1.67 packets, so sizes of 2
+    // packets (P = 1 - (1.67/2.5)^1.2 = 0.38) and above 30 (P = (1.67/29.5)^1.2 = 0.03)
+    // are both met in ~150 draws
+    assert!(*lo <= 2 && *hi > 30, "{lo} {hi}");
+}
+
+#[test]
+fn web_fixed_sizes_are_whole_packets() {
+    let q = r#"{ type = "droptail", limit = 100 }"#;
+    let bad = [
+        ("mean_packets = 10.5\nsize_distribution = \"fixed\"\n", "flow[0].mean_packets"),
+        ("size_distribution = \"exponential\"\n", "flow[0].size_distribution"),
+    ];
+    for (keys, at) in bad {
+        let e = Scenario::from_toml_str(&path(q, &format!("{WEB}{keys}"), "5s", "0s"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(at), "{e}");
+    }
+}
