@@ -104,3 +104,19 @@ def test_web_fixed_transfer_sizes():
     assert sum(f["sent"] for f in flows) == 10 * done
     del web["size_distribution"]
     assert {f["transfer_sizes"] for f in Scenario(sc).normalized()["flows"]} == {"pareto"}
+
+
+def test_rate_event_halves_a_saturated_link():
+    """`[[event]] action = "rate"`: the bottleneck serves at 5 Mb/s from 10 s on."""
+    sc = base(duration="20s", warmup="12s")
+    sc["link"][1]["queue"] = {"type": "droptail", "limit": 100}
+    sc["event"] = [{"at": "10s", "a": "r1", "b": "k1", "action": "rate", "rate": "5Mbps"}]
+    ev = Scenario(sc).normalized()["events"][0]
+    assert (ev["action"], ev["rate_bps"]) == ("rate", 5e6)
+    link = simulate(sc, progress=False).summary["links"]["r1->k1"]
+    assert link["throughput_bps"] == pytest.approx(5e6, rel=0.01)
+    before = simulate(dict(sc, duration="10s", warmup="2s"), progress=False)
+    assert before.summary["links"]["r1->k1"]["throughput_bps"] == pytest.approx(10e6, rel=0.01)
+    sc["event"][0]["action"] = "down"
+    with pytest.raises(ValueError, match=r"^event\[0\]\.rate: allowed only with action"):
+        Scenario(sc)

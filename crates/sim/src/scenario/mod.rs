@@ -115,12 +115,32 @@ pub struct LinkDef {
     pub cost: u32,
 }
 
-/// A link going down or up at a given time.
+/// A link going down or up, or changing its rate, at a given time.
 #[derive(Clone, Debug)]
 pub struct LinkEvent {
     pub at: Time,
     pub link: usize,
-    pub up: bool,
+    pub action: LinkAction,
+}
+
+/// What a [`LinkEvent`] does to its link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkAction {
+    Down,
+    Up,
+    /// Both directions serve at this rate (b/s) from then on; a packet in
+    /// transmission finishes at the rate it started with.
+    Rate(f64),
+}
+
+impl LinkAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkAction::Down => "down",
+            LinkAction::Up => "up",
+            LinkAction::Rate(_) => "rate",
+        }
+    }
 }
 
 /// What a flow sends.
@@ -264,8 +284,11 @@ impl Scenario {
         };
         if let Some((size, who)) = smallest_packet(&flows) {
             links::check_rates(&net.links, size, &who)?;
+            events::check_rates(&events, size, &who)?;
             let budget = max_memory.unwrap_or_else(memory::default_budget);
-            memory::check(&net.nodes, &net.links, &flows, size, budget, max_memory.is_some())?;
+            // (each line at the fastest rate it will have)
+            let fastest = events::fastest(&net.links, &events);
+            memory::check(&net.nodes, &fastest, &flows, size, budget, max_memory.is_some())?;
         }
         let trace = traces::read(&spec.trace, &net, &flows)?;
         let bottleneck = match &spec.bottleneck {

@@ -121,6 +121,8 @@ pub struct NormalEvent {
     pub a: String,
     pub b: String,
     pub action: &'static str,
+    /// The new rate of a `rate` event, b/s (null for down and up).
+    pub rate_bps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -171,7 +173,11 @@ impl Scenario {
                 link: e.link,
                 a: node(e.link, false),
                 b: node(e.link, true),
-                action: if e.up { "up" } else { "down" },
+                action: e.action.name(),
+                rate_bps: match e.action {
+                    super::LinkAction::Rate(bps) => Some(bps),
+                    _ => None,
+                },
             })
             .collect()
     }

@@ -63,7 +63,7 @@ pub(super) struct LinkSpec {
     pub cost: Option<i64>,
 }
 
-/// A `[[event]]`: the link between `a` and `b` goes down or up.
+/// A `[[event]]`: the link between `a` and `b` goes down or up, or changes its rate.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct EventSpec {
@@ -72,6 +72,8 @@ pub(super) struct EventSpec {
     pub b: String,
     #[serde(deserialize_with = "named")]
     pub action: Action,
+    /// The new rate (`action = "rate"` only).
+    pub rate: Option<Quantity>,
 }
 
 #[derive(Clone, Copy, Deserialize, PartialEq)]
@@ -79,6 +81,7 @@ pub(super) struct EventSpec {
 pub(super) enum Action {
     Down,
     Up,
+    Rate,
 }
 
 /// The `[trace]` table.

@@ -3,5 +3,6 @@
 
 use super::*;
 
+mod links;
 mod signals;
 mod sources;
