@@ -73,9 +73,11 @@ impl Sim {
     pub(super) fn web_arrival(&mut self, f: usize) {
         let now = self.now;
         let fl = &mut self.flows[f];
-        let Source::Web { first, slots, rate, mean, shape, .. } = fl.source else { return };
-        let size =
-            pareto(&mut fl.rng, mean, shape).round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
+        let Source::Web { first, slots, rate, mean, shape, fixed, .. } = fl.source else {
+            return;
+        };
+        let size = if fixed { mean } else { pareto(&mut fl.rng, mean, shape) };
+        let size = size.round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
         let at = now + ns(expo(&mut fl.rng, 1.0 / rate));
         if fl.stop.is_none_or(|s| at < s) {
             self.schedule(at, Kind::App, f);
