@@ -75,6 +75,12 @@ BUILD_FILE = "aqmlab-build"
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+_ECN_TEXT = (
+    "\n\nECN variant (RFC 7928 Section 4.5): every TCP flow is ECN-capable and the AQM "
+    "has ecn = true where its type has the key (Drop Tail has none and drops)."
+)
+
+
 @dataclass(frozen=True)
 class Run:
     """One sweep: an RFC 7928 scenario, with or without ECN."""
@@ -92,13 +98,13 @@ class Run:
     def info(self) -> Dict[str, Any]:
         """What the report shows of it: id, section, title, description, ECN."""
         sc = self.scenario
-        title = sc.title + (" (ECN: every TCP flow ECN-capable, the AQM marks)" if self.ecn else "")
+        title = sc.title + (" (ECN)" if self.ecn else "")
         return {
             "id": self.id,
             "scenario": sc.id,
             "section": sc.section,
             "title": title,
-            "description": sc.description,
+            "description": sc.description + (_ECN_TEXT if self.ecn else ""),
             "ecn": self.ecn,
         }
 
@@ -499,7 +505,7 @@ def assemble(
             for i in k.index[ok]:
                 head = {c: _plain(k.at[i, c]) for c in FLOW_KEY_COLUMNS}
                 for f in json.loads(df.at[i, "flows_json"]):
-                    flow_rows.append({**head, **f})
+                    flow_rows.append({**head, **_flow_fields(f)})
     metrics = _order_columns(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame())
     flows = (
         pd.DataFrame.from_records(flow_rows)
@@ -507,6 +513,12 @@ def assemble(
         else pd.DataFrame(columns=list(FLOW_KEY_COLUMNS))
     )
     return metrics, flows, failed
+
+
+def _flow_fields(f: Mapping[str, Any]) -> Dict[str, Any]:
+    """A flow's fields, those named like a key column prefixed with ``flow_`` (the flow's
+    TCP ``variant`` becomes ``flow_variant``, beside the scenario's ``variant``)."""
+    return {(f"flow_{k}" if k in FLOW_KEY_COLUMNS else k): v for k, v in f.items()}
 
 
 def _plain(v: Any) -> Any:

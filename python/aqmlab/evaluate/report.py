@@ -36,6 +36,7 @@ METRICS: Dict[str, Tuple[str, float, str, Optional[str]]] = {
     "delay_p95": ("delay p95, ms", 1e3, ".1f", "lower"),
     "delay_p99": ("delay p99, ms", 1e3, ".1f", "lower"),
     "loss_rate": ("loss rate, %", 100.0, ".3f", "lower"),
+    "loss_target": ("loss target, %", 100.0, ".1f", None),
     "mark_rate": ("mark rate, %", 100.0, ".3f", None),
     "loss_interval_mean": ("signal interval, s", 1.0, ".3f", None),
     "loss_interval_cv": ("signal interval CV", 1.0, ".2f", None),
@@ -295,7 +296,11 @@ def table_columns(df: "pd.DataFrame") -> List[str]:
     from .core import KEY_COLUMNS
 
     cols = [c for c in df.columns if c not in KEY_COLUMNS and c != "wall_time"]
-    return [c for c in cols if df[c].notna().any()]
+    cols = [c for c in cols if df[c].notna().any()]
+    if "loss_target" in cols and "loss_rate" in cols:  # the target beside the measured rate
+        cols.remove("loss_target")
+        cols.insert(cols.index("loss_rate") + 1, "loss_target")
+    return cols
 
 
 def metric_table(df: "pd.DataFrame") -> List[str]:
