@@ -120,3 +120,29 @@ def test_rate_event_halves_a_saturated_link():
     sc["event"][0]["action"] = "down"
     with pytest.raises(ValueError, match=r"^event\[0\]\.rate: allowed only with action"):
         Scenario(sc)
+
+
+def test_startup_times():
+    """`startup_time` per TCP flow (its first data packet's trip on the idle path:
+    1000 B at 100 Mb/s + 1 ms + 1000 B at 10 Mb/s + 20 ms), NaN in the flows table
+    where none arrived; `mean_startup` and `fct_p95` for web pools."""
+    sc = base(duration="10s")
+    web = {"type": "web", "src": "s1", "dst": "k1", "arrival_rate": 5, "max_transfers": 10}
+    sc["flow"] = [
+        {"src": "s1", "dst": "k1", "packets": 50, "start": "1s"},
+        {"src": "s1", "dst": "k1", "start": "20s"},
+        dict(web, mean_packets=10, size_distribution="fixed", start="3s"),
+    ]
+    res = simulate(sc, progress=False)
+    trip = 8000 / 100e6 + 1e-3 + 8000 / 10e6 + 20e-3
+    flows = res.summary["flows"]
+    assert flows[0]["startup_time"] == pytest.approx(trip, abs=1e-9)
+    assert flows[1]["startup_time"] is None
+    df = res.flows
+    assert df["startup_time"].isna().tolist() == [False, True] + [True] * 10
+    pool = flows[2:]
+    assert pool[0]["fct_p95"] >= max(f["mean_fct"] or 0 for f in pool)
+    assert all(f["fct_p95"] is None for f in pool[1:])
+    for f in pool:
+        if f["transfers"]:
+            assert trip - 1e-9 <= f["mean_startup"] < f["mean_fct"]

@@ -6,3 +6,4 @@ use super::*;
 mod links;
 mod signals;
 mod sources;
+mod startup;
