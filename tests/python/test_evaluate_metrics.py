@@ -93,6 +93,16 @@ def test_jain() -> None:
     assert math.isnan(M.jain([])) and math.isnan(M.jain([0.0, 0.0]))
 
 
+def test_fair_shares() -> None:
+    """Window [0, 30]: flows a, b throughout, c over [10, 20]: a and b have 1/2 for 20 s
+    and 1/3 for 10 s (share (10 + 10/3) / 30 of the capacity each), c 1/3 for 10 s."""
+    a, c = (10 + 10 / 3) / 30, (10 / 3) / 30
+    got = M.fair_shares([(-5.0, 99.0), (0.0, 30.0), (10.0, 20.0)], 0.0, 30.0)
+    assert got == pytest.approx([a, a, c]) and sum(got) == pytest.approx(1.0)
+    assert M.fair_shares([(0.0, 1.0)] * 4, 0.0, 1.0) == pytest.approx([0.25] * 4)
+    assert M.fair_shares([(0.0, 1.0), (2.0, 3.0)], 0.0, 1.0) == pytest.approx([1.0, 0.0])
+
+
 def test_classes() -> None:
     """Web connections take their pool's class; sums and loss rates per class."""
     assert [M.class_of(n) for n in ("bulk", "web#3.7", None)] == ["bulk", "web", ""]
@@ -171,3 +181,31 @@ def test_row_assembles_the_columns() -> None:
     assert r["fct_mean"] == pytest.approx((1.5 + 4 * 0.5) / 5)
     assert r["startup_mean"] == pytest.approx((0.2 + 4 * 0.1) / 5)
     assert r["utilization"] == 0.9 and r["delay_p99"] == 0.05
+
+
+def test_row_jain_startup_and_pools() -> None:
+    """Window [10, 60]. Two bulk flows throughout and two from 30 s to their stop at 40 s,
+    each getting exactly its fair share (while four run, a quarter; otherwise a half):
+    Jain's index is 1. A flow started before the warm-up has no start-up time here; the
+    completion-time percentile weighs each pool's by all its transfers."""
+    cap = 8e6
+    both = cap * (40 / 2 + 10 / 4) / 50  # the whole-window goodput of a persistent flow
+    part = cap * (10 / 4) / 50
+    web = dict(type="web", mean_startup=0.1)
+    flows = [
+        _flow(0, "bulk", both, startup_time=0.05),
+        _flow(1, "bulk", both, startup_time=0.05),
+        _flow(2, "bulk", part, start=30.0, startup_time=0.3),
+        _flow(3, "bulk", part, start=30.0, startup_time=0.5),
+        dict(_flow(4, "web#0.0", 1e4), transfers=2, mean_fct=1.0, fct_p95=3.0, **web),
+        dict(_flow(5, "web#0.1", 1e4), transfers=6, mean_fct=1.0, **web),
+        dict(_flow(6, "burst#0.0", 1e4), transfers=4, mean_fct=2.0, fct_p95=5.0, **web),
+    ]
+    stops = {2: 40.0, 3: 40.0}
+    r = M.row("8.2.5", _summary(flows), [], [], ("bulk",), ("bulk",), 0.1, stops=stops)
+    assert r["jain"] == pytest.approx(1.0)
+    plain = M.jain([both, both, part, part])
+    assert plain < 0.8  # the plain index of the goodputs would call this unfair
+    assert r["startup_mean"] == pytest.approx((0.3 + 0.5 + 12 * 0.1) / 14)
+    assert r["fct_mean"] == pytest.approx((8 * 1.0 + 4 * 2.0) / 12)
+    assert r["fct_p95"] == pytest.approx((8 * 3.0 + 4 * 5.0) / 12)

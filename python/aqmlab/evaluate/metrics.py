@@ -31,6 +31,7 @@ __all__ = [
     "loss_intervals",
     "loss_sync",
     "jain",
+    "fair_shares",
     "class_of",
     "class_sums",
     "class_loss_rates",
@@ -109,6 +110,22 @@ def jain(values: ArrayLike) -> float:
     return float(x.sum() ** 2 / (x.size * sq))
 
 
+def fair_shares(intervals: Sequence[Tuple[float, float]], start: float, end: float) -> List[float]:
+    """Each flow's fair share of a constant capacity over the window [start, end], as a
+    fraction of the capacity: at every instant the flows active then (flow i over its
+    `intervals[i]` = (begin, end)) share it equally; a flow's share is the time average
+    over the window. Equal intervals give 1/n each; a flow never active gets 0."""
+    spans = [(max(a, start), min(b, end)) for a, b in intervals]
+    cuts = sorted({start, end, *(t for ab in spans for t in ab if start < t < end)})
+    shares = [0.0] * len(spans)
+    width = end - start
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        on = [i for i, (x, y) in enumerate(spans) if x <= a and y >= b and y > x]
+        for i in on:
+            shares[i] += (b - a) / len(on) / width
+    return shares
+
+
 def class_of(name: Optional[str]) -> str:
     """A flow's class from its summary name (``bulk``; a web connection ``web#3.7``)."""
     return (name or "").split("#", 1)[0]
@@ -160,12 +177,14 @@ def fct(
     single: Sequence[float], rows: Sequence[Tuple[float, Optional[float], Optional[float]]]
 ) -> Tuple[float, float]:
     """(mean, 95th percentile) of completion times. `single`: the completion times of
-    finite TCP flows; `rows`: per web connection (transfers completed, their mean, their
-    95th percentile). The mean is over every transfer; the percentile is the
+    finite TCP flows; `rows`: (transfers, their mean completion time, their 95th
+    percentile), either value None when the row does not give it (the simulator gives
+    the mean per web connection and the percentile once per pool, over the pool's
+    transfers). The mean is over every transfer; the percentile is the
     transfer-weighted mean of the sources' 95th percentiles (the finite flows' own
-    percentile, weight their number; each connection's, weight its transfers), which
-    is the percentile itself when there is one source, and an estimate of it when the
-    connections of a pool share one distribution. NaN, NaN without transfers."""
+    percentile, weight their number; each pool's, weight its transfers), which is the
+    percentile itself when there is one source, and an estimate of it otherwise. NaN,
+    NaN without transfers."""
     n, s = _weighted(single, [(k, m) for k, m, _ in rows])
     if n == 0:
         return NAN, NAN
@@ -184,6 +203,20 @@ def startup_mean(single: Sequence[float], rows: Sequence[Tuple[float, Optional[f
     return s / n if n > 0 else NAN
 
 
+def _pool(flow: Mapping[str, Any]) -> str:
+    """A web connection's pool: its name without the connection index (``web#0.3`` ->
+    ``web#0``); the pool's ``fct_p95`` is on its first row and covers all its transfers."""
+    return str(flow.get("name") or "").rsplit(".", 1)[0]
+
+
+def _active(
+    flow: Mapping[str, Any], start: float, end: float, stops: Mapping[int, Optional[float]]
+) -> Tuple[float, float]:
+    """The part of [start, end] in which `flow` runs (from its start to its stop)."""
+    stop = stops.get(int(flow["id"]))
+    return max(start, float(flow["start"])), min(end, end if stop is None else float(stop))
+
+
 def _num(x: Any) -> Optional[float]:
     return None if x is None else float(x)
 
@@ -197,12 +230,23 @@ def row(
     long_lived: Sequence[str],
     base_rtt: float,
     bottleneck: str = "l->r",
+    stops: Optional[Mapping[int, Optional[float]]] = None,
 ) -> Dict[str, Any]:
     """The metric columns of one run: `summary` is the simulator's, `signal_*` the
     bottleneck's congestion signals (every row of its ``drops`` trace), `classes` the
     class columns to write (NaN for a class the run lacks), `long_lived` the classes of
-    the long-lived flows (Jain's index, loss synchronization)."""
+    the long-lived flows (Jain's index, loss synchronization), `stops` the stop time of
+    each flow id that has one (the flow then runs from its ``start`` to its stop).
+
+    Jain's index is over the long-lived flows' goodputs each divided by the flow's fair
+    share (:func:`fair_shares`: equal split among the flows running at each instant), as
+    Jain, Chiu and Hawe normalize by the fair allocation: when every long-lived flow runs
+    through the whole window this is the plain index of the goodputs; in 8.2.5, whose
+    extra flows run for a third of it, perfect sharing still gives 1. The start-up mean
+    is over transfers that start inside the window (long-lived flows started before the
+    warm-up are not transfers measured here)."""
     start, end = float(summary["warmup"]), float(summary["duration"])
+    stops = stops or {}
     link = summary["links"][bottleneck]
     flows: List[Mapping[str, Any]] = summary["flows"]
     cls = [class_of(f.get("name")) for f in flows]
@@ -211,16 +255,26 @@ def row(
     t, f = in_window(signal_times, signal_flows, start, end)
     li_mean, li_cv = loss_intervals(t)
     ll_ids = [int(x["id"]) for x, c in zip(flows, cls) if c in long_lived]
+    ll_rates = [g for g, c in zip(goodput, cls) if c in long_lived]
+    shares = fair_shares(
+        [_active(x, start, end, stops) for x, c in zip(flows, cls) if c in long_lived], start, end
+    )
     finite = [x for x in flows if x["type"] == "tcp" and x.get("completion_time") is not None]
     webs = [x for x in flows if x["type"] == "web"]
+    pools = class_sums([_pool(x) for x in webs], [x.get("transfers", 0) for x in webs])
     fct_mean, fct_p95 = fct(
         [float(x["completion_time"]) - float(x["start"]) for x in finite],
-        [(x.get("transfers", 0), _num(x.get("mean_fct")), _num(x.get("fct_p95"))) for x in webs],
+        [(x.get("transfers", 0), _num(x.get("mean_fct")), None) for x in webs]
+        + [
+            (pools[_pool(x)], None, _num(x["fct_p95"]))
+            for x in webs
+            if x.get("fct_p95") is not None
+        ],
     )
     startups = [
         float(x["startup_time"])
         for x in flows
-        if x["type"] == "tcp" and x.get("startup_time") is not None
+        if x["type"] == "tcp" and x.get("startup_time") is not None and x["start"] >= start
     ]
     per_class = class_sums(cls, goodput)
     loss = class_loss_rates(cls, [x["drops"] for x in flows], [x["sent"] for x in flows])
@@ -236,7 +290,7 @@ def row(
         "loss_interval_mean": li_mean,
         "loss_interval_cv": li_cv,
         "loss_sync": loss_sync(t, f, ll_ids, base_rtt),
-        "jain": jain([g for g, c in zip(goodput, cls) if c in long_lived]),
+        "jain": jain([g / s for g, s in zip(ll_rates, shares) if s > 0]),
         "fct_mean": fct_mean,
         "fct_p95": fct_p95,
         "startup_mean": startup_mean(

@@ -115,12 +115,13 @@ def _json_value(x: Any) -> Any:
 
 def _run(point: Dict[str, Any]) -> Dict[str, Any]:
     """One point: simulate and measure (see the module doc)."""
-    from ..sim import simulate
+    from ..sim import Scenario, simulate
 
-    data = scenario_of(point)
+    scenario = Scenario(scenario_of(point))
     sc = scenarios.get(str(point["scenario"]))
+    stops = {int(f["id"]): f.get("stop") for f in scenario.normalized()["flows"]}
     with tempfile.TemporaryDirectory(prefix="aqmlab-evaluate-") as tmp:
-        res = simulate(data, progress=False, trace_dir=tmp)
+        res = simulate(scenario, progress=False, trace_dir=tmp)
     times, flows = _signals(res.traces, scenarios.BOTTLENECK)
     row = metrics.row(
         sc.id,
@@ -131,6 +132,7 @@ def _run(point: Dict[str, Any]) -> Dict[str, Any]:
         scenarios.LONG_LIVED,
         scenarios.BASE_RTT,
         scenarios.BOTTLENECK,
+        stops={k: v for k, v in stops.items() if v is not None},
     )
     row["loss_target"] = sc.loss_target if sc.loss_target is not None else float("nan")
     rows = [{k: _json_value(v) for k, v in r.items()} for r in _flow_rows(res.summary["flows"])]
