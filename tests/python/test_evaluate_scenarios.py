@@ -233,6 +233,8 @@ def test_builds_are_deterministic_and_flows_named_by_class() -> None:
             hosts.add((f["src"], f["dst"]))
             if f["type"] == "tcp":
                 assert f["sack"] and not f["delayed_ack"] and f["packet_size"] == 1500
+            if f["type"] in ("tcp", "web"):
+                assert f["initial_rto"] == 1.0  # RFC 6298 Section 2.1
 
 
 def test_queue_tables_buffer_and_ecn() -> None:
