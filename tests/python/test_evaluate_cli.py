@@ -193,3 +193,12 @@ def test_out_is_checked_before_anything_runs(tmp_path, capsys):
     assert "--out" in capsys.readouterr().err
     assert cli.main(["evaluate", "--aqm", "red"]) == 2
     assert "--out DIR is required" in capsys.readouterr().err
+
+
+def test_build_covers_the_scenario_and_metric_code(monkeypatch):
+    """The build a sweep is stored under changes with the code of the scenarios, runner
+    and metrics (not only with the simulator), so stale runs are set aside."""
+    a = core.build_id()
+    assert a == core.build_id()
+    monkeypatch.setattr(core, "_RESULT_MODULES", core._RESULT_MODULES[:-1])
+    assert core.build_id() != a

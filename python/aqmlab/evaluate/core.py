@@ -255,11 +255,23 @@ def sweep_spec(
     }
 
 
+#: The modules whose code decides a run's numbers besides the simulator: the scenarios'
+#: definitions, the runner and the metrics.
+_RESULT_MODULES = ("scenarios.py", "sensitivity.py", "runner.py", "metrics.py")
+
+
 def build_id() -> str:
-    """The digest of the package version and the compiled simulator (the catalogue's)."""
+    """The digest of the package version, the compiled simulator (the catalogue's build)
+    and the source of :data:`_RESULT_MODULES`, so that a changed scenario or metric
+    definition is computed again rather than mixed with stored runs."""
+    import hashlib
+
     from ..reproduce.running import build_id as _bid
 
-    return _bid()
+    h = hashlib.sha256(_bid().encode())
+    for name in _RESULT_MODULES:
+        h.update(Path(__file__).with_name(name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _keep_or_set_aside(d: Path, build: str, fixed_hash: str, progress: bool) -> None:
