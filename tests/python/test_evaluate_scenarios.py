@@ -235,6 +235,7 @@ def test_builds_are_deterministic_and_flows_named_by_class() -> None:
                 assert f["sack"] and not f["delayed_ack"] and f["packet_size"] == 1500
             if f["type"] in ("tcp", "web"):
                 assert f["initial_rto"] == 1.0  # RFC 6298 Section 2.1
+                assert f["prep_delay"] == pytest.approx(1500 * 8 / 10e6)  # one packet time
 
 
 def test_queue_tables_buffer_and_ecn() -> None:
