@@ -259,6 +259,16 @@ def variant_plot(df: "pd.DataFrame", path: Path, title: str) -> None:
             ax.set_xticklabels([t for _, t in labels], rotation=90, fontsize="x-small")
         if better == "one":
             ax.axhline(1.0, color="0.5", lw=0.8, ls="--")
+            means = stats["mean"].to_numpy(dtype=float)
+            if shared and np.isfinite(means).all() and (means > 0).all():  # 2 as far as 0.5
+                from matplotlib.ticker import NullFormatter
+
+                ax.set_yscale("log")
+                lo, hi = ax.get_ylim()
+                ticks = [t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20) if lo <= t <= hi]
+                ax.set_yticks(ticks)
+                ax.set_yticklabels([f"{t:g}" for t in ticks])
+                ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_ylabel(head)
         ax.grid(True, alpha=0.3)
     if shared:
