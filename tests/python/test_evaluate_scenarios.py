@@ -406,6 +406,26 @@ def test_runner_rtt_fairness_under_droptail() -> None:
     assert row["goodput_ratio"] == pytest.approx(row["goodput_bps_rtt"] / row["goodput_bps_ref"])
 
 
+def test_runner_no_phase_effects_in_rtt_fairness() -> None:
+    """6 at full length under Drop Tail, three seeds: a NewReno flow's rate falls with
+    its RTT, so the flow at 40 ms gets more than the 100 ms one and the flow at 200 ms
+    less. A deterministic simulation without the senders' jitter shares the link by
+    the phase of the two RTTs instead (it gave 0.31 at 40 ms)."""
+    from aqmlab.evaluate import runner
+
+    def ratio(v: str) -> float:
+        rows = [
+            runner.run(
+                {"scenario": "6", "variant": v, "ecn": False, "quick": False}
+                | {"queue": {"type": "droptail"}, "seed": seed}
+            )
+            for seed in (1, 2, 3)
+        ]
+        return sum(r["goodput_ratio"] for r in rows) / len(rows)
+
+    assert ratio("40ms") > 1 > ratio("200ms")
+
+
 def test_runner_unresponsive_udp_above_capacity() -> None:
     """5.3.2: UDP sending 1.5 C gets at most the link, and under a single queue (RED)
     nearly all of it; under FQ-CoDel the TCP flow keeps a large part of its half share
