@@ -426,6 +426,19 @@ def test_runner_no_phase_effects_in_rtt_fairness() -> None:
     assert ratio("40ms") > 1 > ratio("200ms")
 
 
+def test_runner_ledbat_yields_to_a_standing_queue_only() -> None:
+    """5.4 (RFC 6817): LEDBAT backs off when the queueing delay it measures exceeds its
+    100 ms target. Drop Tail's 167-packet buffer, kept full by NewReno, holds up to
+    200 ms: LEDBAT yields (ratio LEDBAT / NewReno below 1). CoDel holds the queue near
+    5 ms, below the target, so LEDBAT grows as if the path were empty and takes a larger
+    share than under Drop Tail (RFC 7928 Section 5.4's point)."""
+    _, tail = _run("5.4", "droptail")
+    _, codel = _run("5.4", "codel")
+    assert tail["delay_mean"] > 0.100 and codel["delay_mean"] < 0.100
+    assert tail["goodput_ratio"] < 1
+    assert codel["goodput_ratio"] > tail["goodput_ratio"]
+
+
 def test_runner_unresponsive_udp_above_capacity() -> None:
     """5.3.2: UDP sending 1.5 C gets at most the link, and under a single queue (RED)
     nearly all of it; under FQ-CoDel the TCP flow keeps a large part of its half share
