@@ -56,6 +56,13 @@ _COMMANDS = [
         "run",
     ),
     (
+        "evaluate",
+        "run the RFC 7928 AQM characterization scenarios for a set of AQMs, with a report",
+        "aqmlab.evaluate.cli",
+        "add_arguments",
+        "run",
+    ),
+    (
         "sweep",
         "run a parameter sweep in parallel (local cores or a Dask cluster)",
         "aqmlab.sweeps.cli",

@@ -30,7 +30,12 @@ from typing import Any, Callable, Dict, Mapping, Optional, Union
 __all__ = ["Scenario", "Result", "simulate", "dumbbell", "TRACE_FILES"]
 
 #: Trace name -> CSV file written by the simulator.
-TRACE_FILES = {"queue": "queue.csv", "packets": "packets.csv", "cwnd": "cwnd.csv"}
+TRACE_FILES = {
+    "queue": "queue.csv",
+    "packets": "packets.csv",
+    "drops": "drops.csv",
+    "cwnd": "cwnd.csv",
+}
 
 
 def _load_toml(text: str) -> Dict[str, Any]:
@@ -111,7 +116,7 @@ class Result:
     ):
         #: dict in the shape of ``summary.json``
         self.summary = summary
-        #: name -> DataFrame ("queue", "packets", "cwnd")
+        #: name -> DataFrame ("queue", "packets", "drops", "cwnd")
         self.traces = traces
         #: pcap files, if asked for (copied by ``to_dir``)
         self.pcap_files = sorted(trace_dir.glob("*.pcap")) if trace_dir else []

@@ -201,6 +201,9 @@ pub struct FlowMon {
     pub cwnd: TimeAverage,
     /// The sender's counters at the start of the window (subtracted in the summary).
     pub at_warmup: Option<crate::tcp::TcpStats>,
+    /// When the first data packet (of the current transfer, for web mice) reached the
+    /// receiver (ns).
+    pub first_data: Option<u64>,
 }
 
 impl FlowMon {
@@ -268,6 +271,17 @@ pub struct FlowSummary {
     pub transfers: u64,
     pub mean_fct: Option<f64>,
     pub rejected: u64,
+    /// TCP and TELNET flows: the time from the flow's start to the arrival of its
+    /// first data packet at the receiver (s); None if none arrived (and for web mice
+    /// and open-loop flows).
+    pub startup_time: Option<f64>,
+    /// Web mice: the mean over the transfers completed in the window of the time from
+    /// a transfer's arrival to that of its first data packet at the receiver (s).
+    pub mean_startup: Option<f64>,
+    /// Web mice, on a pool's first connection: the 95th percentile of the completion
+    /// times of the pool's transfers completed in the window (s; linear
+    /// interpolation between order statistics); None on the other connections.
+    pub fct_p95: Option<f64>,
 }
 
 /// The result of a run.

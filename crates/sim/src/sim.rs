@@ -54,7 +54,7 @@ mod web;
 use event::Kind;
 use flow::Flow;
 use guard::Guard;
-use link::{Dir, Slot, advance, departed, drop_expressed};
+use link::{Dir, Slot, advance, departed, drop_expressed, trace_drop};
 use parts::{Handover, Plan};
 
 /// A running simulation.
@@ -302,14 +302,19 @@ impl Sim {
                     dir.mon.marks += 1;
                     self.flows[pkt.flow as usize].mon.marks += 1;
                 }
+                if let Some(t) = self.traces.as_mut()
+                    && dir.trace.signals
+                {
+                    t.signal(now, d, 'm', &pkt);
+                }
                 self.accept(d, pkt, now);
             }
             Verdict::Drop(reason) => {
                 dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
                 if let Some(t) = self.traces.as_mut()
-                    && dir.trace.pkts
+                    && dir.trace.drops()
                 {
-                    t.packet(now, d, 'x', &pkt);
+                    trace_drop(t, dir.trace, now, d, &pkt);
                 }
                 self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
             }
@@ -459,9 +464,9 @@ impl Sim {
         }
         dir.busy_until = dir.q.back().map_or(now, |s| s.end);
         if let Some(t) = self.traces.as_mut()
-            && dir.trace.pkts
+            && dir.trace.drops()
         {
-            t.packet(now, d, 'x', &s.pkt);
+            trace_drop(t, dir.trace, now, d, &s.pkt);
         }
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
         self.flows[s.pkt.flow as usize].mon.drop_of(&s.pkt, now, self.w0, self.w1);

@@ -1,5 +1,5 @@
 //! Optional traces, streamed to files as the run goes (memory stays bounded): CSV for
-//! queue samples, per-packet events and cwnd; pcap (LINKTYPE_RAW IPv4, headers only)
+//! queue samples, per-packet events, congestion signals (drops and marks) and cwnd; pcap (LINKTYPE_RAW IPv4, headers only)
 //! for Wireshark. When no trace is asked for, none of this is touched.
 
 use std::fs::File;
@@ -13,6 +13,8 @@ pub struct Traces {
     pub dir: PathBuf,
     pub queue: Option<BufWriter<File>>,
     pub packets: Option<BufWriter<File>>,
+    /// Congestion signals only: drops and ECN marks.
+    pub drops: Option<BufWriter<File>>,
     pub cwnd: Option<BufWriter<File>>,
     /// One pcap writer per traced link direction (indexed by direction, None if not traced).
     pub pcap: Vec<Option<BufWriter<File>>>,
@@ -27,6 +29,15 @@ fn csv(dir: &Path, name: &str, header: &str) -> Result<BufWriter<File>> {
     Ok(w)
 }
 
+/// Which CSV traces a run writes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceFiles {
+    pub queue: bool,
+    pub packets: bool,
+    pub drops: bool,
+    pub cwnd: bool,
+}
+
 /// What a pcap record needs of a packet's flow: its end nodes (addresses 10.0.x.y),
 /// whether it is TCP, and its data packet size (TCP sequence numbers count bytes).
 #[derive(Clone, Copy, Debug)]
@@ -38,11 +49,11 @@ pub struct PcapFlow {
 }
 
 impl Traces {
+    /// Open the files of the traces asked for in `dir`: which CSV traces are on
+    /// (`on`), and the link directions written to pcap files.
     pub fn open(
         dir: &Path,
-        queue: bool,
-        packets: bool,
-        cwnd: bool,
+        on: TraceFiles,
         pcap_dirs: &[usize],
         names: Vec<String>,
     ) -> Result<Traces> {
@@ -63,13 +74,26 @@ impl Traces {
         }
         Ok(Traces {
             dir: dir.to_path_buf(),
-            queue: if queue { Some(csv(dir, "queue.csv", "time,link,queue,avg")?) } else { None },
-            packets: if packets {
+            queue: if on.queue {
+                Some(csv(dir, "queue.csv", "time,link,queue,avg")?)
+            } else {
+                None
+            },
+            packets: if on.packets {
                 Some(csv(dir, "packets.csv", "time,link,event,flow,seq,size,ack,ce")?)
             } else {
                 None
             },
-            cwnd: if cwnd { Some(csv(dir, "cwnd.csv", "time,flow,cwnd,ssthresh")?) } else { None },
+            drops: if on.drops {
+                Some(csv(dir, "drops.csv", "time,link,flow,seq,event")?)
+            } else {
+                None
+            },
+            cwnd: if on.cwnd {
+                Some(csv(dir, "cwnd.csv", "time,flow,cwnd,ssthresh")?)
+            } else {
+                None
+            },
             pcap,
             names,
             error: None,
@@ -106,6 +130,16 @@ impl Traces {
                 (p.flags & flags::ACK != 0) as u8,
                 (p.flags & flags::CE != 0) as u8
             );
+            self.keep(r);
+        }
+    }
+
+    /// A congestion signal at direction `d`: `ev` 'x' (a drop: early, forced or
+    /// evicted) or 'm' (an ECN mark).
+    pub fn signal(&mut self, t: u64, d: usize, ev: char, p: &Pkt) {
+        if let Some(w) = self.drops.as_mut() {
+            let r =
+                writeln!(w, "{:.9},{},{},{},{}", t as f64 * 1e-9, self.names[d], p.flow, p.seq, ev);
             self.keep(r);
         }
     }
@@ -183,7 +217,9 @@ impl Traces {
             return Err(e.into());
         }
         for w in
-            [self.queue.as_mut(), self.packets.as_mut(), self.cwnd.as_mut()].into_iter().flatten()
+            [self.queue.as_mut(), self.packets.as_mut(), self.drops.as_mut(), self.cwnd.as_mut()]
+                .into_iter()
+                .flatten()
         {
             w.flush()?;
         }

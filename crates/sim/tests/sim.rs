@@ -2,6 +2,7 @@
 
 use sim::{Scenario, Sim, Summary};
 
+mod features;
 mod fuzz;
 
 fn scenario(toml: &str) -> Scenario {
@@ -1123,7 +1124,7 @@ mod limits {
     #[test]
     fn no_progress_at_one_instant_is_an_error_naming_the_flow() {
         let mut sc = scenario(&flood("1Mbps", 100));
-        sc.flows[0].kind = FlowKind::Cbr { interval: 0.0 };
+        sc.flows[0].kind = FlowKind::Cbr { interval: 0.0, batch: 1 };
         let mut s = Sim::new(sc, None).unwrap();
         let bound = s.progress_bound();
         let e = s.run().map(|_| ()).unwrap_err();

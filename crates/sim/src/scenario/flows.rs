@@ -8,8 +8,11 @@ use toml::Table;
 
 use super::links::Network;
 use super::read::{SPACING, above, bytes, int_in, pos_secs, rate, secs, ticks};
-use super::spec::{CommonSpec, FlowSpec, KindSpec, OpenLoopSpec, SizeDistribution, StartSpec};
-use super::{FlowDef, FlowKind, tcp};
+use super::spec::{
+    BatchSpec, CommonSpec, FlowSpec, KindSpec, OpenLoopSpec, SizeDistribution, StartSpec,
+    TransferSizes,
+};
+use super::{FlowDef, FlowKind, MAX_SECS, tcp};
 use crate::error::{Result, SimError};
 use crate::rng::{stream_rng, stream_seed};
 use crate::tcp::{TcpParams, Variant};
@@ -190,12 +193,20 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
                 None => 1.0,
             },
         },
-        KindSpec::Cbr(o) => FlowKind::Cbr { interval: interval(o)? },
+        KindSpec::Cbr(o, b) => {
+            let batch = batch(b, p)?;
+            // `interval` is the batches' spacing as given; `rate` stays the mean rate.
+            let interval = if o.rate.is_some() {
+                batch_interval(interval(o)?, batch, p)?
+            } else {
+                interval(o)?
+            };
+            FlowKind::Cbr { interval, batch }
+        }
         KindSpec::Poisson(o) => FlowKind::Poisson { interval: interval(o)? },
         KindSpec::BatchPoisson(o, b) => {
-            let batch = int_in(b.batch.unwrap_or(1), &fp("batch"), 1, 1 << 20)? as u32;
-            // `rate` is the mean rate: batches arrive `batch` times less often.
-            FlowKind::BatchPoisson { interval: interval(o)? * batch as f64, batch }
+            let batch = batch(b, p)?;
+            FlowKind::BatchPoisson { interval: batch_interval(interval(o)?, batch, p)?, batch }
         }
         KindSpec::ParetoOnOff(o, s) => {
             let shape = shape(s.shape, 1.5)?;
@@ -222,6 +233,11 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
             let mean_packets = w.mean_packets.unwrap_or(12.0);
             let mean_packets = above(mean_packets, 1.0, false, &fp("mean_packets"), ">= 1 packet")?;
             let shape = shape(w.shape, 1.2)?;
+            let fixed = w.size_distribution == TransferSizes::Fixed;
+            if fixed && mean_packets.fract() != 0.0 {
+                let allowed = "a whole number of packets >= 1 (size_distribution = \"fixed\")";
+                return Err(SimError::invalid(&fp("mean_packets"), mean_packets, allowed));
+            }
             if t.packets.is_some() {
                 return Err(SimError::at(
                     &fp("packets"),
@@ -229,9 +245,31 @@ fn kind(spec: &KindSpec, packet_size: u32, p: &str) -> Result<FlowKind> {
                 ));
             }
             let slots = int_in(w.max_transfers.unwrap_or(100), &fp("max_transfers"), 1, 100_000)?;
-            FlowKind::Web { arrival_rate, mean_packets, shape, first: 0, slots: slots as u32 }
+            let slots = slots as u32;
+            FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first: 0, slots }
         }
     })
+}
+
+/// The packets of a batch (`batch`, default 1) of the flow at `p`.
+fn batch(b: &BatchSpec, p: &str) -> Result<u32> {
+    Ok(int_in(b.batch.unwrap_or(1), &format!("{p}.batch"), 1, 1 << 20)? as u32)
+}
+
+/// The spacing of batches of `batch` packets whose mean packet spacing is `per_packet`
+/// (s): the mean rate stays that of the packets. At most the longest time a scenario
+/// may name.
+fn batch_interval(per_packet: f64, batch: u32, p: &str) -> Result<f64> {
+    let iv = per_packet * batch as f64;
+    if iv > MAX_SECS {
+        let most = (MAX_SECS / per_packet).floor().max(1.0);
+        let allowed = format!(
+            "at most {most} at this rate (batches at most {MAX_SECS:.6e} s apart: \
+             {per_packet:e} s per packet)"
+        );
+        return Err(SimError::invalid(&format!("{p}.batch"), batch, allowed));
+    }
+    Ok(iv)
 }
 
 /// An open-loop flow's packet interval (s): given, or from its mean rate.

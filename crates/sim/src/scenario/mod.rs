@@ -115,12 +115,32 @@ pub struct LinkDef {
     pub cost: u32,
 }
 
-/// A link going down or up at a given time.
+/// A link going down or up, or changing its rate, at a given time.
 #[derive(Clone, Debug)]
 pub struct LinkEvent {
     pub at: Time,
     pub link: usize,
-    pub up: bool,
+    pub action: LinkAction,
+}
+
+/// What a [`LinkEvent`] does to its link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkAction {
+    Down,
+    Up,
+    /// Both directions serve at this rate (b/s) from then on; a packet in
+    /// transmission finishes at the rate it started with.
+    Rate(f64),
+}
+
+impl LinkAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkAction::Down => "down",
+            LinkAction::Up => "up",
+            LinkAction::Rate(_) => "rate",
+        }
+    }
 }
 
 /// What a flow sends.
@@ -130,17 +150,19 @@ pub enum FlowKind {
     Tcp,
     /// TELNET-like: TCP whose application writes one packet at exponential intervals of mean `interval`.
     Telnet { interval: f64 },
-    /// Constant bit rate over UDP: one packet every `interval` seconds.
-    Cbr { interval: f64 },
+    /// Constant bit rate over UDP: `batch` back-to-back packets every `interval`
+    /// seconds.
+    Cbr { interval: f64, batch: u32 },
     /// Poisson packet arrivals, mean interval `interval`.
     Poisson { interval: f64 },
     /// Batches of `batch` packets at Poisson instants of mean interval `interval`.
     BatchPoisson { interval: f64, batch: u32 },
     /// Web mice: TCP transfers arriving as a Poisson process (`arrival_rate` per
-    /// second) with Pareto sizes (mean `mean_packets`, shape `shape`), carried by a
-    /// pool of `slots` connections (flows `first..first + slots`); an arrival finding
-    /// every connection busy is counted as rejected.
-    Web { arrival_rate: f64, mean_packets: f64, shape: f64, first: usize, slots: u32 },
+    /// second) with Pareto sizes (mean `mean_packets`, shape `shape`), or all of
+    /// `mean_packets` packets (`fixed`), carried by a pool of `slots` connections
+    /// (flows `first..first + slots`); an arrival finding every connection busy is
+    /// counted as rejected.
+    Web { arrival_rate: f64, mean_packets: f64, shape: f64, fixed: bool, first: usize, slots: u32 },
     /// Pareto ON/OFF: during ON periods (mean `on_time`), one packet every `interval`;
     /// OFF periods of mean `off_time`; both Pareto with shape `shape`.
     ParetoOnOff { interval: f64, on_time: f64, off_time: f64, shape: f64 },
@@ -197,6 +219,8 @@ pub struct TraceDef {
     pub interval: Time,
     /// Link directions whose per-packet events (arrival, departure, drop, mark) are traced.
     pub packets: Vec<usize>,
+    /// Link directions whose congestion signals (drops and ECN marks) are traced.
+    pub drops: Vec<usize>,
     /// Flows whose cwnd is traced at every change.
     pub cwnd: Vec<usize>,
     /// Link directions whose departing packets go to a pcap file.
@@ -207,6 +231,7 @@ impl TraceDef {
     pub fn any(&self) -> bool {
         !(self.queue.is_empty()
             && self.packets.is_empty()
+            && self.drops.is_empty()
             && self.cwnd.is_empty()
             && self.pcap.is_empty())
     }
@@ -259,8 +284,11 @@ impl Scenario {
         };
         if let Some((size, who)) = smallest_packet(&flows) {
             links::check_rates(&net.links, size, &who)?;
+            events::check_rates(&events, size, &who)?;
             let budget = max_memory.unwrap_or_else(memory::default_budget);
-            memory::check(&net.nodes, &net.links, &flows, size, budget, max_memory.is_some())?;
+            // (each line at the fastest rate it will have)
+            let fastest = events::fastest(&net.links, &events);
+            memory::check(&net.nodes, &fastest, &flows, size, budget, max_memory.is_some())?;
         }
         let trace = traces::read(&spec.trace, &net, &flows)?;
         let bottleneck = match &spec.bottleneck {

@@ -15,9 +15,9 @@
 //! flows:      [{id, name, spec, type, src, dst, start, stop, packet_size,
 //!               size_distribution, ecn, prep_delay, seed, path, ack_path, bottleneck,
 //!               interval, batch, on_time, off_time, shape, arrival_rate, mean_packets,
-//!               first, slots, tcp}]
-//! events:     [{at, link, a, b, action}]
-//! trace:      {queue, interval, packets, cwnd, pcap}
+//!               first, slots, tcp, transfer_sizes}]
+//! events:     [{at, link, a, b, action, rate_bps}]
+//! trace:      {queue, interval, packets, cwnd, pcap, drops}
 //! ```
 //!
 //! Times are the simulator's clock values (integer nanoseconds) as seconds, the
@@ -96,8 +96,8 @@ pub struct NormalFlow {
     pub path: Vec<String>,
     pub ack_path: Vec<String>,
     pub bottleneck: String,
-    /// Seconds between packets (open loop; for `batch_poisson` between batches) or
-    /// between a TELNET source's writes.
+    /// Seconds between packets (open loop; for `cbr` and `batch_poisson` between
+    /// batches) or between a TELNET source's writes.
     pub interval: Option<f64>,
     pub batch: Option<u32>,
     pub on_time: Option<f64>,
@@ -105,6 +105,9 @@ pub struct NormalFlow {
     pub shape: Option<f64>,
     pub arrival_rate: Option<f64>,
     pub mean_packets: Option<f64>,
+    /// Web mice: the transfers' sizes, "pareto" or "fixed" (`size_distribution` of a
+    /// web entry; the flows' `size_distribution` is that of their packets).
+    pub transfer_sizes: Option<&'static str>,
     /// Web mice: the group's first connection and the number of connections.
     pub first: Option<usize>,
     pub slots: Option<u32>,
@@ -118,6 +121,8 @@ pub struct NormalEvent {
     pub a: String,
     pub b: String,
     pub action: &'static str,
+    /// The new rate of a `rate` event, b/s (null for down and up).
+    pub rate_bps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -127,6 +132,7 @@ pub struct NormalTrace {
     pub packets: Vec<String>,
     pub cwnd: Vec<usize>,
     pub pcap: Vec<String>,
+    pub drops: Vec<String>,
 }
 
 /// A clock value in seconds: the nearest double (`as_secs_f64` multiplies by 1e-9,
@@ -167,7 +173,11 @@ impl Scenario {
                 link: e.link,
                 a: node(e.link, false),
                 b: node(e.link, true),
-                action: if e.up { "up" } else { "down" },
+                action: e.action.name(),
+                rate_bps: match e.action {
+                    super::LinkAction::Rate(bps) => Some(bps),
+                    _ => None,
+                },
             })
             .collect()
     }
@@ -248,18 +258,19 @@ impl Scenario {
             };
             match f.kind {
                 FlowKind::Tcp => {}
-                FlowKind::Telnet { interval }
-                | FlowKind::Cbr { interval }
-                | FlowKind::Poisson { interval } => n.interval = Some(interval),
-                FlowKind::BatchPoisson { interval, batch } => {
+                FlowKind::Telnet { interval } | FlowKind::Poisson { interval } => {
+                    n.interval = Some(interval)
+                }
+                FlowKind::Cbr { interval, batch } | FlowKind::BatchPoisson { interval, batch } => {
                     (n.interval, n.batch) = (Some(interval), Some(batch));
                 }
                 FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => {
                     n.interval = Some(interval);
                     (n.on_time, n.off_time, n.shape) = (Some(on_time), Some(off_time), Some(shape));
                 }
-                FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => {
+                FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first, slots } => {
                     (n.arrival_rate, n.mean_packets) = (Some(arrival_rate), Some(mean_packets));
+                    n.transfer_sizes = Some(if fixed { "fixed" } else { "pareto" });
                     (n.shape, n.first, n.slots) = (Some(shape), Some(first), Some(slots));
                 }
             }
@@ -288,6 +299,7 @@ impl Scenario {
                 packets: dirs(&self.trace.packets),
                 cwnd: self.trace.cwnd.clone(),
                 pcap: dirs(&self.trace.pcap),
+                drops: dirs(&self.trace.drops),
             },
         })
     }

@@ -63,7 +63,7 @@ pub(super) struct LinkSpec {
     pub cost: Option<i64>,
 }
 
-/// A `[[event]]`: the link between `a` and `b` goes down or up.
+/// A `[[event]]`: the link between `a` and `b` goes down or up, or changes its rate.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct EventSpec {
@@ -72,6 +72,8 @@ pub(super) struct EventSpec {
     pub b: String,
     #[serde(deserialize_with = "named")]
     pub action: Action,
+    /// The new rate (`action = "rate"` only).
+    pub rate: Option<Quantity>,
 }
 
 #[derive(Clone, Copy, Deserialize, PartialEq)]
@@ -79,6 +81,7 @@ pub(super) struct EventSpec {
 pub(super) enum Action {
     Down,
     Up,
+    Rate,
 }
 
 /// The `[trace]` table.
@@ -90,6 +93,8 @@ pub(super) struct TraceSpec {
     pub interval: Option<Quantity>,
     #[serde(default)]
     pub packets: Vec<String>,
+    #[serde(default)]
+    pub drops: Vec<String>,
     pub cwnd: Option<FlowSel>,
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -292,6 +297,17 @@ pub(super) struct WebSpec {
     pub mean_packets: Option<f64>,
     pub shape: Option<f64>,
     pub max_transfers: Option<i64>,
+    /// The transfers' sizes: Pareto (the default) or all `mean_packets`.
+    #[serde(default, deserialize_with = "named")]
+    pub size_distribution: TransferSizes,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum TransferSizes {
+    #[default]
+    Pareto,
+    Fixed,
 }
 
 /// The keys of every open-loop flow: its mean rate or packet interval.
@@ -311,7 +327,7 @@ pub(super) enum SizeDistribution {
     Exponential,
 }
 
-/// Batch Poisson: packets per batch.
+/// CBR and batch Poisson: packets per batch.
 #[derive(Deserialize)]
 pub(super) struct BatchSpec {
     pub batch: Option<i64>,
@@ -330,7 +346,7 @@ pub(super) enum KindSpec {
     Tcp(TcpSpec),
     Telnet(TcpSpec, TelnetSpec),
     Web(TcpSpec, WebSpec),
-    Cbr(OpenLoopSpec),
+    Cbr(OpenLoopSpec, BatchSpec),
     Poisson(OpenLoopSpec),
     BatchPoisson(OpenLoopSpec, BatchSpec),
     ParetoOnOff(OpenLoopSpec, OnOffSpec),
@@ -362,7 +378,7 @@ impl FlowSpec {
             FlowType::Tcp => KindSpec::Tcp(group(&v, path, k)?),
             FlowType::Telnet => KindSpec::Telnet(group(&v, path, k)?, group(&v, path, k)?),
             FlowType::Web => KindSpec::Web(group(&v, path, k)?, group(&v, path, k)?),
-            FlowType::Cbr => KindSpec::Cbr(group(&v, path, k)?),
+            FlowType::Cbr => KindSpec::Cbr(group(&v, path, k)?, group(&v, path, k)?),
             FlowType::Poisson => KindSpec::Poisson(group(&v, path, k)?),
             FlowType::BatchPoisson => {
                 KindSpec::BatchPoisson(group(&v, path, k)?, group(&v, path, k)?)
@@ -399,7 +415,7 @@ impl KindSpec {
     /// The open-loop keys of an open-loop kind.
     pub fn open_loop(&self) -> Option<&OpenLoopSpec> {
         match self {
-            KindSpec::Cbr(o)
+            KindSpec::Cbr(o, _)
             | KindSpec::Poisson(o)
             | KindSpec::BatchPoisson(o, _)
             | KindSpec::ParetoOnOff(o, _) => Some(o),

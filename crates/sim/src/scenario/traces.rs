@@ -1,4 +1,5 @@
-//! The `[trace]` section: which queues, packets, windows and pcap files to record.
+//! The `[trace]` section: which queues, packets, congestion signals, windows and pcap
+//! files to record.
 
 use aqm::Time;
 
@@ -17,6 +18,7 @@ pub(super) fn read(spec: &Option<TraceSpec>, net: &Network, flows: &[FlowDef]) -
     };
     let queue = dirs(&t.queue, "queue")?;
     let packets = dirs(&t.packets, "packets")?;
+    let drops = dirs(&t.drops, "drops")?;
     let pcap = dirs(&t.pcap, "pcap")?;
     let interval = match &t.interval {
         Some(q) => {
@@ -38,5 +40,5 @@ pub(super) fn read(spec: &Option<TraceSpec>, net: &Network, flows: &[FlowDef]) -
             l.iter().enumerate().map(|e| id(e).map(|f| f as usize)).collect::<Result<_>>()?
         }
     };
-    Ok(TraceDef { queue, interval, packets, cwnd, pcap })
+    Ok(TraceDef { queue, interval, packets, drops, cwnd, pcap })
 }

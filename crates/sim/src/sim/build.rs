@@ -17,7 +17,7 @@ use crate::engine::EventQueue;
 use crate::error::{Result, SimError};
 use crate::rng::stream_seed;
 use crate::scenario::Scenario;
-use crate::trace::Traces;
+use crate::trace::{TraceFiles, Traces};
 
 /// Both directions of every link, `2 * link + side`, each with its discipline seeded
 /// from the scenario seed and the direction.
@@ -70,6 +70,9 @@ fn open_traces(
     for &d in &sc.trace.pcap {
         dirs[d].trace.pcap = true;
     }
+    for &d in &sc.trace.drops {
+        dirs[d].trace.signals = true;
+    }
     if sc.trace.interval.0 == 0 {
         for &d in &sc.trace.queue {
             dirs[d].trace.q_every_arrival = true;
@@ -79,14 +82,13 @@ fn open_traces(
         flows[f].trace_cwnd = flows[f].tcp.is_some();
     }
     let names: Vec<String> = (0..dirs.len()).map(|d| sc.dir_name(d)).collect();
-    Ok(Some(Box::new(Traces::open(
-        dir,
-        !sc.trace.queue.is_empty(),
-        !sc.trace.packets.is_empty(),
-        !sc.trace.cwnd.is_empty(),
-        &sc.trace.pcap,
-        names,
-    )?)))
+    let on = TraceFiles {
+        queue: !sc.trace.queue.is_empty(),
+        packets: !sc.trace.packets.is_empty(),
+        drops: !sc.trace.drops.is_empty(),
+        cwnd: !sc.trace.cwnd.is_empty(),
+    };
+    Ok(Some(Box::new(Traces::open(dir, on, &sc.trace.pcap, names)?)))
 }
 
 /// The events that start the run: each flow's start and stop, the window's opening,

@@ -1,23 +1,36 @@
 //! Events that act on the network rather than on a packet or a flow: links going down
-//! and up (routes recomputed; everything on a link that goes down is lost), queue
-//! samples for the traces, and the opening of the measurement window.
+//! and up (routes recomputed; everything on a link that goes down is lost) or changing
+//! their rate, queue samples for the traces, and the opening of the measurement window.
 
 use aqm::{Backlog, QueueDiscipline, Time};
 
 use super::Sim;
 use super::event::Kind;
 use super::link::{Slot, advance};
+use crate::packet::flags;
+use crate::scenario::LinkAction;
 
 impl Sim {
-    /// The scenario's link event `i`: a link goes down or comes back up.
+    /// The scenario's link event `i`: a link goes down or comes back up, or changes
+    /// its rate.
     pub(super) fn on_link_event(&mut self, i: usize) {
         let ev = self.sc.events[i].clone();
-        if ev.up == self.link_up[ev.link] {
+        let up = match ev.action {
+            LinkAction::Rate(bps) => {
+                for d in [2 * ev.link, 2 * ev.link + 1] {
+                    self.set_rate(d, bps);
+                }
+                return;
+            }
+            LinkAction::Up => true,
+            LinkAction::Down => false,
+        };
+        if up == self.link_up[ev.link] {
             return;
         }
-        self.link_up[ev.link] = ev.up;
+        self.link_up[ev.link] = up;
         for d in [2 * ev.link, 2 * ev.link + 1] {
-            if ev.up {
+            if up {
                 let dir = &mut self.dirs[d];
                 dir.up = true;
                 dir.fifo_up = dir.held.is_none();
@@ -29,6 +42,41 @@ impl Sim {
             }
         }
         self.routes = self.sc.routes(&self.link_up);
+    }
+
+    /// Direction `d` serves at `bps` from now on. The packet in transmission finishes
+    /// at the rate it started with (one starting at this instant too); the packets
+    /// waiting behind it are re-timed (their delivery event moves with the head's). A discipline built with the link's rate
+    /// (RED's idle-time aging, automatic parameters) keeps the configured one.
+    fn set_rate(&mut self, d: usize, bps: f64) {
+        let now = self.now;
+        // (a line freeing at this instant starts its next packet first, at the old rate,
+        // as a packet whose start was scheduled for this instant does)
+        self.serve(d, now);
+        let dir = &mut self.dirs[d];
+        advance(dir, d, now, now, &mut self.traces, &self.flows);
+        dir.rate_bps = bps.round().clamp(1.0, 1e15) as u64;
+        dir.last_size = u32::MAX; // (the kept transmission time was at the old rate)
+        if dir.n_started == dir.q.len() || dir.held.is_some() {
+            return; // nothing waits in the FIFO (a qdisc's packets start at the new rate)
+        }
+        let mut prev_end = if dir.n_started > 0 { dir.q[dir.n_started - 1].end } else { now };
+        for i in dir.n_started..dir.q.len() {
+            let tx = dir.tx_ns(dir.q[i].pkt.size);
+            let slot = &mut dir.q[i];
+            slot.start = slot.enq.max(prev_end).max(now);
+            slot.end = slot.start + tx;
+            prev_end = slot.end;
+        }
+        dir.busy_until = prev_end;
+        let head = dir.q.iter().find(|s| s.pkt.flags & flags::EXPRESS == 0);
+        if let Some(at) = head.map(|h| h.end + dir.delay)
+            && dir.scheduled != Some(at)
+        {
+            // (the event pending at the old time finds `scheduled` moved and does nothing)
+            dir.scheduled = Some(at);
+            self.schedule(at, Kind::Deliver, d);
+        }
     }
 
     /// Direction `d` goes down: everything queued, in transmission or propagating is

@@ -88,6 +88,7 @@ impl Feeds {
                 .iter()
                 .chain(&sc.trace.packets)
                 .chain(&sc.trace.pcap)
+                .chain(&sc.trace.drops)
                 .copied()
                 .chain((0..n_dirs).filter(|&d| sc.dir_holds(d)))
                 .collect(),

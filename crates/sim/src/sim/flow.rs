@@ -22,6 +22,7 @@ pub(super) enum Source {
     None,
     Cbr {
         interval: f64,
+        batch: u32,
     },
     Poisson {
         mean: f64,
@@ -49,6 +50,8 @@ pub(super) enum Source {
         rate: f64,
         mean: f64,
         shape: f64,
+        /// Every transfer is `mean` packets (else Pareto sizes of mean `mean`).
+        fixed: bool,
     },
 }
 
@@ -148,7 +151,7 @@ impl Flow {
         let source = match f.kind {
             FlowKind::Tcp => Source::None,
             FlowKind::Telnet { interval } => Source::Telnet { mean: interval },
-            FlowKind::Cbr { interval } => Source::Cbr { interval },
+            FlowKind::Cbr { interval, batch } => Source::Cbr { interval, batch },
             FlowKind::Poisson { interval } => Source::Poisson { mean: interval },
             FlowKind::BatchPoisson { interval, batch } => Source::Batch { mean: interval, batch },
             FlowKind::ParetoOnOff { interval, on_time, off_time, shape } => Source::Pareto {
@@ -158,14 +161,17 @@ impl Flow {
                 shape,
                 on_until: 0,
             },
-            FlowKind::Web { arrival_rate, mean_packets, shape, first, slots } => Source::Web {
-                generator: first == id,
-                first,
-                slots,
-                rate: arrival_rate,
-                mean: mean_packets,
-                shape,
-            },
+            FlowKind::Web { arrival_rate, mean_packets, shape, fixed, first, slots } => {
+                Source::Web {
+                    generator: first == id,
+                    first,
+                    slots,
+                    rate: arrival_rate,
+                    mean: mean_packets,
+                    shape,
+                    fixed,
+                }
+            }
         };
         let web =
             matches!(f.kind, FlowKind::Web { .. }).then(|| Box::new(WebConn::new(tcp_params(f))));
@@ -247,7 +253,10 @@ impl Sim {
         let fl = &mut self.flows[f];
         let mut n = 1u32;
         let next: f64 = match &mut fl.source {
-            Source::Cbr { interval } => *interval,
+            Source::Cbr { interval, batch } => {
+                n = *batch;
+                *interval
+            }
             Source::Poisson { mean } => expo(&mut fl.rng, *mean),
             Source::Batch { mean, batch } => {
                 n = *batch;
@@ -286,7 +295,11 @@ impl Sim {
             self.out.push(Pkt { flow: f as u32, seq, size, dst: fl.dst, flags: f_ecn, epoch: 0 });
         }
         let prep = fl.prep_delay;
-        let at = now + ns(next) + if prep > 0.0 { ns(fl.rng.random::<f64>() * prep) } else { 0 };
+        let at = (now.saturating_add(ns(next))).saturating_add(if prep > 0.0 {
+            ns(fl.rng.random::<f64>() * prep)
+        } else {
+            0
+        });
         let node = fl.src as usize;
         if at <= self.end && fl.stop.is_none_or(|s| at < s) {
             self.schedule(at, Kind::Send, f);

@@ -33,7 +33,7 @@ use aqm::{AnyQdisc, Dequeued, DropReason, PacketInfo, Qdisc, Time, Verdict};
 
 use super::Sim;
 use super::event::Kind;
-use super::link::{Slot, departed};
+use super::link::{Slot, departed, trace_drop};
 use crate::packet::{Pkt, flags};
 
 /// A packet in a qdisc: the simulated packet, when it arrived (ns) and its arrival's
@@ -143,6 +143,11 @@ impl Sim {
                     dir.mon.marks += 1;
                     self.flows[pkt.flow as usize].mon.marks += 1;
                 }
+                if let Some(t) = self.traces.as_mut()
+                    && dir.trace.signals
+                {
+                    t.signal(now, d, 'm', &seen);
+                }
             }
             dir.mon.accepted();
             dir.mon.queue_seen(now, h.q.backlog().packets);
@@ -168,9 +173,9 @@ impl Sim {
         let dir = &mut self.dirs[d];
         dir.mon.dropped(now, reason.is_early(), reason == DropReason::Overflow);
         if let Some(t) = self.traces.as_mut()
-            && dir.trace.pkts
+            && dir.trace.drops()
         {
-            t.packet(now, d, 'x', &pkt);
+            trace_drop(t, dir.trace, now, d, &pkt);
         }
         self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
     }
@@ -214,6 +219,12 @@ impl Sim {
             if !counted && dir.mon.in_window(now) {
                 dir.mon.marks += 1;
                 self.flows[pkt.flow as usize].mon.marks += 1;
+            }
+            if !counted
+                && let Some(t) = self.traces.as_mut()
+                && dir.trace.signals
+            {
+                t.signal(now, d, 'm', &pkt);
             }
         }
         let end = now + dir.tx_ns(pkt.size);

@@ -91,6 +91,9 @@ impl Sim {
     #[inline(always)]
     fn data_arrives(&mut self, f: usize, pkt: &Pkt, in_win: bool) {
         let fl = &mut self.flows[f];
+        if fl.mon.first_data.is_none() {
+            fl.mon.first_data = Some(self.now);
+        }
         let r = &mut fl.tcp.as_mut().expect("a TCP flow").1;
         let n = r.on_data(Time(self.now), pkt, &mut self.out);
         if in_win && n > 0 {

@@ -63,11 +63,30 @@ pub(super) struct DirTrace {
     pub(super) q_every_arrival: bool,
     /// Departing packets to a pcap file.
     pub(super) pcap: bool,
+    /// Congestion signals (drops and marks) to the drop trace.
+    pub(super) signals: bool,
 }
 
 impl DirTrace {
     fn any(self) -> bool {
-        self.pkts || self.q_every_arrival || self.pcap
+        self.pkts || self.q_every_arrival || self.pcap || self.signals
+    }
+    /// Drops or marks are written somewhere (the packet trace or the drop trace).
+    #[inline]
+    pub(super) fn drops(self) -> bool {
+        self.pkts || self.signals
+    }
+}
+
+/// Direction `d` dropped `pkt` at `now` (traced per `tr`): the packet trace and the
+/// drop trace, as the direction asks.
+#[cold]
+pub(super) fn trace_drop(t: &mut Traces, tr: DirTrace, now: u64, d: usize, pkt: &Pkt) {
+    if tr.pkts {
+        t.packet(now, d, 'x', pkt);
+    }
+    if tr.signals {
+        t.signal(now, d, 'x', pkt);
     }
 }
 

@@ -399,6 +399,7 @@ impl Sim {
                 x.timers.delack_at = y.timers.delack_at;
                 x.mon.delivered = y.mon.delivered;
                 x.mon.delivered_bytes = y.mon.delivered_bytes;
+                x.mon.first_data = y.mon.first_data;
             }
             x.mon.drops = drops;
             x.mon.ack_drops = ack_drops;

@@ -8,6 +8,7 @@ use super::flow::Flow;
 use super::link::{Dir, advance};
 use crate::error::Result;
 use crate::monitor::{FlowSummary, LinkSummary, Summary};
+use crate::scenario::FlowKind;
 
 impl Sim {
     /// Close the monitors at the end of the run and flush the traces.
@@ -159,6 +160,62 @@ impl Sim {
             transfers: web.map_or(0, |w| w.transfers),
             mean_fct: web.filter(|w| w.transfers > 0).map(|w| w.fct_sum / w.transfers as f64),
             rejected: web.map_or(0, |w| w.rejected),
+            startup_time: match def.kind {
+                FlowKind::Tcp | FlowKind::Telnet { .. } => {
+                    fl.mon.first_data.map(|t| t.saturating_sub(fl.start) as f64 * 1e-9)
+                }
+                _ => None,
+            },
+            mean_startup: web
+                .filter(|w| w.transfers > 0)
+                .map(|w| w.startup_sum / w.transfers as f64),
+            fct_p95: match def.kind {
+                FlowKind::Web { first, slots, .. } if first == id => {
+                    self.pool_fct_p95(first, slots)
+                }
+                _ => None,
+            },
         }
+    }
+
+    /// The 95th percentile of the completion times of the transfers the web pool
+    /// `first..first + slots` completed in the window (None if none did).
+    fn pool_fct_p95(&self, first: usize, slots: u32) -> Option<f64> {
+        let pool = &self.flows[first..first + slots as usize];
+        let mut fcts: Vec<f64> = pool
+            .iter()
+            .filter_map(|f| f.web.as_deref())
+            .flat_map(|w| w.fcts.iter().copied())
+            .collect();
+        quantile(&mut fcts, 0.95)
+    }
+}
+
+/// The `q`-quantile of `v` (sorted here) by linear interpolation between the order
+/// statistics at `q (n - 1)` (numpy's default); None for no values.
+pub(super) fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = q * (v.len() - 1) as f64;
+    let (lo, frac) = (h.floor() as usize, h - h.floor());
+    let hi = (lo + 1).min(v.len() - 1);
+    Some(v[lo] + frac * (v[hi] - v[lo]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile;
+
+    #[test]
+    fn quantile_interpolates_between_order_statistics() {
+        assert_eq!(quantile(&mut [], 0.95), None);
+        assert_eq!(quantile(&mut [3.0], 0.95), Some(3.0));
+        // 21 values 0..=20 shuffled: q (n - 1) = 19 exactly
+        let mut v: Vec<f64> = (0..21).map(|i| ((i * 8) % 21) as f64).collect();
+        assert_eq!(quantile(&mut v, 0.95), Some(19.0));
+        // 0, 10: h = 0.95, 0 + 0.95 * 10
+        assert!((quantile(&mut [10.0, 0.0], 0.95).unwrap() - 9.5).abs() < 1e-12);
     }
 }

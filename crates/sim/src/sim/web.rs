@@ -22,9 +22,12 @@ pub(super) struct WebConn {
     /// A transfer is in progress, started at `transfer_start`.
     pub(super) busy: bool,
     pub(super) transfer_start: u64,
-    /// Transfers completed in the window and the sum of their completion times (s).
+    /// Transfers completed in the window, the sum of their completion times and of
+    /// their start-up times (s), and the completion times.
     pub(super) transfers: u64,
     pub(super) fct_sum: f64,
+    pub(super) startup_sum: f64,
+    pub(super) fcts: Vec<f64>,
     /// Arrivals rejected because every connection was busy (the group's first
     /// connection counts them).
     pub(super) rejected: u64,
@@ -43,6 +46,8 @@ impl WebConn {
             transfer_start: 0,
             transfers: 0,
             fct_sum: 0.0,
+            startup_sum: 0.0,
+            fcts: Vec::new(),
             rejected: 0,
             gen_armed: false,
             stats_acc: TcpStats::default(),
@@ -73,9 +78,11 @@ impl Sim {
     pub(super) fn web_arrival(&mut self, f: usize) {
         let now = self.now;
         let fl = &mut self.flows[f];
-        let Source::Web { first, slots, rate, mean, shape, .. } = fl.source else { return };
-        let size =
-            pareto(&mut fl.rng, mean, shape).round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
+        let Source::Web { first, slots, rate, mean, shape, fixed, .. } = fl.source else {
+            return;
+        };
+        let size = if fixed { mean } else { pareto(&mut fl.rng, mean, shape) };
+        let size = size.round().clamp(1.0, (u32::MAX / 4) as f64) as u64;
         let at = now + ns(expo(&mut fl.rng, 1.0 / rate));
         if fl.stop.is_none_or(|s| at < s) {
             self.schedule(at, Kind::App, f);
@@ -107,6 +114,7 @@ impl Sim {
         web.epoch = web.epoch.wrapping_add(1);
         web.busy = true;
         web.transfer_start = now;
+        fl.mon.first_data = None;
         fl.timers.send_at = None;
         let tcp = fl.tcp.as_mut().expect("just set");
         fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
@@ -119,11 +127,17 @@ impl Sim {
     /// The ACK that completes a web connection's transfer arrived at `now`.
     pub(super) fn web_done(&mut self, f: usize, in_window: bool) {
         let now = self.now;
-        let web = self.flows[f].web.as_mut().expect("a web connection");
+        let fl = &mut self.flows[f];
+        let web = fl.web.as_mut().expect("a web connection");
         web.busy = false;
         if in_window {
+            let fct = (now - web.transfer_start) as f64 * 1e-9;
             web.transfers += 1;
-            web.fct_sum += (now - web.transfer_start) as f64 * 1e-9;
+            web.fct_sum += fct;
+            web.fcts.push(fct);
+            // (its last packet was acknowledged: its first one arrived)
+            let first = fl.mon.first_data.unwrap_or(now);
+            web.startup_sum += (first - web.transfer_start) as f64 * 1e-9;
         }
     }
 }
