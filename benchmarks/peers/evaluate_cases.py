@@ -152,7 +152,9 @@ def _queue_params(q: Mapping[str, Any]) -> Dict[str, Any]:
             pie_mark_ecn_th=q["mark_ecn_th"],
         )
     elif t != "droptail":
-        raise ValueError(f"queue.type {t!r}: ns3/evaluate.cc has droptail, red, codel, pie, fq_codel")
+        raise ValueError(
+            f"queue.type {t!r}: ns3/evaluate.cc has droptail, red, codel, pie, fq_codel"
+        )
     return out
 
 

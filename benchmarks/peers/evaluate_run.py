@@ -90,8 +90,15 @@ def _result(sid: str, m: Dict) -> Dict:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
 
 
-def run_cases(spec: str, sims: List[str], quick: bool, seed: int, timeout: float,
-              run_measured: Callable, keep: Optional[str]) -> List[Dict]:
+def run_cases(
+    spec: str,
+    sims: List[str],
+    quick: bool,
+    seed: int,
+    timeout: float,
+    run_measured: Callable,
+    keep: Optional[str],
+) -> List[Dict]:
     binary = ensure_binary() if "ns3" in sims else None
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -113,7 +120,9 @@ def run_cases(spec: str, sims: List[str], quick: bool, seed: int, timeout: float
                 pf = work / f"{name}.params"
                 r = subprocess.run(
                     [sys.executable, str(CASES), "--params", str(ptf), str(pf)],
-                    env=_env(), capture_output=True, text=True,
+                    env=_env(),
+                    capture_output=True,
+                    text=True,
                 )
                 if r.returncode != 0:
                     log(r.stderr[-2000:])
@@ -127,7 +136,9 @@ def run_cases(spec: str, sims: List[str], quick: bool, seed: int, timeout: float
                     rf.write_text(json.dumps(raw))
                     r = subprocess.run(
                         [sys.executable, str(CASES), "--ns3", sid, str(pf), str(rf)],
-                        env=_env(), capture_output=True, text=True,
+                        env=_env(),
+                        capture_output=True,
+                        text=True,
                     )
                     res = _last_json(r.stdout)
                     if res is not None:
@@ -136,8 +147,14 @@ def run_cases(spec: str, sims: List[str], quick: bool, seed: int, timeout: float
             rec.update({k: m[k] for k in ("wall_s", "maxrss_mb", "cpu_s", "rc")})
             rec["command"] = " ".join(cmd)
             if res is None:
-                rec["status"] = "timeout" if m["timed_out"] else (
-                    f"failed (rc {m['rc']}): " + (m["stderr"].strip().splitlines() or [""])[-1][:200])
+                rec["status"] = (
+                    "timeout"
+                    if m["timed_out"]
+                    else (
+                        f"failed (rc {m['rc']}): "
+                        + (m["stderr"].strip().splitlines() or [""])[-1][:200]
+                    )
+                )
             else:
                 rec["result"] = _result(sid, res)
             log(f"[peers] {name} / {sim}: {rec['status']}, {m['wall_s']:.2f} s")
@@ -165,8 +182,15 @@ def table(records: List[Dict], markdown: bool = False) -> int:
         aq = (d.get("aqmlab") or {}).get("result") or {}
         n3 = (d.get("ns3") or {}).get("result") or {}
         rows = [(met, kind, spec, aq.get(met), n3.get(met)) for met, kind, spec in TABLE]
-        rows.append(("wall_s", None, ".2f", (d.get("aqmlab") or {}).get("wall_s"),
-                     (d.get("ns3") or {}).get("wall_s")))
+        rows.append(
+            (
+                "wall_s",
+                None,
+                ".2f",
+                (d.get("aqmlab") or {}).get("wall_s"),
+                (d.get("ns3") or {}).get("wall_s"),
+            )
+        )
         for met, kind, spec, a, b in rows:
             if a is None and b is None:
                 continue
