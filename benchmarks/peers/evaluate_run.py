@@ -21,6 +21,7 @@ NS3_SRC = HERE / "ns3" / "evaluate.cc"
 NS3_BIN = HERE / "ns3" / "build" / "evaluate"
 sys.path.insert(0, str(HERE))
 import evaluate_cases as ec  # noqa: E402  (imports aqmlab lazily only)
+import history  # noqa: E402
 
 #: table columns: (metric, kind of tolerance, format)
 TABLE = [
@@ -201,3 +202,30 @@ def table(records: List[Dict], markdown: bool = False) -> int:
             else:
                 print(f"{case:26s} {met:18s} {_f(a, spec):>10s} {_f(b, spec):>10s}  {v or ''}")
     return diffs
+
+
+def main(args, sims: List[str], run_measured: Callable, apt_install: Callable) -> int:
+    """`run --cases E...`: run the cases, print the table, keep the records as asked."""
+    label = args.label if args.label is not None else (Path(args.json).stem if args.json else "")
+    context = history.context(label) if args.record else {}
+    if "ns3" in sims and not Path("/usr/include/ns3/core-module.h").exists():
+        apt_install("libns3-dev")
+    records = run_cases(
+        args.cases,
+        sims,
+        args.quick,
+        args.seed if args.seed is not None else 1,
+        args.timeout or 3600,
+        run_measured,
+        args.keep,
+    )
+    diffs = table(records, args.markdown)
+    print(
+        f"\n{diffs} difference(s) beyond 2 points (ratios, utilization, Jain) / 15% (delays, loss)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=1))
+    if args.record:
+        history.append(Path(args.record), records, context)
+        log(f"[peers] {len(records)} row(s) appended to {args.record}")
+    return 0

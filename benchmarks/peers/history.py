@@ -33,8 +33,6 @@ METRICS = ["utilization", "mean_queue", "mean_red_avg", "drop_rate", "jain"]
 DELAYS = ["mean_delay", "delay_p95"]
 # the senders' time-average congestion window (packets, mean over the flows)
 TCP = ["mean_cwnd"]
-# the E cases (aqmlab evaluate's RFC 7928 scenarios): the scenario's goodput ratio
-EVAL = ["goodput_ratio"]
 RESULT_COLUMNS = METRICS + ["goodput_mbps", "arrivals", "drops", "final_max_p"]
 COLUMNS = [
     "date",  # UTC; when the run started
@@ -53,7 +51,6 @@ COLUMNS = [
     "host",
     *DELAYS,
     *TCP,
-    *EVAL,
 ]
 INTEGERS = ("bottleneck_packets", "arrivals", "drops", "threads")
 
@@ -77,7 +74,7 @@ def row(rec: Dict, **context: str) -> Dict[str, str]:
         peak_mb=_cell(rec.get("maxrss_mb")),
         bottleneck_packets=_cell(res.get("departures_total")),
     )
-    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS + DELAYS + TCP + EVAL})
+    out.update({k: _cell(res.get(k)) for k in RESULT_COLUMNS + DELAYS + TCP})
     return out
 
 
@@ -110,16 +107,6 @@ def append(path: Path, records: List[Dict], ctx: Dict[str, str]) -> None:
     """Append the records' rows to the CSV history (header written once)."""
     new = not path.exists() or path.stat().st_size == 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not new:
-        with open(path, newline="") as f:
-            rd = csv.DictReader(f)
-            old = list(rd)
-            header = rd.fieldnames
-        if header != COLUMNS:  # columns were added: rewrite the rows under the new header
-            with open(path, "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n", restval="")
-                w.writeheader()
-                w.writerows({k: r.get(k) or "" for k in COLUMNS} for r in old)
     with open(path, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         if new:
@@ -132,7 +119,7 @@ def record(r: Dict[str, str]) -> Dict:
     """A history row back as a harness record, for the tables and the plot."""
 
     def num(k: str):
-        v = r.get(k) or ""  # (a column added later is missing from older rows)
+        v = r.get(k, "")
         if v == "":
             return None
         return int(v) if k in INTEGERS else float(v)
@@ -142,7 +129,7 @@ def record(r: Dict[str, str]) -> Dict:
     if r.get("threads"):
         rec["threads"] = num("threads")
     if r["status"] == "ok":
-        rec["result"] = {k: num(k) for k in RESULT_COLUMNS + DELAYS + TCP + EVAL}
+        rec["result"] = {k: num(k) for k in RESULT_COLUMNS + DELAYS + TCP}
         rec["result"]["departures_total"] = dep = num("bottleneck_packets")
         wall = rec["wall_s"]
         rec["pkts_per_s"] = dep / wall if dep and wall else None
