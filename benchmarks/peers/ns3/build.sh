@@ -1,10 +1,13 @@
 #!/bin/sh
-# Build the ns-3 peer (benchmarks/peers/ns3/dumbbell.cc) against Debian's libns3-dev (3.37).
-# Usage: build.sh [OUTPUT]   (default: benchmarks/peers/ns3/build/dumbbell)
+# Build an ns-3 peer program against Debian's libns3-dev (3.37).
+# Usage: build.sh [OUTPUT [SOURCE]]
+#   default: benchmarks/peers/ns3/build/dumbbell from dumbbell.cc; the RFC 7928 program:
+#   build.sh benchmarks/peers/ns3/build/evaluate benchmarks/peers/ns3/evaluate.cc
 # Debian's ns3 .pc files carry a broken "-I/usr\;" include flag, so the flags are explicit.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/build/dumbbell}
+src=${2:-$here/dumbbell.cc}
 mkdir -p "$(dirname "$out")"
 if [ ! -f /usr/include/ns3/core-module.h ]; then
     echo "ns-3 headers not found (apt-get install -y libns3-dev)" >&2
@@ -19,4 +22,4 @@ if ! ls /usr/lib/x86_64-linux-gnu/libns3-mpi.so >/dev/null 2>&1 && \
 fi
 set -x
 ${CXX:-g++} -std=c++17 -O2 -I/usr/include \
-    -o "$out" "$here/dumbbell.cc" $libs
+    -o "$out" "$src" $libs

@@ -1,0 +1,342 @@
+"""The E cases of the peer benchmark: `aqmlab evaluate`'s RFC 7928 scenarios in ns-3.
+
+A case `E-<id>[-R<ms>]-<aqm>` (`E-5.2-codel`, `E-6-R10-red`) is one point of
+`aqmlab evaluate`: scenario id, variant, queue `{type = aqm}` at its defaults, seed 1.
+Both sides start from the same scenario dict, `aqmlab.evaluate.scenarios.build(...)`:
+
+- aqmlab: `python evaluate_cases.py --aqmlab POINT.json` runs
+  `aqmlab.evaluate.runner.run(point)` (the very function `aqmlab evaluate` runs) and
+  prints its metrics as one JSON line;
+- ns-3: `params(scenario)` converts the normalised scenario (start times drawn, every
+  default filled in) into the parameter file of `ns3/evaluate.cc` (dumbbell with
+  per-flow access links; each flow's type, variant, IW, start, stop, rate; the
+  bottleneck's rate, delay and queue), and `ns3_metrics` computes the same metric
+  columns from the program's JSON line with `aqmlab.evaluate.metrics`.
+
+Needs aqmlab importable (from python/). See docs/peers.md, "RFC 7928 scenarios".
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+#: The scenarios of the comparison and their variants (6: R in ms).
+SCENARIO_IDS = ("5.1.1", "5.2", "5.3.1", "5.3.2", "6", "8.2.2", "8.2.3", "8.2.4")
+RTTS_MS = (10, 100, 400)
+#: The queue types ns3/evaluate.cc builds (RED and CoDel first).
+AQMS = ("red", "codel", "pie", "fq_codel")
+#: The compared metrics: (column, kind) with kind "pp" (2 points) or "rel" (15%).
+COMPARED = (
+    ("goodput_ratio", "pp"),
+    ("utilization", "pp"),
+    ("jain", "pp"),
+    ("delay_mean", "rel"),
+    ("delay_p95", "rel"),
+    ("loss_rate", "rel"),
+)
+#: Flow fields of aqmlab's TCP model that ns3/evaluate.cc cannot set per flow and
+#: takes once (all flows of a scenario share them).
+SHARED_TCP = ("sack", "min_rto", "initial_rto", "tick", "max_window", "limited_transmit")
+
+
+def case_name(sid: str, variant: str, aqm: str) -> str:
+    if sid == "6":
+        return f"E-6-R{variant.removesuffix('ms')}-{aqm}"
+    return f"E-{sid}-{aqm}"
+
+
+def all_cases() -> List[Tuple[str, str, str, str]]:
+    """(name, scenario id, variant, aqm) of every E case, RED and CoDel first."""
+    out = []
+    for aqm in AQMS:
+        for sid in SCENARIO_IDS:
+            for v in [f"{r}ms" for r in RTTS_MS] if sid == "6" else ["default"]:
+                out.append((case_name(sid, v, aqm), sid, v, aqm))
+    return out
+
+
+def select(spec: str) -> List[Tuple[str, str, str, str]]:
+    """The E cases whose name starts with, or matches as a shell-style pattern
+    (`E-*-red`), one of the comma-separated items."""
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    picked = [
+        c
+        for c in all_cases()
+        if any(c[0].startswith(i) or fnmatch.fnmatchcase(c[0], i) for i in items)
+    ]
+    if not picked:
+        raise ValueError(f"--cases {spec!r}: no E case matches (see --list)")
+    return picked
+
+
+def point(sid: str, variant: str, aqm: str, quick: bool, seed: int = 1) -> Dict[str, Any]:
+    return {
+        "scenario": sid,
+        "variant": variant,
+        "ecn": False,
+        "quick": quick,
+        "queue": {"type": aqm},
+        "seed": seed,
+    }
+
+
+def normalized(pt: Mapping[str, Any]) -> Dict[str, Any]:
+    """The normalised simulator scenario of a point (aqmlab draws the start times)."""
+    from aqmlab.evaluate import runner
+    from aqmlab.sim import Scenario
+
+    return Scenario(runner.scenario_of(pt)).normalized()
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, float):
+        return repr(x)
+    return str(x)
+
+
+def _link(links: Mapping[str, Mapping[str, Any]], name: str) -> Tuple[Mapping, Mapping]:
+    """(link, queue of that direction) of link direction `a->b`."""
+    a, b = name.split("->")
+    for lk in links.values():
+        if (lk["a"], lk["b"]) == (a, b):
+            return lk, lk.get("queue_ab") or lk["queue"]
+        if (lk["a"], lk["b"]) == (b, a):
+            return lk, lk.get("queue_ba") or lk["queue"]
+    raise ValueError(f"link {name!r} not in the scenario")
+
+
+def _queue_params(q: Mapping[str, Any]) -> Dict[str, Any]:
+    """The bottleneck queue's keys of ns3/evaluate.cc, from aqmlab's queue table."""
+    t = q["type"]
+    out: Dict[str, Any] = {"queue": t, "limit": q["limit"], "queue_ecn": bool(q.get("ecn"))}
+    if t == "red":
+        if q["queue_in_bytes"] or q["byte_mode"] or q["mark_method"] != "uniform":
+            raise ValueError("queue: only packet-mode RED with mark_method uniform converts")
+        out.update(
+            red_min_th=q["min_th"],
+            red_max_th=q["max_th"],
+            red_w_q=q["w_q"],
+            red_max_p=q["max_p"],
+            red_gentle=q["gentle"],
+            red_mean_pkt_size=q["mean_pkt_size"],
+        )
+    elif t in ("codel", "fq_codel"):
+        out.update(
+            codel_target=q["target"], codel_interval=q["interval"], codel_maxpacket=q["maxpacket"]
+        )
+        if t == "fq_codel":
+            out.update(
+                fq_flows=q["flows"], fq_quantum=q["quantum"], fq_drop_batch=q["drop_batch_size"]
+            )
+    elif t == "pie":
+        out.update(
+            pie_target=q["target"],
+            pie_tupdate=q["tupdate"],
+            pie_alpha=q["alpha"],
+            pie_beta=q["beta"],
+            pie_max_burst=q["max_burst"],
+            pie_rate_estimator=q["delay_mode"] == "rate_estimator",
+            pie_dq_threshold=q["dq_threshold"],
+            pie_mean_pkt_size=q["mean_pkt_size"],
+            pie_derandomize=q["derandomize"],
+            pie_mark_ecn_th=q["mark_ecn_th"],
+        )
+    elif t != "droptail":
+        raise ValueError(
+            f"queue.type {t!r}: ns3/evaluate.cc has droptail, red, codel, pie, fq_codel"
+        )
+    return out
+
+
+def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
+    """The parameters of ns3/evaluate.cc for a normalised scenario (`normalized`).
+
+    Every flow runs s<i> -> l -> r -> k<i> over its own access links; the flow lists
+    hold one value per flow. The TCP settings that the program takes once must be
+    the same for every TCP flow (they are in every evaluate scenario)."""
+    links = {str(i): lk for i, lk in enumerate(sc["links"])}
+    bott = sc["bottleneck"]
+    blink, bq = _link(links, bott)
+    _, rq = _link(links, "->".join(reversed(bott.split("->"))))
+    flows = sc["flows"]
+    tcps = [f["tcp"] for f in flows if f["type"] == "tcp"]
+    for key in SHARED_TCP:
+        if len({json.dumps(t[key]) for t in tcps}) > 1:
+            raise ValueError(f"flows: tcp.{key} differs between flows (ns-3 takes it once)")
+    sizes = {f["packet_size"] for f in flows}
+    if len(sizes) != 1:
+        raise ValueError("flows: packet sizes differ (ns3/evaluate.cc takes one)")
+    pkt = sizes.pop()
+    t0 = tcps[0] if tcps else {}
+    out: Dict[str, Any] = {
+        "name": sc["name"],
+        "duration": sc["duration"],
+        "warmup": sc["warmup"],
+        "seed": sc["seed"],
+        "bottleneck_rate": blink["rate_bps"],
+        "bottleneck_delay": blink["delay"],
+        "reverse_limit": rq["limit"],
+        "packet_size": pkt,
+        "segment_size": pkt - 40,
+        "max_window": t0.get("max_window", 10000),
+        "sack": t0.get("sack", True),
+        "limited_transmit": t0.get("limited_transmit", False),
+        "min_rto": t0.get("min_rto", 0.2),
+        "init_rto": t0.get("initial_rto", 1.0),
+        "tcp_tick": t0.get("tick", 0.01),
+        "ecn": any(f["ecn"] for f in flows),
+        "flows": len(flows),
+        **_queue_params(bq),
+    }
+    cols: Dict[str, List[Any]] = {
+        k: []
+        for k in (
+            "flow_name",
+            "flow_type",
+            "flow_variant",
+            "flow_iw",
+            "flow_start",
+            "flow_stop",
+            "flow_rate",
+            "flow_src_delay",
+            "flow_src_rate",
+            "flow_src_limit",
+            "flow_dst_delay",
+            "flow_dst_rate",
+            "flow_dst_limit",
+        )
+    }
+    for f in flows:
+        path = f["path"]
+        if len(path) != 3 or path[1] != bott:
+            raise ValueError(f"flow {f['id']}: path {path} is not access -> bottleneck -> access")
+        if f["type"] not in ("tcp", "cbr") or (f["type"] == "cbr" and (f["batch"] or 1) != 1):
+            raise ValueError(f"flow {f['id']}: type {f['type']!r} (ns3/evaluate.cc: tcp, cbr)")
+        src, sq = _link(links, path[0])
+        dst, dq = _link(links, path[2])
+        tcp = f.get("tcp") or {}
+        cols["flow_name"].append(f["name"] or f"flow{f['id']}")
+        cols["flow_type"].append(f["type"])
+        cols["flow_variant"].append(tcp.get("variant", "-"))
+        cols["flow_iw"].append(tcp.get("init_cwnd", 0))
+        cols["flow_start"].append(f["start"])
+        cols["flow_stop"].append(-1 if f["stop"] is None else f["stop"])
+        # a CBR flow's rate from its normalised interval (one packet per interval)
+        cols["flow_rate"].append(f["packet_size"] * 8 / f["interval"] if f["type"] == "cbr" else 0)
+        cols["flow_src_delay"].append(src["delay"])
+        cols["flow_src_rate"].append(src["rate_bps"])
+        cols["flow_src_limit"].append(sq["limit"])
+        cols["flow_dst_delay"].append(dst["delay"])
+        cols["flow_dst_rate"].append(dst["rate_bps"])
+        cols["flow_dst_limit"].append(dq["limit"])
+    out.update(cols)
+    return out
+
+
+def params_text(p: Mapping[str, Any]) -> str:
+    lines = []
+    for k, v in p.items():
+        vals = v if isinstance(v, list) else [v]
+        lines.append(k + " " + " ".join(_fmt(x) for x in vals))
+    return "\n".join(lines) + "\n"
+
+
+def parse_params(text: str) -> Dict[str, Any]:
+    """A parameter file back as {key: [values]} (flow lists) or {key: value}."""
+    out: Dict[str, Any] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts:
+            out[parts[0]] = parts[1:] if parts[0].startswith("flow_") else parts[1]
+    return out
+
+
+def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> Dict[str, Any]:
+    """aqmlab evaluate's metric columns from ns3/evaluate.cc's JSON line."""
+    from aqmlab.evaluate import metrics, scenarios
+
+    names = [metrics.class_of(n) for n in p["flow_name"]]
+    gp = [float(x) for x in res["flow_goodput_bps"]]
+    per_class = metrics.class_sums(names, gp)
+    ll = [g for g, c in zip(gp, names) if c in scenarios.LONG_LIVED]
+    out = {
+        "goodput_bps": sum(gp),
+        "utilization": res["utilization"],
+        "delay_mean": res["delay_mean"],
+        "delay_p95": res["delay_p95"],
+        "loss_rate": res["loss_rate"],
+        "jain": metrics.jain(ll),
+        "goodput_ratio": metrics.goodput_ratio(sid, per_class),
+        "wall_time": res["wall_time"],
+    }
+    for c, v in per_class.items():
+        out[f"goodput_bps_{c}"] = v
+    return out
+
+
+def aqmlab_metrics(pt: Mapping[str, Any]) -> Dict[str, Any]:
+    """The row `aqmlab evaluate` writes for the point (runner.run), NaN as None."""
+    from aqmlab.evaluate import runner
+
+    row = runner.run(dict(pt))
+    row.pop("flows_json", None)
+    return {k: _clean(v) for k, v in row.items()}
+
+
+def _clean(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def verdict(kind: str, aq: Optional[float], n3: Optional[float]) -> Optional[str]:
+    """'ok' / 'DIFF': within 2 points (ratios, utilization, Jain) or 15% (the others)."""
+    if aq is None or n3 is None or (isinstance(aq, float) and math.isnan(aq)):
+        return None
+    if kind == "pp":
+        return "ok" if abs(aq - n3) <= 0.02 + 1e-12 else "DIFF"
+    return "ok" if abs(aq - n3) <= 0.15 * abs(n3) + 1e-12 else "DIFF"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """`--aqmlab POINT.json`: run the point in aqmlab and print its metrics;
+    `--params POINT.json OUT`: write ns-3's parameter file (and print it as JSON);
+    `--ns3 ID PARAMS RESULT.json`: the metrics of ns3/evaluate.cc's result line."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2 and args[0] == "--aqmlab":
+        pt = json.loads(Path(args[1]).read_text())
+        print(json.dumps(aqmlab_metrics(pt)))
+        return 0
+    if len(args) == 4 and args[0] == "--ns3":
+        p = parse_params(Path(args[2]).read_text())
+        res = json.loads(Path(args[3]).read_text())
+        print(json.dumps({k: _clean(v) for k, v in ns3_metrics(args[1], p, res).items()}))
+        return 0
+    if len(args) == 3 and args[0] == "--params":
+        pt = json.loads(Path(args[1]).read_text())
+        p = params(normalized(pt))
+        Path(args[2]).write_text(params_text(p))
+        print(json.dumps(p))
+        return 0
+    print(
+        "usage: evaluate_cases.py --aqmlab POINT.json | --params POINT.json OUT"
+        " | --ns3 ID PARAMS RESULT.json",
+        file=sys.stderr,
+    )
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

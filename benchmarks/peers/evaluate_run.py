@@ -1,0 +1,231 @@
+"""`benchmarks/peers/run --cases E...`: aqmlab evaluate's RFC 7928 scenarios in aqmlab
+and ns-3 (ns3/evaluate.cc), metrics side by side (evaluate_cases.py has the cases and
+the converter). Stdlib only: aqmlab runs in child processes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CASES = HERE / "evaluate_cases.py"
+NS3_SRC = HERE / "ns3" / "evaluate.cc"
+NS3_BIN = HERE / "ns3" / "build" / "evaluate"
+sys.path.insert(0, str(HERE))
+import evaluate_cases as ec  # noqa: E402  (imports aqmlab lazily only)
+import history  # noqa: E402
+
+#: table columns: (metric, kind of tolerance, format)
+TABLE = [
+    ("goodput_bps_main", None, ".4g"),
+    ("goodput_bps_other", None, ".4g"),
+    ("goodput_ratio", "pp", ".3f"),
+    ("utilization", "pp", ".3f"),
+    ("jain", "pp", ".3f"),
+    ("delay_mean", "rel", ".4f"),
+    ("delay_p95", "rel", ".4f"),
+    ("loss_rate", "rel", ".4g"),
+]
+#: (main class, other class) shown per scenario
+CLASS_PAIR = {
+    "5.1.1": ("bulk", None),
+    "5.2": ("cubic", "bulk"),
+    "5.3.1": ("bulk", "udp"),
+    "5.3.2": ("bulk", "udp"),
+    "6": ("rtt", "ref"),
+}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ensure_binary() -> Optional[Path]:
+    if NS3_BIN.exists() and NS3_BIN.stat().st_mtime >= NS3_SRC.stat().st_mtime:
+        return NS3_BIN
+    log("[peers] building the ns-3 evaluate program ...")
+    r = subprocess.run(
+        ["sh", str(HERE / "ns3" / "build.sh"), str(NS3_BIN), str(NS3_SRC)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if r.returncode != 0:
+        log(r.stdout[-4000:])
+        return None
+    return NS3_BIN
+
+
+def _env() -> Dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
+    return env
+
+
+def _last_json(text: str) -> Optional[Dict]:
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
+def _result(sid: str, m: Dict) -> Dict:
+    """A record's `result`: the metrics plus the history's column names."""
+    main, other = CLASS_PAIR.get(sid, ("bulk", None))
+    r = dict(m)
+    r["goodput_bps_main"] = m.get(f"goodput_bps_{main}")
+    r["goodput_bps_other"] = m.get(f"goodput_bps_{other}") if other else None
+    r.update(
+        drop_rate=m.get("loss_rate"),
+        mean_delay=m.get("delay_mean"),
+        goodput_mbps=(m.get("goodput_bps") or 0) / 1e6,
+    )
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+
+
+def run_cases(
+    spec: str,
+    sims: List[str],
+    quick: bool,
+    seed: int,
+    timeout: float,
+    run_measured: Callable,
+    keep: Optional[str],
+) -> List[Dict]:
+    binary = ensure_binary() if "ns3" in sims else None
+    work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
+    work.mkdir(parents=True, exist_ok=True)
+    records: List[Dict] = []
+    for name, sid, variant, aqm in ec.select(spec):
+        pt = ec.point(sid, variant, aqm, quick, seed)
+        name = name + ("-quick" if quick else "") + (f"-s{seed}" if seed != 1 else "")
+        ptf = work / f"{name}.point.json"
+        ptf.write_text(json.dumps(pt))
+        for sim in [s for s in ("aqmlab", "ns3") if s in sims]:
+            rec: Dict = {"case": name, "sim": sim, "status": "ok", "scenario": sid}
+            if sim == "aqmlab":
+                cmd = [sys.executable, str(CASES), "--aqmlab", str(ptf)]
+                m = run_measured(cmd, timeout, env=_env())
+                res = _last_json(m["stdout"]) if m["rc"] == 0 else None
+            else:
+                if binary is None:
+                    continue
+                pf = work / f"{name}.params"
+                r = subprocess.run(
+                    [sys.executable, str(CASES), "--params", str(ptf), str(pf)],
+                    env=_env(),
+                    capture_output=True,
+                    text=True,
+                )
+                if r.returncode != 0:
+                    log(r.stderr[-2000:])
+                    continue
+                cmd = [str(binary), str(pf)]
+                m = run_measured(cmd, timeout)
+                raw = _last_json(m["stdout"]) if m["rc"] == 0 else None
+                res = None
+                if raw is not None:
+                    rf = work / f"{name}.ns3.json"
+                    rf.write_text(json.dumps(raw))
+                    r = subprocess.run(
+                        [sys.executable, str(CASES), "--ns3", sid, str(pf), str(rf)],
+                        env=_env(),
+                        capture_output=True,
+                        text=True,
+                    )
+                    res = _last_json(r.stdout)
+                    if res is not None:
+                        res["departures_total"] = raw["departures_total"]
+                        res["arrivals"], res["drops"] = raw["arrivals"], raw["drops"]
+            rec.update({k: m[k] for k in ("wall_s", "maxrss_mb", "cpu_s", "rc")})
+            rec["command"] = " ".join(cmd)
+            if res is None:
+                rec["status"] = (
+                    "timeout"
+                    if m["timed_out"]
+                    else (
+                        f"failed (rc {m['rc']}): "
+                        + (m["stderr"].strip().splitlines() or [""])[-1][:200]
+                    )
+                )
+            else:
+                rec["result"] = _result(sid, res)
+            log(f"[peers] {name} / {sim}: {rec['status']}, {m['wall_s']:.2f} s")
+            records.append(rec)
+    return records
+
+
+def _f(x, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def table(records: List[Dict], markdown: bool = False) -> int:
+    """Print aqmlab vs ns-3 per case and metric; the number of differences beyond the
+    thresholds (2 points for ratios, utilization and Jain; 15% for delays and loss)."""
+    by: Dict[str, Dict[str, Dict]] = {}
+    for r in records:
+        by.setdefault(r["case"], {})[r["sim"]] = r
+    diffs = 0
+    if markdown:
+        print("| case | metric | aqmlab | ns-3 | agreement |")
+        print("|---|---|---|---|---|")
+    else:
+        print(f"{'case':26s} {'metric':18s} {'aqmlab':>10s} {'ns-3':>10s}  agreement")
+    for case, d in by.items():
+        aq = (d.get("aqmlab") or {}).get("result") or {}
+        n3 = (d.get("ns3") or {}).get("result") or {}
+        rows = [(met, kind, spec, aq.get(met), n3.get(met)) for met, kind, spec in TABLE]
+        rows.append(
+            (
+                "wall_s",
+                None,
+                ".2f",
+                (d.get("aqmlab") or {}).get("wall_s"),
+                (d.get("ns3") or {}).get("wall_s"),
+            )
+        )
+        for met, kind, spec, a, b in rows:
+            if a is None and b is None:
+                continue
+            v = ec.verdict(kind, a, b) if kind else None
+            diffs += v == "DIFF"
+            if markdown:
+                print(f"| {case} | {met} | {_f(a, spec)} | {_f(b, spec)} | {v or ''} |")
+            else:
+                print(f"{case:26s} {met:18s} {_f(a, spec):>10s} {_f(b, spec):>10s}  {v or ''}")
+    return diffs
+
+
+def main(args, sims: List[str], run_measured: Callable, apt_install: Callable) -> int:
+    """`run --cases E...`: run the cases, print the table, keep the records as asked."""
+    label = args.label if args.label is not None else (Path(args.json).stem if args.json else "")
+    context = history.context(label) if args.record else {}
+    if "ns3" in sims and not Path("/usr/include/ns3/core-module.h").exists():
+        apt_install("libns3-dev")
+    records = run_cases(
+        args.cases,
+        sims,
+        args.quick,
+        args.seed if args.seed is not None else 1,
+        args.timeout or 3600,
+        run_measured,
+        args.keep,
+    )
+    diffs = table(records, args.markdown)
+    print(
+        f"\n{diffs} difference(s) beyond 2 points (ratios, utilization, Jain) / 15% (delays, loss)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=1))
+    if args.record:
+        history.append(Path(args.record), records, context)
+        log(f"[peers] {len(records)} row(s) appended to {args.record}")
+    return 0

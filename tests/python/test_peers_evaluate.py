@@ -1,0 +1,102 @@
+"""The converter of the peer benchmark's E cases (benchmarks/peers/evaluate_cases.py):
+an `aqmlab evaluate` scenario becomes the parameters of ns3/evaluate.cc. No ns-3 needed."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "peers"))
+import evaluate_cases as ec  # noqa: E402
+from aqmlab.evaluate import scenarios  # noqa: E402
+
+
+def _converted(sid, variant, aqm, quick=True):
+    pt = ec.point(sid, variant, aqm, quick)
+    data = scenarios.build(sid, variant, {"type": aqm}, 1, quick, False)
+    norm = ec.normalized(pt)
+    return data, norm, ec.params(norm)
+
+
+def _link(data, a, b):
+    for lk in data["link"]:
+        if (lk["a"], lk["b"]) in ((a, b), (b, a)):
+            return lk
+    raise AssertionError(f"no link {a}-{b}")
+
+
+@pytest.mark.parametrize("sid,variant", [("5.2", "default"), ("5.3.2", "default"), ("6", "10ms")])
+def test_flows_and_links_follow_the_scenario(sid, variant):
+    data, norm, p = _converted(sid, variant, "red")
+    flows = data["flow"]
+    assert p["flows"] == len(flows)
+    assert p["duration"] == data["duration"] and p["warmup"] == data["warmup"]
+    b = _link(data, "l", "r")
+    assert p["bottleneck_rate"] == b["rate"] and p["bottleneck_delay"] == b["delay"]
+    assert p["limit"] == b["queue_ab"]["limit"] and p["reverse_limit"] == b["queue_ba"]["limit"]
+    for i, f in enumerate(flows):
+        assert p["flow_name"][i] == f["name"]
+        assert p["flow_type"][i] == f["type"]
+        assert p["flow_variant"][i] == (f["variant"] if f["type"] == "tcp" else "-")
+        src, dst = _link(data, f["src"], "l"), _link(data, "r", f["dst"])
+        assert p["flow_src_delay"][i] == src["delay"] and p["flow_dst_delay"][i] == dst["delay"]
+        assert p["flow_src_rate"][i] == src["rate"] and p["flow_dst_rate"][i] == dst["rate"]
+        # the start time aqmlab drew for the flow, inside the scenario's range
+        lo, hi = f["start"]["uniform"]
+        assert p["flow_start"][i] == norm["flows"][i]["start"] and lo <= p["flow_start"][i] <= hi
+        if f["type"] == "cbr":
+            assert p["flow_rate"][i] == pytest.approx(f["rate"])
+        else:
+            assert p["flow_iw"][i] == f["initial_window"] and p["flow_rate"][i] == 0
+    assert p["segment_size"] == p["packet_size"] - 40 == flows[0]["packet_size"] - 40
+
+
+def test_rtt_variant_sets_the_sender_access_delay():
+    # scenario 6: sender access R/2 - 1.5 ms for the flow at R, 50 - 1.5 ms for the other
+    for r in (10, 100, 400):
+        _, _, p = _converted("6", f"{r}ms", "codel")
+        i = p["flow_name"].index("rtt")
+        rtt = 2 * (p["flow_src_delay"][i] + p["bottleneck_delay"] + p["flow_dst_delay"][i])
+        assert rtt == pytest.approx(r / 1000)
+
+
+def test_congestion_levels_have_their_flow_counts():
+    for sid in ("8.2.2", "8.2.3", "8.2.4"):
+        data, _, p = _converted(sid, "default", "red")
+        assert p["flows"] == len(data["flow"]) and set(p["flow_variant"]) == {"newreno"}
+
+
+def test_queue_parameters_are_the_normalised_defaults():
+    for aqm in ("red", "codel", "pie", "fq_codel"):
+        _, norm, p = _converted("5.1.1", "default", aqm)
+        q = norm["links"][0]["queue_ab"]
+        assert p["queue"] == aqm and p["limit"] == q["limit"]
+        if aqm == "red":
+            assert (p["red_min_th"], p["red_max_th"], p["red_w_q"], p["red_max_p"]) == (
+                q["min_th"],
+                q["max_th"],
+                q["w_q"],
+                q["max_p"],
+            )
+        elif aqm == "pie":
+            assert (p["pie_target"], p["pie_tupdate"]) == (q["target"], q["tupdate"])
+        else:
+            assert (p["codel_target"], p["codel_interval"]) == (q["target"], q["interval"])
+
+
+def test_params_text_round_trips():
+    _, _, p = _converted("5.3.1", "default", "red")
+    back = ec.parse_params(ec.params_text(p))
+    assert back["flow_name"] == p["flow_name"]
+    assert [float(x) for x in back["flow_start"]] == p["flow_start"]
+    assert float(back["bottleneck_rate"]) == p["bottleneck_rate"]
+
+
+def test_unsupported_queue_is_named():
+    with pytest.raises(ValueError, match="queue.type"):
+        ec._queue_params({"type": "sfq", "limit": 10})
+
+
+def test_verdict_thresholds():
+    assert ec.verdict("pp", 0.50, 0.519) == "ok" and ec.verdict("pp", 0.50, 0.53) == "DIFF"
+    assert ec.verdict("rel", 0.0114, 0.010) == "ok" and ec.verdict("rel", 0.0116, 0.010) == "DIFF"
