@@ -17,7 +17,9 @@ use toml::{Table, Value};
 
 use super::read::de;
 use crate::error::{Result, SimError};
-use crate::tcp::{NewRenoFlavor, NewRenoTimer, TcpParams, Variant};
+use crate::tcp::{
+    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, TcpParams, Variant,
+};
 
 /// The whole file.
 #[derive(Deserialize)]
@@ -178,6 +180,13 @@ pub(super) struct TcpSpec {
     pub cubic_c: f64,
     pub cubic_beta: f64,
     pub fast_convergence: bool,
+    pub cubic_reno_friendly: bool,
+    #[serde(deserialize_with = "named")]
+    pub cubic_growth: CubicGrowth,
+    #[serde(deserialize_with = "named")]
+    pub cubic_timeout: CubicTimeout,
+    #[serde(deserialize_with = "named")]
+    pub cubic_slow_start: CubicSlowStart,
     pub dctcp_g: f64,
     pub drop: Vec<i64>,
 }
@@ -220,6 +229,10 @@ impl Default for TcpSpec {
             cubic_c: d.cubic.c,
             cubic_beta: d.cubic.beta,
             fast_convergence: d.cubic.fast_convergence,
+            cubic_reno_friendly: d.cubic.reno_friendly,
+            cubic_growth: d.cubic.growth,
+            cubic_timeout: d.cubic.timeout,
+            cubic_slow_start: d.cubic.slow_start,
             dctcp_g: d.dctcp_g,
             drop: Vec::new(),
         }

@@ -48,6 +48,10 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             c: above(t.cubic_c, 0.0, true, &fp("cubic_c"), "> 0 packets/s^3")?,
             beta: open01(t.cubic_beta, &fp("cubic_beta"))?,
             fast_convergence: t.fast_convergence,
+            reno_friendly: t.cubic_reno_friendly,
+            growth: t.cubic_growth,
+            timeout: t.cubic_timeout,
+            slow_start: t.cubic_slow_start,
         },
         dctcp_g: match t.dctcp_g {
             g if g > 0.0 && g <= 1.0 => g,

@@ -77,9 +77,9 @@ impl TcpSender {
                 return;
             }
         } else if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
+            self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly));
         } else if let Some(c) = self.cubic.as_mut() {
-            self.cwnd = c.on_ack(now.as_secs_f64(), self.cwnd, self.srtt);
+            self.cwnd = c.on_ack_n(now.as_secs_f64(), self.cwnd, self.srtt, newly as u32);
         } else {
             self.cwnd += 1.0 / self.cwnd;
         }

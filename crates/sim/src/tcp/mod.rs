@@ -31,7 +31,7 @@ mod tests;
 use aqm::Time;
 use serde::Serialize;
 
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
 pub use receiver::TcpReceiver;
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
@@ -648,7 +648,10 @@ impl TcpSender {
         self.stats.timeouts += 1;
         match self.cubic.as_mut() {
             // RFC 9438 Section 4.8
-            Some(c) => self.ssthresh = c.on_timeout(self.cwnd.min(self.p.max_window as f64)),
+            Some(c) => {
+                let w = self.cwnd.min(self.p.max_window as f64);
+                self.ssthresh = c.on_timeout(w, if self.in_recovery { self.ssthresh } else { w });
+            }
             None => self.halve(),
         }
         if let Some(sb) = self.sack.as_mut() {
