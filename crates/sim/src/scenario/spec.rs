@@ -18,7 +18,8 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, TcpParams, Variant,
+    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, RtoBackoff, TcpParams,
+    Variant,
 };
 
 /// The whole file.
@@ -166,6 +167,8 @@ pub(super) struct TcpSpec {
     pub initial_rto: Quantity,
     pub tick: Quantity,
     pub max_backoff: i64,
+    #[serde(deserialize_with = "named")]
+    pub rto_backoff: RtoBackoff,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -217,6 +220,7 @@ impl Default for TcpSpec {
             initial_rto: d.initial_rto.into(),
             tick: d.tick.into(),
             max_backoff: d.max_backoff.into(),
+            rto_backoff: d.rto_backoff,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,

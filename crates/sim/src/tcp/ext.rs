@@ -5,10 +5,29 @@
 //! SACK) and loss recovery (SACK, RFC 6675 Section 5).
 
 use aqm::Time;
+use serde::Serialize;
 
 use super::TcpSender;
 use super::sack::SackLog;
 use crate::packet::{Pkt, flags};
+
+/// What ends the exponential backoff of the retransmission timer (`rto_backoff`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoBackoff {
+    /// Karn's rule (RFC 6298 Section 5): the backed-off RTO is kept until a valid RTT
+    /// sample (a packet not retransmitted) is acknowledged.
+    #[default]
+    Karn,
+    /// Any ACK of new data recomputes the RTO from the estimator (ns-3 3.37).
+    Ack,
+}
+
+impl RtoBackoff {
+    pub(super) fn is_karn(&self) -> bool {
+        *self == RtoBackoff::Karn
+    }
+}
 
 impl TcpSender {
     /// `on_ack` of a sender with extensions.

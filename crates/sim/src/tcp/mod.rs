@@ -33,6 +33,7 @@ use serde::Serialize;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
+pub use ext::RtoBackoff;
 pub use receiver::TcpReceiver;
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
@@ -129,6 +130,9 @@ pub struct TcpParams {
     pub tick: f64,
     /// Cap of the exponential backoff multiplier.
     pub max_backoff: u32,
+    /// What ends the backoff.
+    #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
+    pub rto_backoff: RtoBackoff,
     pub dupack_threshold: u32,
     pub ecn: bool,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
@@ -168,6 +172,7 @@ impl Default for TcpParams {
             initial_rto: 3.0,
             tick: 0.01,
             max_backoff: 64,
+            rto_backoff: RtoBackoff::Karn,
             dupack_threshold: 3,
             ecn: false,
             tiny_window: false,
@@ -507,6 +512,9 @@ impl TcpSender {
         {
             self.rtt_sample((now - self.rtt_ts).as_secs_f64());
             self.rtt_seq = None;
+            self.backoff = 1;
+            self.set_rto_span();
+        } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
             self.backoff = 1;
             self.set_rto_span();
         }

@@ -269,6 +269,31 @@ mod cubic_rules {
     }
 }
 
+/// `rto_backoff`: what ends the timer's exponential backoff.
+mod rto_backoff {
+    use super::*;
+
+    /// After a timeout, the ACK of the retransmitted packet is no valid RTT sample
+    /// (Karn): with `karn` the timer restarts with the doubled RTO, with `ack` with the
+    /// estimator's RTO again.
+    #[test]
+    fn ack_of_a_retransmission_ends_backoff_only_with_ack() {
+        for (mode, factor) in [(RtoBackoff::Karn, 2.0), (RtoBackoff::Ack, 1.0)] {
+            let p = TcpParams { rto_backoff: mode, ..params(Variant::NewReno) };
+            let rto = p.initial_rto;
+            let mut conn = connection(p, 0, 0, 1);
+            let mut out = Vec::new();
+            conn.0.start(ms(0), &mut out, u32::MAX);
+            assert_eq!(seqs(&mut out), vec![0, 1]);
+            conn.0.on_timeout(ms(3000), &mut out, u32::MAX);
+            assert_eq!(seqs(&mut out), vec![0], "go back to the first packet");
+            deliver(&mut conn, &[0], ms(3100));
+            let left = conn.0.rtx_deadline.expect("packet 1 outstanding") - ms(3100);
+            assert!((left.as_secs_f64() - factor * rto).abs() < 1e-6, "{mode:?}: {left:?}");
+        }
+    }
+}
+
 mod dctcp {
     use super::*;
 
