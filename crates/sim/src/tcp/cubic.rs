@@ -35,8 +35,9 @@
 //!   `floor(cwnd / (W_est - cwnd))` when W_est is above cwnd.
 //! - `cubic_slow_start = "acked"`: slow start grows the window by the packets each ACK
 //!   acknowledges (RFC 3465's byte counting without its limit L; ns-3 3.37's
-//!   `TcpCubic`), so that the cumulative ACK that ends a go-back-N after a timeout
-//!   opens the window by every packet it covers at once.
+//!   `TcpCubic`), so that the cumulative ACKs of a go-back-N after a timeout open the
+//!   window by every packet they cover at once; the ACK that covers the highest packet
+//!   sent before the timeout (which ends ns-3's loss state) opens nothing.
 //! - `cubic_timeout = "reset"`: a timeout takes the reduction from the window without
 //!   fast recovery's inflation (ssthresh during a recovery) and forgets W_max (ns-3
 //!   3.37 resets its state when it enters its loss state).
@@ -158,6 +159,8 @@ pub struct Cubic {
     acked: u32,
     /// Segments growth: no W_max known (no congestion event yet, or a reset timeout).
     no_w_max: bool,
+    /// Acked slow start: a timeout's go-back-N is under way (ns-3's loss state).
+    loss: bool,
 }
 
 impl Cubic {
@@ -212,7 +215,21 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.after_rto = true;
+        self.loss = true;
         ss
+    }
+
+    /// Acked slow start: does this ACK end a timeout's go-back-N (it covers the highest
+    /// packet sent before the timeout, `past_recover`)? Such an ACK opens nothing, as
+    /// in ns-3 3.37, where it ends the loss state: it covers every packet the receiver
+    /// held beyond the holes, and counting them would open the window by up to a
+    /// receiver window at once.
+    pub fn ends_loss(&mut self, past_recover: bool) -> bool {
+        if self.p.slow_start == CubicSlowStart::Acked && self.loss && past_recover {
+            self.loss = false;
+            return true;
+        }
+        false
     }
 
     /// The window after an ACK of new data in congestion avoidance at time `now` (s),

@@ -95,6 +95,10 @@ impl TcpSender {
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
+        } else if let Some(c) = self.cubic.as_mut().filter(|_| a >= self.recover)
+            && c.ends_loss(true)
+        {
+            // (cubic_slow_start = "acked": the end of a timeout's go-back-N opens nothing)
         } else if self.cwnd < self.ssthresh {
             self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly));
         } else if let Some(c) = self.cubic.as_mut() {

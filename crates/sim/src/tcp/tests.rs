@@ -269,6 +269,31 @@ mod cubic_rules {
     }
 }
 
+/// `cubic_slow_start = "acked"` after a timeout: a cumulative ACK below the highest
+/// packet sent before the timeout opens the window by every packet it covers; the ACK
+/// that covers it (the end of the go-back-N) opens nothing.
+#[test]
+fn acked_slow_start_after_timeout() {
+    for (ss, after) in [(CubicSlowStart::Acked, [6.0, 6.0]), (CubicSlowStart::Rfc, [2.0, 3.0])] {
+        let mut p = params(Variant::Cubic);
+        p.cubic.slow_start = ss;
+        p.init_cwnd = 10.0;
+        p.dupack_threshold = 1000; // no fast retransmit: the timer repairs
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), (0..10).collect::<Vec<u32>>());
+        // packets 0 and 5 are lost
+        deliver(&mut conn, &[1, 2, 3, 4, 6, 7, 8, 9], ms(100));
+        conn.0.on_timeout(ms(3000), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), vec![0]);
+        deliver(&mut conn, &[0], ms(3100)); // ACK 5: packets 0-4, below the 10 sent
+        assert_eq!(conn.0.cwnd, after[0], "{ss:?}");
+        deliver(&mut conn, &[5], ms(3200)); // ACK 10: the go-back-N ends
+        assert_eq!(conn.0.cwnd, after[1], "{ss:?}");
+    }
+}
+
 /// `rto_backoff`: what ends the timer's exponential backoff.
 mod rto_backoff {
     use super::*;
