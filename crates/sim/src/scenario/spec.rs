@@ -18,8 +18,8 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, RtoBackoff, TcpParams,
-    Variant,
+    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, RecoverRule,
+    RtoBackoff, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -169,6 +169,8 @@ pub(super) struct TcpSpec {
     pub max_backoff: i64,
     #[serde(deserialize_with = "named")]
     pub rto_backoff: RtoBackoff,
+    #[serde(deserialize_with = "named")]
+    pub recover_rule: RecoverRule,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -221,6 +223,7 @@ impl Default for TcpSpec {
             tick: d.tick.into(),
             max_backoff: d.max_backoff.into(),
             rto_backoff: d.rto_backoff,
+            recover_rule: d.recover_rule,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,

@@ -23,6 +23,27 @@ pub enum RtoBackoff {
     Ack,
 }
 
+/// When duplicate ACKs may start a new fast retransmit after a reduction
+/// (`recover_rule`; `recover` is one past the highest packet sent when it began).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverRule {
+    /// Once they acknowledge everything sent then (ack >= recover).
+    #[default]
+    Cover,
+    /// Only once they acknowledge more than that (ack > recover): RFC 6582 Section 3.2
+    /// step 2 ("covers more than recover"), ns-2's `bug_fix_` (`highest_ack_ >
+    /// recover_`), ns-3 with the peer benchmark's hook. The duplicate ACKs that a
+    /// go-back-N's needless copies raise once everything is acknowledged start none.
+    Beyond,
+}
+
+impl RecoverRule {
+    pub(super) fn is_cover(&self) -> bool {
+        *self == RecoverRule::Cover
+    }
+}
+
 impl RtoBackoff {
     pub(super) fn is_karn(&self) -> bool {
         *self == RtoBackoff::Karn

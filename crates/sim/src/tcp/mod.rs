@@ -33,7 +33,7 @@ use serde::Serialize;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
-pub use ext::RtoBackoff;
+pub use ext::{RecoverRule, RtoBackoff};
 pub use receiver::TcpReceiver;
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
@@ -133,6 +133,9 @@ pub struct TcpParams {
     /// What ends the backoff.
     #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
     pub rto_backoff: RtoBackoff,
+    /// When duplicate ACKs may start a new fast retransmit.
+    #[serde(skip_serializing_if = "RecoverRule::is_cover")]
+    pub recover_rule: RecoverRule,
     pub dupack_threshold: u32,
     pub ecn: bool,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
@@ -173,6 +176,7 @@ impl Default for TcpParams {
             tick: 0.01,
             max_backoff: 64,
             rto_backoff: RtoBackoff::Karn,
+            recover_rule: RecoverRule::Cover,
             dupack_threshold: 3,
             ecn: false,
             tiny_window: false,
@@ -603,7 +607,8 @@ impl TcpSender {
                 (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
             self.send_much(now, out, max);
         } else if self.dupacks == self.p.dupack_threshold {
-            if self.have_recover && a < self.recover {
+            let beyond = self.p.recover_rule == RecoverRule::Beyond;
+            if self.have_recover && (a < self.recover || (beyond && a == self.recover)) {
                 // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
                 // window already reduced for.
                 return;

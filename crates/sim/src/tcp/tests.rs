@@ -294,6 +294,35 @@ fn acked_slow_start_after_timeout() {
     }
 }
 
+/// `recover_rule`: after a timeout whose go-back-N resent packets the receiver held,
+/// their duplicate ACKs arrive once everything sent before the timeout is acknowledged
+/// (ack == recover). `cover` lets three of them start a fast retransmit; `beyond` (RFC
+/// 6582 "covers more than recover", ns-2's `highest_ack_ > recover_`) does not.
+#[test]
+fn recover_rule_at_the_recovery_point() {
+    for (rule, fast_retransmits) in [(RecoverRule::Cover, 1), (RecoverRule::Beyond, 0)] {
+        let mut p = params(Variant::NewReno);
+        p.recover_rule = rule;
+        p.init_cwnd = 4.0;
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), vec![0, 1, 2, 3]);
+        deliver(&mut conn, &[1, 2], ms(100)); // packet 0 lost, 3 delayed: 2 duplicates
+        conn.0.on_timeout(ms(3000), &mut out, u32::MAX); // recover = 4
+        assert_eq!(seqs(&mut out), vec![0]);
+        let sent = deliver(&mut conn, &[0], ms(3100)); // ACK 3: cwnd 2, go back to 1..
+        assert_eq!(sent, vec![3, 4], "packet 3 resent (go-back-N), 4 new");
+        let sent = deliver(&mut conn, &[3], ms(3150)); // ACK 4 == recover
+        assert_eq!(sent, vec![5], "new data only");
+        // the go-back-N's needless copies of 1 and 2 and the original 3, which the
+        // receiver holds, each raise a duplicate ACK of 4 == recover (data outstanding)
+        let before = conn.0.stats.fast_retransmits;
+        deliver(&mut conn, &[1, 2, 3], ms(3200));
+        assert_eq!(conn.0.stats.fast_retransmits - before, fast_retransmits, "{rule:?}");
+    }
+}
+
 /// `rto_backoff`: what ends the timer's exponential backoff.
 mod rto_backoff {
     use super::*;
