@@ -287,7 +287,7 @@ impl Cubic {
             }
         }
         let cnt = cnt.max(2.0) as u32;
-        self.acked += acked;
+        self.acked = self.acked.saturating_add(acked);
         if self.acked >= cnt {
             self.acked -= cnt;
             return cwnd + 1.0;
