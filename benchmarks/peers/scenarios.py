@@ -50,6 +50,21 @@ NEWRENO_AS_NS2 = 1  # ns-3: restart RTO at fast retransmit, fast retransmit
 RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # over the measurement window (the queue is integrated exactly)
 
+# aqmlab's keys for ns-3 3.37's TcpCubic where it departs from RFC 9438, each measured
+# in ns-3's traces (docs/peers.md, section 6.4): no Reno-friendly region, whole-segment
+# growth through an ACK counter, slow start by the packets each ACK covers, a timeout
+# that reduces the window without recovery's inflation and forgets W_max, (ns-3's
+# socket) a timer backoff that any new ACK ends, and (ns-3 with the hook of section 3.1,
+# as ns-2) no new fast retransmit until the ACKs go beyond the recovery point.
+NS3_CUBIC = dict(
+    cubic_reno_friendly=False,
+    cubic_growth="segments",
+    cubic_slow_start="acked",
+    cubic_timeout="reset",
+    rto_backoff="ack",
+    recover_rule="beyond",
+)
+
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
 # The modern AQMs (the M cases), each at its specification's defaults (RFC 8289, 8290,
@@ -97,6 +112,9 @@ class Case:
     tcp: str = "newreno"  # newreno | cubic
     # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
     newreno_timer: str = "impatient"
+    # aqmlab's CUBIC: "rfc" (its defaults, RFC 9438) or "ns3" (the rules in which ns-3
+    # 3.37's TcpCubic departs from the RFC, NS3_CUBIC; the "-nsmode" cases)
+    cubic_rules: str = "rfc"
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
@@ -258,6 +276,8 @@ class Case:
             )
             if self.newreno_timer != "impatient":
                 flows[-1]["newreno_timer"] = self.newreno_timer
+            if self.cubic_rules == "ns3":
+                flows[-1].update(NS3_CUBIC)
         return {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
@@ -439,15 +459,20 @@ MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "p
 def cubic(n: int, duration: float = 100.0) -> Case:
     """CUBIC beside ns-3 3.37's TcpCubic (HyStart off, fast convergence on, beta 0.7,
     C 0.4, no SACK, classic recovery): `n` flows over S1's dumbbell (15 Mb/s, Drop Tail
-    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms). ns-2 does not run, so
-    aqmlab restarts its timer on every partial ACK as ns-3 does."""
+    of 200 packets, base RTTs 100-160 ms; one flow: 100 ms). ns-2 does not run. The
+    retransmission timer restarts on the first partial ACK of a recovery only, in
+    aqmlab (its default) as in ns-3 3.37 (measured, docs/peers.md 6.4)."""
     return s1(n, "droptail", duration).with_(
         name=f"C-n{n}-droptail-cubic",
         group="C",
         tcp="cubic",
         sims=("aqmlab", "ns3"),
-        newreno_timer="steady",
     )
+
+
+def nsmode(case: Case) -> Case:
+    """A CUBIC case with aqmlab following ns-3 3.37's rules (NS3_CUBIC)."""
+    return case.with_(name=case.name + "-nsmode", cubic_rules="ns3")
 
 
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
@@ -463,6 +488,7 @@ def all_cases() -> List[Case]:
     cases.extend(sc(f, r) for f, r in SCALING)
     cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN)
     cases.extend(cubic(n) for n in (1, 20))
+    cases.extend([nsmode(c) for c in cases if c.group in ("C", "M") and c.tcp == "cubic"])
     return cases
 
 

@@ -30,6 +30,7 @@
 #define protected public
 #include "ns3/red-queue-disc.h"
 #include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-cubic.h"
 #include "ns3/bulk-send-application.h"
 #undef protected
 #undef private
@@ -153,6 +154,25 @@ static void CwndChange(size_t f, uint32_t o, uint32_t n)
     CwndAdvance(f, Simulator::Now().GetSeconds());
     g_cwndLast[f] = n;
 }
+// DUMBBELL_CUBIC_TRACE=1: every change of a CUBIC sender's window (flow, time, cwnd
+// and inflated window in segments, ssthresh, congestion state, and TcpCubic's W_max,
+// K, origin point, epoch start, minimum RTT and ACK counter) on stderr, one "cubic"
+// line each, to compare the two simulators' CUBIC cycle by cycle.
+static void CubicTrace(size_t f, Ptr<TcpSocketBase> sock, uint32_t o, uint32_t n)
+{
+    Ptr<TcpCubic> c = DynamicCast<TcpCubic>(sock->m_congestionControl);
+    if (!c)
+        return;
+    const double seg = sock->m_tcb->m_segmentSize;
+    const Time e = c->m_epochStart;
+    std::fprintf(stderr, "cubic %zu %.6f %.4f %.4f %.4f %d %u %.6f %u %.6f %.6f %u\n", f,
+                 Simulator::Now().GetSeconds(), n / seg, sock->m_tcb->m_cWndInfl.Get() / seg,
+                 sock->m_tcb->m_ssThresh.Get() / seg, (int)sock->m_tcb->m_congState.Get(),
+                 c->m_lastMaxCwnd, c->m_bicK, c->m_bicOriginPoint,
+                 e == Time::Min() ? -1.0 : e.GetSeconds(),
+                 c->m_delayMin == Time::Min() ? -1.0 : c->m_delayMin.GetSeconds(), c->m_cWndCnt);
+}
+
 static void HookCwnd(Ptr<BulkSendApplication> app, size_t f)
 {
     Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
@@ -165,6 +185,9 @@ static void HookCwnd(Ptr<BulkSendApplication> app, size_t f)
     g_cwndSince[f] = Simulator::Now().GetSeconds();
     sock->TraceConnectWithoutContext("CongestionWindowInflated",
                                      MakeBoundCallback(&CwndChange, f));
+    if (std::getenv("DUMBBELL_CUBIC_TRACE"))
+        sock->TraceConnectWithoutContext("CongestionWindow",
+                                         MakeBoundCallback(&CubicTrace, f, sock));
 }
 
 static void DbgCwnd(uint32_t o, uint32_t n)

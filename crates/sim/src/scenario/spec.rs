@@ -17,7 +17,10 @@ use toml::{Table, Value};
 
 use super::read::de;
 use crate::error::{Result, SimError};
-use crate::tcp::{NewRenoFlavor, NewRenoTimer, TcpParams, Variant};
+use crate::tcp::{
+    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, RecoverRule,
+    RtoBackoff, TcpParams, Variant,
+};
 
 /// The whole file.
 #[derive(Deserialize)]
@@ -169,6 +172,10 @@ pub(super) struct TcpSpec {
     pub initial_rto: Quantity,
     pub tick: Quantity,
     pub max_backoff: i64,
+    #[serde(deserialize_with = "named")]
+    pub rto_backoff: RtoBackoff,
+    #[serde(deserialize_with = "named")]
+    pub recover_rule: RecoverRule,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -183,6 +190,13 @@ pub(super) struct TcpSpec {
     pub cubic_c: f64,
     pub cubic_beta: f64,
     pub fast_convergence: bool,
+    pub cubic_reno_friendly: bool,
+    #[serde(deserialize_with = "named")]
+    pub cubic_growth: CubicGrowth,
+    #[serde(deserialize_with = "named")]
+    pub cubic_timeout: CubicTimeout,
+    #[serde(deserialize_with = "named")]
+    pub cubic_slow_start: CubicSlowStart,
     pub dctcp_g: f64,
     pub drop: Vec<i64>,
 }
@@ -213,6 +227,8 @@ impl Default for TcpSpec {
             initial_rto: d.initial_rto.into(),
             tick: d.tick.into(),
             max_backoff: d.max_backoff.into(),
+            rto_backoff: d.rto_backoff,
+            recover_rule: d.recover_rule,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,
@@ -225,6 +241,10 @@ impl Default for TcpSpec {
             cubic_c: d.cubic.c,
             cubic_beta: d.cubic.beta,
             fast_convergence: d.cubic.fast_convergence,
+            cubic_reno_friendly: d.cubic.reno_friendly,
+            cubic_growth: d.cubic.growth,
+            cubic_timeout: d.cubic.timeout,
+            cubic_slow_start: d.cubic.slow_start,
             dctcp_g: d.dctcp_g,
             drop: Vec::new(),
         }

@@ -21,8 +21,63 @@
 //!   being `W_cubic(t + RTT)` (RTT the smoothed RTT) clamped to `[cwnd, 1.5 cwnd]`.
 //!   The RFC's rule is per ACK, not per packet acknowledged, as this simulator's Reno
 //!   increase is.
+//!
+//! Four keys give the rules of Linux and ns-3 3.37's `TcpCubic` where they depart from
+//! the RFC (all default to the RFC's):
+//! - `cubic_reno_friendly = false`: no Reno-friendly region (ns-3 3.37 keeps no W_est).
+//! - `cubic_growth = "segments"`: the window is a whole number of packets (ssthresh and
+//!   W_max after a reduction are rounded down) and grows by one packet once `cnt`
+//!   packets have been acknowledged since the last increase, `cnt = floor(cwnd /
+//!   (target - cwnd))` with target = `floor(W_cubic(t + RTT))`, at least 2 (at most 1.5x
+//!   per round trip), `100 cwnd` when the target is not above cwnd, and at most 20 while
+//!   no W_max is known (before the first congestion event; with `cubic_timeout =
+//!   "reset"` also after a timeout). With the Reno-friendly region on, `cnt` is at most
+//!   `floor(cwnd / (W_est - cwnd))` when W_est is above cwnd.
+//! - `cubic_slow_start = "acked"`: slow start grows the window by the packets each ACK
+//!   acknowledges (RFC 3465's byte counting without its limit L; ns-3 3.37's
+//!   `TcpCubic`), so that the cumulative ACKs of a go-back-N after a timeout open the
+//!   window by every packet they cover at once; the ACK that covers the highest packet
+//!   sent before the timeout (which ends ns-3's loss state) opens nothing.
+//! - `cubic_timeout = "reset"`: a timeout takes the reduction from the window without
+//!   fast recovery's inflation (ssthresh during a recovery) and forgets W_max (ns-3
+//!   3.37 resets its state when it enters its loss state).
 
 use serde::Serialize;
+
+/// How the window grows in the concave and convex regions (`cubic_growth`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicGrowth {
+    /// RFC 9438: `(target - cwnd) / cwnd` per ACK.
+    #[default]
+    Rfc,
+    /// Linux's and ns-3's: one whole packet every `cnt` packets acknowledged.
+    Segments,
+}
+
+/// What a timeout does to CUBIC's state (`cubic_timeout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicTimeout {
+    /// RFC 9438 Section 4.8: ssthresh from cwnd; the next stage has W_max = cwnd_epoch.
+    #[default]
+    Rfc,
+    /// ns-3 3.37's: ssthresh from the window without fast recovery's inflation, and
+    /// W_max forgotten (with segments growth: cnt at most 20 until the next event).
+    Reset,
+}
+
+/// How slow start grows the window (`cubic_slow_start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicSlowStart {
+    /// RFC 5681 (Reno's, RFC 9438 Section 4.10): one packet per ACK of new data.
+    #[default]
+    Rfc,
+    /// ns-3 3.37's `TcpCubic`: the packets the ACK acknowledges, without limit and
+    /// without stopping at ssthresh within an ACK.
+    Acked,
+}
 
 /// CUBIC's constants (RFC 9438 Section 4.1 / 5).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -33,11 +88,39 @@ pub struct CubicParams {
     pub beta: f64,
     /// Fast convergence (Section 4.7).
     pub fast_convergence: bool,
+    /// The Reno-friendly region (Section 4.3).
+    #[serde(skip_serializing_if = "is_true")]
+    pub reno_friendly: bool,
+    /// The increase rule of the concave and convex regions.
+    #[serde(skip_serializing_if = "is_default")]
+    pub growth: CubicGrowth,
+    /// The response to a timeout.
+    #[serde(skip_serializing_if = "is_default")]
+    pub timeout: CubicTimeout,
+    /// Slow start's increase.
+    #[serde(skip_serializing_if = "is_default")]
+    pub slow_start: CubicSlowStart,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl Default for CubicParams {
     fn default() -> Self {
-        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true }
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            growth: CubicGrowth::Rfc,
+            timeout: CubicTimeout::Rfc,
+            slow_start: CubicSlowStart::Rfc,
+        }
     }
 }
 
@@ -72,56 +155,143 @@ pub struct Cubic {
     pub w_est: f64,
     /// The next stage starts after a timeout (W_max = cwnd_epoch).
     after_rto: bool,
+    /// Segments growth: packets acknowledged since the last increase.
+    acked: u32,
+    /// Segments growth: no W_max known (no congestion event yet, or a reset timeout).
+    no_w_max: bool,
+    /// Acked slow start: a timeout's go-back-N is under way (ns-3's loss state).
+    loss: bool,
 }
 
 impl Cubic {
     pub fn new(p: CubicParams) -> Cubic {
-        Cubic { p, ..Default::default() }
+        Cubic { p, no_w_max: true, ..Default::default() }
+    }
+
+    /// Slow start's increase for an ACK that acknowledges `acked` packets.
+    pub fn slow_start_increase(&self, acked: f64) -> f64 {
+        match self.p.slow_start {
+            CubicSlowStart::Rfc => 1.0,
+            CubicSlowStart::Acked => acked,
+        }
+    }
+
+    /// Segments growth rounds a window down to whole packets.
+    fn whole(&self, w: f64) -> f64 {
+        if self.p.growth == CubicGrowth::Segments { w.floor() } else { w }
     }
 
     /// A congestion event (loss or ECN-Echo) with window `cwnd` (Sections 4.6, 4.7):
     /// returns the new ssthresh, `cwnd * beta_cubic`, at least 2.
     pub fn on_congestion(&mut self, cwnd: f64) -> f64 {
-        self.w_max = if self.p.fast_convergence && cwnd < self.w_max {
-            cwnd * (1.0 + self.p.beta) / 2.0
+        let cwnd = self.whole(cwnd);
+        // (ns-3 3.37 has no W_max to compare with after a reset timeout)
+        let reset = self.p.timeout == CubicTimeout::Reset && self.no_w_max;
+        self.w_max = if self.p.fast_convergence && !reset && cwnd < self.w_max {
+            self.whole(cwnd * (1.0 + self.p.beta) / 2.0)
         } else {
             cwnd
         };
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.after_rto = false;
-        (cwnd * self.p.beta).max(2.0)
+        self.no_w_max = false;
+        self.whole(cwnd * self.p.beta).max(2.0)
     }
 
     /// A retransmission timeout with window `cwnd` (Section 4.8): ssthresh as for a
-    /// congestion event; the next stage starts with K = 0.
-    pub fn on_timeout(&mut self, cwnd: f64) -> f64 {
-        let ss = (cwnd * self.p.beta).max(2.0);
+    /// congestion event; the next stage starts with K = 0. `deflated` is the window
+    /// without fast recovery's inflation, which `cubic_timeout = "reset"` reduces.
+    pub fn on_timeout(&mut self, cwnd: f64, deflated: f64) -> f64 {
+        let cwnd = match self.p.timeout {
+            CubicTimeout::Rfc => cwnd,
+            CubicTimeout::Reset => {
+                self.no_w_max = true;
+                deflated
+            }
+        };
+        let cwnd = self.whole(cwnd);
+        let ss = self.whole(cwnd * self.p.beta).max(2.0);
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.after_rto = true;
+        self.loss = true;
         ss
+    }
+
+    /// Acked slow start: does this ACK end a timeout's go-back-N (it covers the highest
+    /// packet sent before the timeout, `past_recover`)? Such an ACK opens nothing, as
+    /// in ns-3 3.37, where it ends the loss state: it covers every packet the receiver
+    /// held beyond the holes, and counting them would open the window by up to a
+    /// receiver window at once.
+    pub fn ends_loss(&mut self, past_recover: bool) -> bool {
+        if self.p.slow_start == CubicSlowStart::Acked && self.loss && past_recover {
+            self.loss = false;
+            return true;
+        }
+        false
     }
 
     /// The window after an ACK of new data in congestion avoidance at time `now` (s),
     /// with window `cwnd` and smoothed RTT `srtt` (s).
     pub fn on_ack(&mut self, now: f64, cwnd: f64, srtt: f64) -> f64 {
-        let (t0, _, k) = *self.epoch.get_or_insert_with(|| {
+        self.on_ack_n(now, cwnd, srtt, 1)
+    }
+
+    /// As [`Cubic::on_ack`], for an ACK that acknowledges `acked` packets (the
+    /// segments growth counts them; the RFC's rule is per ACK).
+    pub fn on_ack_n(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
+        if self.p.growth == CubicGrowth::Segments {
+            return self.on_ack_segments(now, cwnd, srtt, acked);
+        }
+        let (t0, _, k) = self.epoch_at(now, cwnd);
+        let t = now - t0;
+        // Figure 4; alpha_cubic becomes 1 once W_est reaches cwnd_prior.
+        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
+        self.w_est += alpha / cwnd;
+        if self.p.reno_friendly && self.p.w_cubic(t, k, self.w_max) < self.w_est {
+            return self.w_est.max(cwnd);
+        }
+        let target = self.p.w_cubic(t + srtt, k, self.w_max).clamp(cwnd, 1.5 * cwnd);
+        cwnd + (target - cwnd) / cwnd
+    }
+
+    /// The stage's start (t_epoch, cwnd_epoch, K) at the first ACK of congestion
+    /// avoidance, as in [`Cubic::on_ack_n`].
+    fn epoch_at(&mut self, now: f64, cwnd: f64) -> (f64, f64, f64) {
+        *self.epoch.get_or_insert_with(|| {
             if self.after_rto || self.w_max < cwnd {
                 self.w_max = cwnd;
             }
             self.after_rto = false;
             self.w_est = cwnd;
             (now, cwnd, self.p.k(self.w_max, cwnd))
-        });
-        let t = now - t0;
-        // Figure 4; alpha_cubic becomes 1 once W_est reaches cwnd_prior.
-        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
-        self.w_est += alpha / cwnd;
-        if self.p.w_cubic(t, k, self.w_max) < self.w_est {
-            return self.w_est.max(cwnd);
+        })
+    }
+
+    /// Segments growth (`cubic_growth = "segments"`): one packet once `cnt` packets
+    /// have been acknowledged since the last increase (see the module docs).
+    fn on_ack_segments(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
+        let cwnd = cwnd.floor();
+        let (t0, _, k) = self.epoch_at(now, cwnd);
+        let target = self.p.w_cubic(now - t0 + srtt, k, self.w_max).floor();
+        let mut cnt = if target > cwnd { (cwnd / (target - cwnd)).floor() } else { 100.0 * cwnd };
+        if self.no_w_max {
+            cnt = cnt.min(20.0);
         }
-        let target = self.p.w_cubic(t + srtt, k, self.w_max).clamp(cwnd, 1.5 * cwnd);
-        cwnd + (target - cwnd) / cwnd
+        if self.p.reno_friendly {
+            let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
+            self.w_est += alpha * acked as f64 / cwnd;
+            if self.w_est > cwnd {
+                cnt = cnt.min((cwnd / (self.w_est - cwnd)).floor());
+            }
+        }
+        let cnt = cnt.max(2.0) as u32;
+        self.acked = self.acked.saturating_add(acked);
+        if self.acked >= cnt {
+            self.acked -= cnt;
+            return cwnd + 1.0;
+        }
+        cwnd
     }
 }

@@ -5,10 +5,50 @@
 //! SACK) and loss recovery (SACK, RFC 6675 Section 5).
 
 use aqm::Time;
+use serde::Serialize;
 
 use super::TcpSender;
 use super::sack::SackLog;
 use crate::packet::{Pkt, flags};
+
+/// What ends the exponential backoff of the retransmission timer (`rto_backoff`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoBackoff {
+    /// Karn's rule (RFC 6298 Section 5): the backed-off RTO is kept until a valid RTT
+    /// sample (a packet not retransmitted) is acknowledged.
+    #[default]
+    Karn,
+    /// Any ACK of new data recomputes the RTO from the estimator (ns-3 3.37).
+    Ack,
+}
+
+/// When duplicate ACKs may start a new fast retransmit after a reduction
+/// (`recover_rule`; `recover` is one past the highest packet sent when it began).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverRule {
+    /// Once they acknowledge everything sent then (ack >= recover).
+    #[default]
+    Cover,
+    /// Only once they acknowledge more than that (ack > recover): RFC 6582 Section 3.2
+    /// step 2 ("covers more than recover"), ns-2's `bug_fix_` (`highest_ack_ >
+    /// recover_`), ns-3 with the peer benchmark's hook. The duplicate ACKs that a
+    /// go-back-N's needless copies raise once everything is acknowledged start none.
+    Beyond,
+}
+
+impl RecoverRule {
+    pub(super) fn is_cover(&self) -> bool {
+        *self == RecoverRule::Cover
+    }
+}
+
+impl RtoBackoff {
+    pub(super) fn is_karn(&self) -> bool {
+        *self == RtoBackoff::Karn
+    }
+}
 
 impl TcpSender {
     /// `on_ack` of a sender with extensions.
@@ -76,10 +116,14 @@ impl TcpSender {
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
+        } else if let Some(c) = self.cubic.as_mut().filter(|_| a >= self.recover)
+            && c.ends_loss(true)
+        {
+            // (cubic_slow_start = "acked": the end of a timeout's go-back-N opens nothing)
         } else if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
+            self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly));
         } else if let Some(c) = self.cubic.as_mut() {
-            self.cwnd = c.on_ack(now.as_secs_f64(), self.cwnd, self.srtt);
+            self.cwnd = c.on_ack_n(now.as_secs_f64(), self.cwnd, self.srtt, newly as u32);
         } else {
             self.cwnd += 1.0 / self.cwnd;
         }

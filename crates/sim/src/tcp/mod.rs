@@ -31,8 +31,9 @@ mod tests;
 use aqm::Time;
 use serde::Serialize;
 
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
+pub use ext::{RecoverRule, RtoBackoff};
 pub use receiver::TcpReceiver;
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
@@ -129,6 +130,12 @@ pub struct TcpParams {
     pub tick: f64,
     /// Cap of the exponential backoff multiplier.
     pub max_backoff: u32,
+    /// What ends the backoff.
+    #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
+    pub rto_backoff: RtoBackoff,
+    /// When duplicate ACKs may start a new fast retransmit.
+    #[serde(skip_serializing_if = "RecoverRule::is_cover")]
+    pub recover_rule: RecoverRule,
     pub dupack_threshold: u32,
     pub ecn: bool,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
@@ -168,6 +175,8 @@ impl Default for TcpParams {
             initial_rto: 3.0,
             tick: 0.01,
             max_backoff: 64,
+            rto_backoff: RtoBackoff::Karn,
+            recover_rule: RecoverRule::Cover,
             dupack_threshold: 3,
             ecn: false,
             tiny_window: false,
@@ -509,6 +518,9 @@ impl TcpSender {
             self.rtt_seq = None;
             self.backoff = 1;
             self.set_rto_span();
+        } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
+            self.backoff = 1;
+            self.set_rto_span();
         }
     }
 
@@ -595,7 +607,8 @@ impl TcpSender {
                 (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
             self.send_much(now, out, max);
         } else if self.dupacks == self.p.dupack_threshold {
-            if self.have_recover && a < self.recover {
+            let beyond = self.p.recover_rule == RecoverRule::Beyond;
+            if self.have_recover && (a < self.recover || (beyond && a == self.recover)) {
                 // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
                 // window already reduced for.
                 return;
@@ -648,7 +661,10 @@ impl TcpSender {
         self.stats.timeouts += 1;
         match self.cubic.as_mut() {
             // RFC 9438 Section 4.8
-            Some(c) => self.ssthresh = c.on_timeout(self.cwnd.min(self.p.max_window as f64)),
+            Some(c) => {
+                let w = self.cwnd.min(self.p.max_window as f64);
+                self.ssthresh = c.on_timeout(w, if self.in_recovery { self.ssthresh } else { w });
+            }
             None => self.halve(),
         }
         if let Some(sb) = self.sack.as_mut() {

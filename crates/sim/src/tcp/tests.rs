@@ -126,11 +126,225 @@ mod cubic {
     fn timeout_restarts_with_k_zero() {
         let mut c = Cubic::new(CubicParams::default());
         c.on_congestion(100.0);
-        assert_eq!(c.on_timeout(50.0), 35.0);
+        assert_eq!(c.on_timeout(50.0, 50.0), 35.0);
         c.on_ack(3.0, 35.0, 0.1);
         let (t0, w0, k) = c.epoch.expect("an epoch");
         assert_eq!((t0, w0, k), (3.0, 35.0, 0.0));
         assert_eq!(c.w_max, 35.0);
+    }
+}
+
+/// The keys that give ns-3 3.37's CUBIC rules (`cubic_reno_friendly`, `cubic_growth`,
+/// `cubic_slow_start`, `cubic_timeout`), each against the rule it implements.
+mod cubic_rules {
+    use super::*;
+
+    fn segments(reno_friendly: bool) -> CubicParams {
+        CubicParams { growth: CubicGrowth::Segments, reno_friendly, ..Default::default() }
+    }
+
+    /// Segments growth: the reduction is rounded down to whole packets, the window is
+    /// a whole number of packets after every ACK and grows by one packet exactly when
+    /// `cnt = max(2, floor(cwnd / (target - cwnd)))` packets have been acknowledged
+    /// since the last increase, target = floor(W_cubic(t + RTT)).
+    #[test]
+    fn segments_growth_counts_acks_to_whole_packets() {
+        let p = segments(false);
+        let mut c = Cubic::new(p);
+        let ss = c.on_congestion(101.6);
+        assert_eq!((ss, c.w_max), ((101.0f64 * 0.7).floor(), 101.0));
+        let (rtt, w_max, epoch) = (0.1, 101.0, ss);
+        let k = ((w_max - epoch) / p.c).cbrt();
+        let (mut cwnd, mut since, mut increases) = (ss, 0u32, 0);
+        for i in 0..20_000 {
+            let t = i as f64 * 0.001;
+            let target = (p.c * (t + rtt - k).powi(3) + w_max).floor();
+            let cnt = if target > cwnd { (cwnd / (target - cwnd)).floor() } else { 100.0 * cwnd };
+            let cnt = cnt.max(2.0) as u32;
+            let next = c.on_ack_n(t, cwnd, rtt, 1);
+            since += 1;
+            assert_eq!(next.fract(), 0.0, "ACK {i}: {next}");
+            if since >= cnt {
+                assert_eq!(next, cwnd + 1.0, "ACK {i}: {since} ACKs, cnt {cnt}");
+                since -= cnt;
+                increases += 1;
+            } else {
+                assert_eq!(next, cwnd, "ACK {i}: {since} ACKs, cnt {cnt}");
+            }
+            cwnd = next;
+        }
+        assert!(increases > 50, "{increases} increases");
+        assert!(cwnd > w_max, "past W_max after 20 s: {cwnd}");
+    }
+
+    /// Segments growth: cnt >= 2 bounds the increase to one packet per two acknowledged
+    /// (1.5 cwnd per round trip), however far above the target is.
+    #[test]
+    fn segments_growth_is_at_most_half_a_packet_per_ack() {
+        let mut c = Cubic::new(segments(false));
+        c.on_congestion(10.0);
+        let mut cwnd = 7.0;
+        // 100 s after the epoch the target is far above: every second ACK adds one
+        c.on_ack_n(0.0, cwnd, 0.1, 0);
+        for _ in 0..7 {
+            cwnd = c.on_ack_n(100.0, cwnd, 0.1, 1);
+        }
+        assert_eq!(cwnd, 7.0 + (7 / 2) as f64);
+    }
+
+    /// Without the Reno-friendly region, at a small W and RTT (where the RFC's window
+    /// follows W_est, `reno_friendly_region_dominates_at_small_rtt`), the window
+    /// follows W_cubic only: it never passes W_cubic(t + RTT), and stays below W_est.
+    #[test]
+    fn without_reno_friendly_region_window_follows_w_cubic() {
+        let p = CubicParams { reno_friendly: false, ..Default::default() };
+        let mut c = Cubic::new(p);
+        let w_max = 20.0;
+        let mut cwnd = c.on_congestion(w_max);
+        let (rtt, epoch) = (0.002, cwnd);
+        let k = p.k(w_max, epoch);
+        let mut t = 0.0;
+        for round in 1..=10 {
+            for _ in 0..cwnd.floor() as usize {
+                cwnd = c.on_ack(t, cwnd, rtt);
+                assert!(cwnd <= p.w_cubic(t + rtt, k, w_max) + 1e-9, "round {round}: {cwnd}");
+            }
+            t += rtt;
+            let w_est = epoch + p.alpha() * round as f64;
+            assert!(cwnd < w_est - 0.4 * round as f64, "round {round}: {cwnd} vs W_est {w_est}");
+        }
+        // with the region (the default) the same ACKs follow W_est
+        let mut c = Cubic::new(CubicParams::default());
+        let mut w = c.on_congestion(w_max);
+        for _ in 0..10 {
+            for _ in 0..w.floor() as usize {
+                w = c.on_ack(0.0, w, rtt);
+            }
+        }
+        assert!(w > cwnd + 3.0, "{w} against {cwnd}");
+    }
+
+    /// `cubic_timeout = "reset"`: a timeout during recovery reduces the window without
+    /// the inflation, and with W_max forgotten segments growth adds a packet every 20
+    /// packets acknowledged even with the target at cwnd (cnt capped at 20), where the
+    /// RFC's timeout leaves cnt at 100 cwnd.
+    #[test]
+    fn reset_timeout_reduces_deflated_window_and_forgets_w_max() {
+        let reset = CubicParams { timeout: CubicTimeout::Reset, ..segments(false) };
+        let mut c = Cubic::new(reset);
+        c.on_congestion(150.0);
+        assert_eq!(c.on_timeout(300.0, 105.0), (105.0f64 * 0.7).floor());
+        let mut r = Cubic::new(segments(false));
+        r.on_congestion(150.0);
+        assert_eq!(r.on_timeout(300.0, 105.0), 210.0);
+        for (cubic, per_40) in [(&mut c, 2.0), (&mut r, 0.0)] {
+            let mut cwnd = 50.0;
+            for _ in 0..40 {
+                // t = epoch and a tiny RTT: the target is cwnd itself
+                cwnd = cubic.on_ack_n(1.0, cwnd, 1e-6, 1);
+            }
+            assert_eq!(cwnd, 50.0 + per_40);
+        }
+        // the next congestion event sets W_max = cwnd (no fast convergence against 0)
+        c.on_congestion(40.0);
+        assert_eq!(c.w_max, 40.0);
+    }
+
+    /// `cubic_slow_start = "acked"`: an ACK that covers two packets (delayed ACKs) opens
+    /// the window by two; the RFC's slow start by one.
+    #[test]
+    fn acked_slow_start_counts_packets_acknowledged() {
+        for (ss, grown) in [(CubicSlowStart::Acked, 4.0), (CubicSlowStart::Rfc, 3.0)] {
+            let mut p = params(Variant::Cubic);
+            p.delayed_ack = true;
+            p.cubic.slow_start = ss;
+            let mut conn = connection(p, 0, 0, 1);
+            let mut out = Vec::new();
+            conn.0.start(ms(0), &mut out, u32::MAX);
+            let sent = seqs(&mut out);
+            assert_eq!(sent, vec![0, 1]);
+            deliver(&mut conn, &sent, ms(100));
+            assert_eq!(conn.0.cwnd, grown, "{ss:?}");
+        }
+    }
+}
+
+/// `cubic_slow_start = "acked"` after a timeout: a cumulative ACK below the highest
+/// packet sent before the timeout opens the window by every packet it covers; the ACK
+/// that covers it (the end of the go-back-N) opens nothing.
+#[test]
+fn acked_slow_start_after_timeout() {
+    for (ss, after) in [(CubicSlowStart::Acked, [6.0, 6.0]), (CubicSlowStart::Rfc, [2.0, 3.0])] {
+        let mut p = params(Variant::Cubic);
+        p.cubic.slow_start = ss;
+        p.init_cwnd = 10.0;
+        p.dupack_threshold = 1000; // no fast retransmit: the timer repairs
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), (0..10).collect::<Vec<u32>>());
+        // packets 0 and 5 are lost
+        deliver(&mut conn, &[1, 2, 3, 4, 6, 7, 8, 9], ms(100));
+        conn.0.on_timeout(ms(3000), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), vec![0]);
+        deliver(&mut conn, &[0], ms(3100)); // ACK 5: packets 0-4, below the 10 sent
+        assert_eq!(conn.0.cwnd, after[0], "{ss:?}");
+        deliver(&mut conn, &[5], ms(3200)); // ACK 10: the go-back-N ends
+        assert_eq!(conn.0.cwnd, after[1], "{ss:?}");
+    }
+}
+
+/// `recover_rule`: after a timeout whose go-back-N resent packets the receiver held,
+/// their duplicate ACKs arrive once everything sent before the timeout is acknowledged
+/// (ack == recover). `cover` lets three of them start a fast retransmit; `beyond` (RFC
+/// 6582 "covers more than recover", ns-2's `highest_ack_ > recover_`) does not.
+#[test]
+fn recover_rule_at_the_recovery_point() {
+    for (rule, fast_retransmits) in [(RecoverRule::Cover, 1), (RecoverRule::Beyond, 0)] {
+        let mut p = params(Variant::NewReno);
+        p.recover_rule = rule;
+        p.init_cwnd = 4.0;
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), vec![0, 1, 2, 3]);
+        deliver(&mut conn, &[1, 2], ms(100)); // packet 0 lost, 3 delayed: 2 duplicates
+        conn.0.on_timeout(ms(3000), &mut out, u32::MAX); // recover = 4
+        assert_eq!(seqs(&mut out), vec![0]);
+        let sent = deliver(&mut conn, &[0], ms(3100)); // ACK 3: cwnd 2, go back to 1..
+        assert_eq!(sent, vec![3, 4], "packet 3 resent (go-back-N), 4 new");
+        let sent = deliver(&mut conn, &[3], ms(3150)); // ACK 4 == recover
+        assert_eq!(sent, vec![5], "new data only");
+        // the go-back-N's needless copies of 1 and 2 and the original 3, which the
+        // receiver holds, each raise a duplicate ACK of 4 == recover (data outstanding)
+        let before = conn.0.stats.fast_retransmits;
+        deliver(&mut conn, &[1, 2, 3], ms(3200));
+        assert_eq!(conn.0.stats.fast_retransmits - before, fast_retransmits, "{rule:?}");
+    }
+}
+
+/// `rto_backoff`: what ends the timer's exponential backoff.
+mod rto_backoff {
+    use super::*;
+
+    /// After a timeout, the ACK of the retransmitted packet is no valid RTT sample
+    /// (Karn): with `karn` the timer restarts with the doubled RTO, with `ack` with the
+    /// estimator's RTO again.
+    #[test]
+    fn ack_of_a_retransmission_ends_backoff_only_with_ack() {
+        for (mode, factor) in [(RtoBackoff::Karn, 2.0), (RtoBackoff::Ack, 1.0)] {
+            let p = TcpParams { rto_backoff: mode, ..params(Variant::NewReno) };
+            let rto = p.initial_rto;
+            let mut conn = connection(p, 0, 0, 1);
+            let mut out = Vec::new();
+            conn.0.start(ms(0), &mut out, u32::MAX);
+            assert_eq!(seqs(&mut out), vec![0, 1]);
+            conn.0.on_timeout(ms(3000), &mut out, u32::MAX);
+            assert_eq!(seqs(&mut out), vec![0], "go back to the first packet");
+            deliver(&mut conn, &[0], ms(3100));
+            let left = conn.0.rtx_deadline.expect("packet 1 outstanding") - ms(3100);
+            assert!((left.as_secs_f64() - factor * rto).abs() < 1e-6, "{mode:?}: {left:?}");
+        }
     }
 }
 
