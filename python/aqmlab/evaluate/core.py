@@ -141,11 +141,14 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
     A token is a scenario id or an RFC section prefix (``5``, ``5.3``, ``8.2.4``), which
     selects the matching scenarios with their ECN variants; ``<prefix>+ecn`` selects only
     the ECN variants of the matching scenarios, and ``ecn`` all of them. The result keeps
-    the RFC order. ValueError names an unknown token and lists the ids.
+    the RFC order. ValueError names an unknown token and lists the ids. A scenario the
+    installed simulator cannot run (:func:`.scenarios.unavailable`) is left out of a
+    selection by prefix (and of the default) and refused when named by its id.
     """
     runs = all_runs()
+    why = {r.id: _scenarios().unavailable(r.scenario.id) for r in runs}
     if tokens is None:
-        return runs
+        return [r for r in runs if why[r.id] is None]
     if isinstance(tokens, str):
         tokens = tokens.split(",")
     toks = [t.strip() for t in tokens if t.strip()]
@@ -163,7 +166,10 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
             ids = ", ".join(r.id for r in runs)
             raise ValueError(f"--scenarios: no scenario {t!r}; the scenarios are: {ids}, ecn")
         chosen.update(r.id for r in hit)
-    return [r for r in runs if r.id in chosen]
+    named = [f"{t} ({why[t]})" for t in toks if why.get(t) is not None]
+    if named:
+        raise ValueError(f"--scenarios: cannot run {', '.join(named)}")
+    return [r for r in runs if r.id in chosen and why[r.id] is None]
 
 
 def queues_from(

@@ -16,6 +16,7 @@ sends from ``s<i>`` to ``k<i>``, except the reverse flows of 9.2, which send fro
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -569,6 +570,35 @@ def _ecn_queue(queue: Mapping[str, Any]) -> Dict[str, Any]:
     if "ecn" in sensitivity.type_keys(str(q.get("type"))):
         q["ecn"] = True
     return q
+
+
+#: Flow variants a scenario needs from the simulator beyond NewReno and CUBIC.
+_NEEDS_VARIANT = {"5.4": "ledbat"}
+
+
+@functools.lru_cache(maxsize=None)
+def _simulator_has_variant(variant: str) -> bool:
+    """Whether the installed simulator accepts ``[[flow]] variant = <variant>``."""
+    from ..sim import Scenario
+
+    probe = {
+        "duration": 1.0,
+        "link": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}],
+        "flow": [{"type": "tcp", "variant": variant, "src": "a", "dst": "b"}],
+    }
+    try:
+        Scenario(probe)
+    except ValueError:
+        return False
+    return True
+
+
+def unavailable(id: str) -> Optional[str]:
+    """Why scenario `id` cannot run with the installed simulator, or None if it can."""
+    variant = _NEEDS_VARIANT.get(get(id).id)
+    if variant is not None and not _simulator_has_variant(variant):
+        return f"the simulator has no TCP variant {variant!r} yet"
+    return None
 
 
 def build(

@@ -37,6 +37,7 @@ KEY_PARAMETERS: Dict[str, Tuple[str, ...]] = {
     "pie": ("target", "tupdate"),
     "fq_pie": ("target",),
     "blue": ("d1", "freeze_time"),
+    "sfb": ("increment", "decrement"),
     "choke": ("max_p", "thresholds"),
     "pi": ("q_ref", "gains"),
     "dualpi2": ("target", "tupdate"),
