@@ -8,6 +8,7 @@ An experiment's failure is recorded in its ``meta.json`` and the catalogue goes 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -150,7 +151,11 @@ def run_groups(
         for g, ids in batches:
             record(run_group(g, ids, str(out), quick, inner_jobs))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # spawned, not forked: a process that already ran a Dask client (a sweep, an
+        # evaluation) keeps distributed's helper threads, and a forked child inherits
+        # their executors without the threads and waits on them for ever
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
             # a worker looks its group up by name: experiments may hold closures, which
             # do not pickle
             futs = [
