@@ -49,7 +49,8 @@ def log(msg: str) -> None:
 
 
 def ensure_binary() -> Optional[Path]:
-    if NS3_BIN.exists() and NS3_BIN.stat().st_mtime >= NS3_SRC.stat().st_mtime:
+    sources = (NS3_SRC, NS3_SRC.with_name("params.h"), NS3_SRC.with_name("build.sh"))
+    if NS3_BIN.exists() and NS3_BIN.stat().st_mtime >= max(p.stat().st_mtime for p in sources):
         return NS3_BIN
     log("[peers] building the ns-3 evaluate program ...")
     r = subprocess.run(

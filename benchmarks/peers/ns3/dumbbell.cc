@@ -42,25 +42,7 @@
 
 using namespace ns3;
 
-static std::map<std::string, std::vector<std::string>> P;
-
-static std::string S(const std::string& k)
-{
-    auto it = P.find(k);
-    if (it == P.end() || it->second.empty())
-    {
-        std::cerr << "missing parameter " << k << std::endl;
-        std::exit(2);
-    }
-    return it->second[0];
-}
-static double D(const std::string& k) { return std::stod(S(k)); }
-static double Dopt(const std::string& k, double dflt)
-{
-    auto it = P.find(k);
-    return (it == P.end() || it->second.empty()) ? dflt : std::stod(it->second[0]);
-}
-static long I(const std::string& k) { return std::stol(S(k)); }
+#include "params.h"
 
 // ---------------------------------------------------------------- measurement state
 static Ptr<QueueDisc> g_qdisc;
@@ -272,21 +254,7 @@ int main(int argc, char* argv[])
         std::cerr << "usage: dumbbell PARAMS_FILE" << std::endl;
         return 2;
     }
-    {
-        std::ifstream in(argv[1]);
-        std::string line;
-        while (std::getline(in, line))
-        {
-            std::istringstream ls(line);
-            std::string k, v;
-            if (!(ls >> k) || k[0] == '#')
-                continue;
-            std::vector<std::string> vals;
-            while (ls >> v)
-                vals.push_back(v);
-            P[k] = vals;
-        }
-    }
+    ReadParams(argv[1]);
     const std::string name = S("name"), queue = S("queue");
     const long flows = I("flows"), paths = I("paths");
     const double rate = D("bottleneck_rate"), bdelay = D("bottleneck_delay");

@@ -35,33 +35,7 @@
 
 using namespace ns3;
 
-static std::map<std::string, std::vector<std::string>> P;
-
-static const std::vector<std::string>& L(const std::string& k)
-{
-    auto it = P.find(k);
-    if (it == P.end() || it->second.empty())
-    {
-        std::cerr << "missing parameter " << k << std::endl;
-        std::exit(2);
-    }
-    return it->second;
-}
-static std::string S(const std::string& k) { return L(k)[0]; }
-static double D(const std::string& k) { return std::stod(S(k)); }
-static long I(const std::string& k) { return std::stol(S(k)); }
-static std::vector<double> DL(const std::string& k, size_t n)
-{
-    std::vector<double> v;
-    for (auto& x : L(k))
-        v.push_back(std::stod(x));
-    if (v.size() != n)
-    {
-        std::cerr << "parameter " << k << ": expected " << n << " values" << std::endl;
-        std::exit(2);
-    }
-    return v;
-}
+#include "params.h"
 
 // ---------------------------------------------------------------- measurement state
 static Ptr<QueueDisc> g_qdisc;
@@ -116,28 +90,6 @@ static void Snapshot(int tag)
     s.rx.clear();
     for (auto& k : g_sinks)
         s.rx.push_back(k->GetTotalRx());
-}
-
-static void ReadParams(const char* path)
-{
-    std::ifstream in(path);
-    if (!in)
-    {
-        std::cerr << "cannot read " << path << std::endl;
-        std::exit(2);
-    }
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream ls(line);
-        std::string k, v;
-        if (!(ls >> k) || k[0] == '#')
-            continue;
-        std::vector<std::string> vals;
-        while (ls >> v)
-            vals.push_back(v);
-        P[k] = vals;
-    }
 }
 
 // The TCP settings of aqmlab's evaluate flows (docs/evaluate.md): SACK, no delayed
