@@ -140,18 +140,22 @@ impl Sfb {
     }
 
     /// The index (into the level-major arrays) of flow `flow`'s bin at `level`.
-    #[inline]
     pub fn bin(&self, flow: u32, level: u32) -> usize {
-        let h = mix64(
-            mix64(u64::from(flow) ^ self.salt).wrapping_add(u64::from(level).wrapping_mul(GOLDEN)),
-        );
+        self.level_bin(mix64(u64::from(flow) ^ self.salt), level)
+    }
+
+    /// The bin at `level` of the flow whose salted hash is `h`.
+    #[inline]
+    fn level_bin(&self, h: u64, level: u32) -> usize {
+        let h = mix64(h.wrapping_add(u64::from(level).wrapping_mul(GOLDEN)));
         let b = ((u128::from(h) * u128::from(self.params.bins)) >> 64) as usize;
         (level * self.params.bins) as usize + b
     }
 
     /// The flow's bins, one per level.
     fn bins_of(&self, flow: u32) -> impl Iterator<Item = usize> + '_ {
-        (0..self.params.levels).map(move |l| self.bin(flow, l))
+        let h = mix64(u64::from(flow) ^ self.salt);
+        (0..self.params.levels).map(move |l| self.level_bin(h, l))
     }
 
     /// p_m of the bin at `idx` (see [`Sfb::bin`]).
@@ -193,9 +197,14 @@ impl Sfb {
         if self.params.limit.overflows(backlog, pkt) {
             return Verdict::Drop(DropReason::Overflow);
         }
+        // The flow's bins, hashed once for the update and the count below (levels <= 16).
+        let mut slots = [0usize; 16];
+        let bins = &mut slots[..self.params.levels as usize];
+        for (slot, i) in bins.iter_mut().zip(self.bins_of(pkt.flow)) {
+            *slot = i;
+        }
         let (mut p_min, mut min_qlen) = (1.0f64, u32::MAX);
-        for l in 0..self.params.levels {
-            let i = self.bin(pkt.flow, l);
+        for &i in bins.iter() {
             let q = self.qlen[i];
             if q == 0 {
                 self.p_m[i] = (self.p_m[i] - self.params.decrement).max(0.0);
@@ -227,16 +236,16 @@ impl Sfb {
                 Verdict::Mark
             }
         };
-        for l in 0..self.params.levels {
-            let i = self.bin(pkt.flow, l);
+        for &i in bins.iter() {
             self.qlen[i] = self.qlen[i].saturating_add(1);
         }
         verdict
     }
 
     pub fn on_removed(&mut self, pkt: &PacketInfo) {
+        let h = mix64(u64::from(pkt.flow) ^ self.salt);
         for l in 0..self.params.levels {
-            let i = self.bin(pkt.flow, l);
+            let i = self.level_bin(h, l);
             self.qlen[i] = self.qlen[i].saturating_sub(1);
         }
     }
