@@ -113,13 +113,20 @@ def test_ids_sections_and_lookup() -> None:
         assert s.title and s.description
         if s.has_ecn:
             assert S.get(s.id + "+ecn") is s
-    assert {s.id for s in S.SCENARIOS if s.has_ecn} == {"5.1.1", "5.2", "5.3.1", "8.2.3", "9.1"}
+    assert {s.id for s in S.SCENARIOS if s.has_ecn} == {
+        "5.1.1",
+        "5.2",
+        "5.3.1",
+        "5.4",
+        "8.2.3",
+        "9.1",
+    }
     with pytest.raises(ValueError, match="unknown id '5.9'.*allowed 5.1.1"):
         S.get("5.9")
     with pytest.raises(ValueError, match="unknown id '5.1.2\\+ecn'"):
         S.get("5.1.2+ecn")
-    with pytest.raises(ValueError, match="ecn: scenario 5.4 has no ECN variant"):
-        S.build("5.4", "default", {"type": "red"}, 1, True, True)
+    with pytest.raises(ValueError, match="ecn: scenario 5.3.2 has no ECN variant"):
+        S.build("5.3.2", "default", {"type": "red"}, 1, True, True)
     with pytest.raises(ValueError, match="variant: '7ms' is not a variant of scenario 6"):
         S.build("6", "7ms", {"type": "red"}, 1, False, False)
 

@@ -146,3 +146,44 @@ def test_startup_times():
     for f in pool:
         if f["transfers"]:
             assert trip - 1e-9 <= f["mean_startup"] < f["mean_fct"]
+
+
+@pytest.mark.parametrize(
+    "key, value, allowed",
+    [
+        ("ledbat_target", "0s", r"\(0, 10\] s"),
+        ("ledbat_target", 11.0, r"\(0, 10\] s"),
+        ("ledbat_gain", 0, r"\(0, 100\]"),
+        ("ledbat_gain", float("nan"), r"\(0, 100\]"),
+        ("ledbat_base_history", 0, "1"),
+    ],
+)
+def test_ledbat_keys_out_of_range_are_refused(key, value, allowed):
+    """A bad LEDBAT key is a ValueError naming the flow's field and its allowed range."""
+    sc = base(flow=[{"src": "s1", "dst": "k1", "variant": "ledbat", key: value}])
+    with pytest.raises(ValueError, match=rf"flow\[0\]\.{key}.*{allowed}"):
+        Scenario(sc)
+
+
+def test_ledbat_yields_to_newreno_under_a_full_buffer_and_not_under_red():
+    """Beside NewReno behind a 300-packet Drop Tail buffer (240 ms when full, above the
+    100 ms target) LEDBAT yields; behind RED's short queue it competes as NewReno does.
+    (LEDBAT starts 1 s after NewReno; its window falls by at most 1.4 packets per round
+    trip at 240 ms, so the 30 s warm-up lets it come down first.)"""
+
+    def goodputs(queue: Dict[str, Any]) -> Dict[str, float]:
+        sc = base(duration="120s", warmup="30s")
+        sc["link"][1]["queue"] = queue
+        sc["flow"] = [
+            {"name": "ledbat", "src": "s1", "dst": "k1", "variant": "ledbat", "start": 1.0},
+            {"name": "reno", "src": "s1", "dst": "k1"},
+        ]
+        for f in sc["flow"]:
+            f["max_window"] = 1000
+        f = simulate(Scenario(sc)).flows.set_index("name")
+        return {n: float(f.loc[n, "goodput_bps"]) for n in ("ledbat", "reno")}
+
+    tail = goodputs({"type": "droptail", "limit": 300})
+    assert tail["ledbat"] < 0.05 * tail["reno"]
+    red = goodputs(dict(RED_ECN, ecn=False, limit=300))
+    assert 0.5 < red["ledbat"] / red["reno"] < 2

@@ -71,6 +71,15 @@ def test_keys_the_simulator_refuses_are_refused(mutate, field):
         plan(sc)
 
 
+def test_a_variant_linux_lacks_is_refused_unless_kernel_cc_is_given():
+    """LEDBAT has no Linux module: refused naming the flow's variant; with kernel_cc the
+    flow runs with that algorithm instead."""
+    sc = dumbbell(RED, [{"type": "tcp", "variant": "ledbat"}])
+    with pytest.raises(ValueError, match=r"flow\[0\]\.variant = 'ledbat': Linux has no module"):
+        plan(sc)
+    assert plan(sc, kernel_cc="cubic").flows[0].kernel_cc == "cubic"
+
+
 def test_kernel_cc_runs_every_tcp_flow_with_another_algorithm():
     """kernel_cc (e.g. cubic for every variant) replaces the variant's mapping."""
     pl = plan(dumbbell(RED, tcp_flows(2)), kernel_cc="cubic")

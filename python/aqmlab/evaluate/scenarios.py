@@ -509,7 +509,7 @@ SCENARIOS: List[EvalScenario] = [
     _sc("5.2", "5.2", "Aggressive transport: CUBIC beside NewReno", True, _s52),
     _sc("5.3.1", "5.3", "Unresponsive UDP at half the capacity", True, _udp(UDP_LOW)),
     _sc("5.3.2", "5.3", "Unresponsive UDP above the capacity", False, _udp(UDP_HIGH)),
-    _sc("5.4", "5.4", "Less-than-best-effort transport: LEDBAT beside NewReno", False, _s54),
+    _sc("5.4", "5.4", "Less-than-best-effort transport: LEDBAT beside NewReno", True, _s54),
     _sc(
         "6",
         "6",

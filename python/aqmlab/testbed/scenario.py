@@ -154,6 +154,11 @@ def _flow_plan(
     if f["type"] == "tcp":
         tcp = f["tcp"]
         fp.variant = tcp["variant"]
+        if kernel_cc is None and tcp["variant"] not in KERNEL_CC:
+            raise ValueError(
+                f"{where}.variant = {tcp['variant']!r}: Linux has no module for it; the testbed "
+                f"runs {', '.join(KERNEL_CC)} (or every flow with --kernel-cc)"
+            )
         fp.kernel_cc = kernel_cc or KERNEL_CC[tcp["variant"]]
         fp.max_window = tcp["max_window"]
         fp.packets = tcp["packets"] or None

@@ -18,8 +18,8 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, NewRenoFlavor, NewRenoTimer, RecoverRule,
-    RtoBackoff, TcpParams, Variant,
+    CubicGrowth, CubicSlowStart, CubicTimeout, LedbatParams, NewRenoFlavor, NewRenoTimer,
+    RecoverRule, RtoBackoff, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -198,6 +198,9 @@ pub(super) struct TcpSpec {
     #[serde(deserialize_with = "named")]
     pub cubic_slow_start: CubicSlowStart,
     pub dctcp_g: f64,
+    pub ledbat_target: Quantity,
+    pub ledbat_gain: f64,
+    pub ledbat_base_history: i64,
     pub drop: Vec<i64>,
 }
 
@@ -213,6 +216,7 @@ pub(super) enum InitialWindow {
 impl Default for TcpSpec {
     fn default() -> Self {
         let d = TcpParams::default();
+        let l = LedbatParams::default();
         TcpSpec {
             variant: d.variant,
             max_window: d.max_window.into(),
@@ -246,6 +250,9 @@ impl Default for TcpSpec {
             cubic_timeout: d.cubic.timeout,
             cubic_slow_start: d.cubic.slow_start,
             dctcp_g: d.dctcp_g,
+            ledbat_target: l.target.into(),
+            ledbat_gain: l.gain,
+            ledbat_base_history: l.base_history.into(),
             drop: Vec::new(),
         }
     }
@@ -287,6 +294,7 @@ enum VariantName {
     NewReno,
     Cubic,
     Dctcp,
+    Ledbat,
 }
 
 #[derive(Deserialize)]

@@ -1,9 +1,9 @@
 //! A TCP flow's parameters from its keys, defaults those of [`TcpParams::default`].
 
-use super::read::{above, bytes, int_in, pos_secs};
+use super::read::{above, bytes, int_in, pos_secs, secs, ticks};
 use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
-use crate::tcp::{CubicParams, TcpParams, Variant};
+use crate::tcp::{CubicParams, LedbatParams, TcpParams, Variant};
 
 /// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
 const HEADERS: u32 = 40;
@@ -59,6 +59,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             g if g > 0.0 && g <= 1.0 => g,
             g => return Err(SimError::invalid(&fp("dctcp_g"), g, "in (0, 1]")),
         },
+        ledbat: ledbat(t, p)?,
         drop: {
             let mut v = (t.drop.iter().enumerate())
                 .map(|(i, s)| count(*s, &format!("drop[{i}]"), 0, half))
@@ -79,13 +80,29 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         return Err(SimError::invalid(
             &fp("sack"),
             true,
-            "with variant reno, newreno, cubic or dctcp (not tahoe)",
+            "with variant reno, newreno, cubic, dctcp or ledbat (not tahoe)",
         ));
     }
     if tp.ect1 && !ecn {
         return Err(SimError::invalid(&fp("ect1"), true, "true only with ecn = true"));
     }
     Ok(tp)
+}
+
+/// LEDBAT's keys, checked whatever the variant; kept for a LEDBAT flow only.
+fn ledbat(t: &TcpSpec, p: &str) -> Result<Option<LedbatParams>> {
+    let fp = |k: &str| format!("{p}.{k}");
+    let target = secs(&t.ledbat_target, &fp("ledbat_target"))?;
+    if ticks(target) < 1 || target > 10.0 {
+        return Err(SimError::invalid(&fp("ledbat_target"), target, "a time in (0, 10] s"));
+    }
+    let gain = match t.ledbat_gain {
+        g if g > 0.0 && g <= 100.0 => g,
+        g => return Err(SimError::invalid(&fp("ledbat_gain"), g, "in (0, 100]")),
+    };
+    let base_history = int_in(t.ledbat_base_history, &fp("ledbat_base_history"), 1, 1440)? as u32;
+    let l = LedbatParams { target, gain, base_history };
+    Ok((t.variant == Variant::Ledbat).then_some(l))
 }
 
 /// A number in (0, 1).

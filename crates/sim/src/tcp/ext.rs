@@ -1,7 +1,7 @@
 //! The sender's extended path: ACKs of a sender with CUBIC, DCTCP, SACK or limited
-//! transmit. Everything a plain Reno-family sender does is done the same way here
+//! transmit or LEDBAT. Everything a plain Reno-family sender does is done the same way here
 //! (the shared steps are the same functions); what differs is the window's growth
-//! (CUBIC), the answer to ECN-Echo (DCTCP, CUBIC), duplicate ACKs (limited transmit,
+//! (CUBIC, LEDBAT), the answer to ECN-Echo (DCTCP, CUBIC), duplicate ACKs (limited transmit,
 //! SACK) and loss recovery (SACK, RFC 6675 Section 5).
 
 use aqm::Time;
@@ -70,6 +70,14 @@ impl TcpSender {
         {
             d.on_ack(a - self.snd_una, ece, a, self.snd_max);
         }
+        if a > self.snd_una
+            && let Some(l) = self.ledbat.as_mut()
+        {
+            // Karn's rule for the delay: no sample in recovery, nor from a segment
+            // first sent before the last reduction began (it may be a copy).
+            let clean = !self.in_recovery && (!self.have_recover || a > self.recover);
+            l.on_ack(a, clean, now.0);
+        }
         if ece && a > self.ecn_recover && !self.in_recovery {
             self.ecn_reduce();
         }
@@ -77,6 +85,15 @@ impl TcpSender {
             self.new_ack_ext(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
             self.dup_ack_ext(now, a, newly_sacked, out, max);
+        }
+        self.ledbat_note_sent(now);
+    }
+
+    /// LEDBAT: the packets sent since the last call went out at `now`.
+    #[inline]
+    pub(super) fn ledbat_note_sent(&mut self, now: Time) {
+        if let Some(l) = self.ledbat.as_mut() {
+            l.note_sent(self.snd_max, now.0);
         }
     }
 
@@ -116,6 +133,10 @@ impl TcpSender {
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
+        } else if let Some(l) = self.ledbat.as_ref() {
+            // RFC 6817 Section 2.4.2 (no slow start), flightsize before the ACK
+            let flight = (self.snd_max - self.snd_una) as f64;
+            self.cwnd = l.on_new_ack(self.cwnd, newly, flight);
         } else if let Some(c) = self.cubic.as_mut().filter(|_| a >= self.recover)
             && c.ends_loss(true)
         {

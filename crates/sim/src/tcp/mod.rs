@@ -1,4 +1,4 @@
-//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP) and the receiver, counted in
+//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP, LEDBAT) and the receiver, counted in
 //! packets like ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
 //!
 //! Pure state machines: they are told the time and the packet, append what they send
@@ -16,192 +16,31 @@
 //!
 //! Beyond ns-2's agents (each off by default, so that a scenario that does not ask
 //! for them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257,
-//! `dctcp` and the receiver's echo in `receiver`), SACK loss recovery (RFC 6675 with
+//! `dctcp` and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss recovery (RFC 6675 with
 //! RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and ECT(1). A sender that
 //! uses none of them takes the original code path (`ext` false): one test per ACK.
 
 mod cubic;
 mod dctcp;
 mod ext;
+pub mod ledbat;
+mod params;
 mod receiver;
 mod sack;
 #[cfg(test)]
 mod tests;
 
 use aqm::Time;
-use serde::Serialize;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
 pub use ext::{RecoverRule, RtoBackoff};
+pub use ledbat::{Ledbat, LedbatParams};
+pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
 use crate::packet::{Pkt, flags};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    /// Slow start, congestion avoidance, fast retransmit, go-back-N (Jacobson 1988).
-    Tahoe,
-    /// Tahoe plus fast recovery (RFC 2581); recovery ends at the first new ACK.
-    Reno,
-    /// Reno with partial-ACK handling (RFC 6582 or Lin & Morris 11.2).
-    NewReno,
-    /// CUBIC (RFC 9438) with NewReno's loss recovery (or SACK's).
-    Cubic,
-    /// DCTCP (RFC 8257): ECN marks answered in proportion to their fraction; losses
-    /// as NewReno.
-    Dctcp,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Cubic => "cubic",
-            Variant::Dctcp => "dctcp",
-        }
-    }
-
-    /// Does the variant answer partial ACKs as NewReno does?
-    #[inline]
-    fn newreno_recovery(self) -> bool {
-        !matches!(self, Variant::Tahoe | Variant::Reno)
-    }
-}
-
-/// Which NewReno.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NewRenoFlavor {
-    /// RFC 6582: on a full ACK, cwnd = ssthresh.
-    Rfc6582,
-    /// Lin & Morris 1997, Section 11.2: recovery ends only once the ACK covers the
-    /// original window *and* `ack + ssthresh >= snd_max`; cwnd is then set to the
-    /// packets in flight plus one.
-    LinMorris,
-}
-
-/// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582
-/// Section 4 describes both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NewRenoTimer {
-    /// Only on the first partial ACK of a recovery, so that a window with many
-    /// losses ends in a timeout (and go-back-N) instead of one retransmission per
-    /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
-    Impatient,
-    /// On every partial ACK.
-    #[serde(rename = "steady")]
-    SlowButSteady,
-}
-
-/// TCP parameters (see the module docs for the defaults).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TcpParams {
-    pub variant: Variant,
-    pub newreno: NewRenoFlavor,
-    pub newreno_timer: NewRenoTimer,
-    /// Receiver (maximum) window, packets.
-    pub max_window: u32,
-    /// Initial congestion window, packets.
-    pub init_cwnd: f64,
-    /// Initial slow-start threshold, packets.
-    pub ssthresh: f64,
-    /// Packets to send; 0 = unlimited.
-    pub packets: u64,
-    /// Bytes on the wire of a data packet.
-    pub packet_size: u32,
-    /// Bytes on the wire of an ACK.
-    pub ack_size: u32,
-    pub delayed_ack: bool,
-    /// Seconds.
-    pub delack_interval: f64,
-    /// Seconds.
-    pub min_rto: f64,
-    /// Seconds.
-    pub max_rto: f64,
-    /// Seconds.
-    pub initial_rto: f64,
-    /// Timer granularity, seconds: RTT samples are rounded to ticks.
-    pub tick: f64,
-    /// Cap of the exponential backoff multiplier.
-    pub max_backoff: u32,
-    /// What ends the backoff.
-    #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
-    pub rto_backoff: RtoBackoff,
-    /// When duplicate ACKs may start a new fast retransmit.
-    #[serde(skip_serializing_if = "RecoverRule::is_cover")]
-    pub recover_rule: RecoverRule,
-    pub dupack_threshold: u32,
-    pub ecn: bool,
-    /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
-    pub tiny_window: bool,
-    /// SACK loss recovery (RFC 6675); the receiver sends SACK blocks (RFC 2018).
-    pub sack: bool,
-    /// Most SACK blocks on an ACK (3 with TCP timestamps, 4 without).
-    pub sack_blocks: u32,
-    /// Limited transmit (RFC 3042): a new packet on each of the first two duplicate ACKs.
-    pub limited_transmit: bool,
-    /// Data packets carry ECT(1) rather than ECT(0) (L4S, RFC 9331; with `ecn`).
-    pub ect1: bool,
-    /// CUBIC's constants.
-    pub cubic: CubicParams,
-    /// DCTCP's weight g of a new observation of the marked fraction.
-    pub dctcp_g: f64,
-    /// Fault injection for tests: the first transmission of these packets is lost.
-    pub drop: Vec<u32>,
-}
-
-impl Default for TcpParams {
-    fn default() -> Self {
-        TcpParams {
-            variant: Variant::NewReno,
-            newreno: NewRenoFlavor::Rfc6582,
-            newreno_timer: NewRenoTimer::Impatient,
-            max_window: 20,
-            init_cwnd: 2.0,
-            ssthresh: 1e9,
-            packets: 0,
-            packet_size: 1000,
-            ack_size: 40,
-            delayed_ack: false,
-            delack_interval: 0.1,
-            min_rto: 0.2,
-            max_rto: 60.0,
-            initial_rto: 3.0,
-            tick: 0.01,
-            max_backoff: 64,
-            rto_backoff: RtoBackoff::Karn,
-            recover_rule: RecoverRule::Cover,
-            dupack_threshold: 3,
-            ecn: false,
-            tiny_window: false,
-            sack: false,
-            sack_blocks: 3,
-            limited_transmit: false,
-            ect1: false,
-            cubic: CubicParams::default(),
-            dctcp_g: 1.0 / 16.0,
-            drop: Vec::new(),
-        }
-    }
-}
-
-/// Counters of a sender.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TcpStats {
-    pub sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    pub ecn_reductions: u64,
-    /// Packets lost by fault injection (`drop`).
-    pub injected_losses: u64,
-}
 
 /// A TCP sender.
 #[derive(Clone, Debug)]
@@ -254,6 +93,7 @@ pub struct TcpSender {
     ext: bool,
     cubic: Option<Box<Cubic>>,
     dctcp: Option<Box<Dctcp>>,
+    ledbat: Option<Box<Ledbat>>,
     sack: Option<Box<Scoreboard>>,
     sack_log: Option<SharedSackLog>,
 }
@@ -302,6 +142,7 @@ impl TcpSender {
             ext: false,
             cubic: None,
             dctcp: None,
+            ledbat: None,
             sack: None,
             sack_log: None,
         };
@@ -314,6 +155,9 @@ impl TcpSender {
         }
         if p.variant == Variant::Dctcp {
             s.dctcp = Some(Box::new(Dctcp::new(p.dctcp_g)));
+        }
+        if p.variant == Variant::Ledbat {
+            s.ledbat = Some(Box::new(Ledbat::new(p.ledbat.unwrap_or_default())));
         }
         if p.sack {
             s.sack = Some(Box::default());
@@ -330,6 +174,11 @@ impl TcpSender {
     /// DCTCP's state, for a DCTCP sender.
     pub fn dctcp(&self) -> Option<&Dctcp> {
         self.dctcp.as_deref()
+    }
+
+    /// LEDBAT's state, for a LEDBAT sender.
+    pub fn ledbat(&self) -> Option<&Ledbat> {
+        self.ledbat.as_deref()
     }
 
     /// The SACK scoreboard, for a SACK sender.
@@ -404,7 +253,13 @@ impl TcpSender {
 
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
-        if self.ext { self.send_ext(now, out, max) } else { self.send_plain(now, out, max) }
+        if self.ext {
+            let n = self.send_ext(now, out, max);
+            self.ledbat_note_sent(now);
+            n
+        } else {
+            self.send_plain(now, out, max)
+        }
     }
 
     /// `send_much` without the extensions (inlined where the plain path calls it, as
@@ -439,6 +294,7 @@ impl TcpSender {
     pub fn start(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.started = true;
         self.send_much(now, out, max);
+        self.ledbat_note_sent(now);
     }
 
     /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does.
@@ -460,12 +316,14 @@ impl TcpSender {
         self.set_rto_span();
     }
 
-    /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it).
+    /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
+    /// RFC 6817's `min(cwnd, max(cwnd / 2, MIN_CWND))`).
     fn halve(&mut self) {
         let w = self.cwnd.min(self.p.max_window as f64);
-        self.ssthresh = match self.cubic.as_mut() {
-            Some(c) => c.on_congestion(w),
-            None => (w / 2.0).floor().max(2.0),
+        self.ssthresh = match (self.cubic.as_mut(), self.ledbat.is_some()) {
+            (Some(c), _) => c.on_congestion(w),
+            (None, true) => Ledbat::on_loss(w),
+            (None, false) => (w / 2.0).floor().max(2.0),
         };
     }
 
@@ -683,6 +541,7 @@ impl TcpSender {
         self.rtt_seq = None;
         self.restart_timer(now);
         self.send_much(now, out, max);
+        self.ledbat_note_sent(now);
     }
 
     /// Is everything the application gave acknowledged?

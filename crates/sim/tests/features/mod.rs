@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod ledbat;
 mod links;
 mod signals;
 mod sources;

@@ -1,0 +1,179 @@
+//! The sender's parameters and counters: the variants, the NewReno flavours and timer
+//! rules, [`TcpParams`] with its defaults (see the parent module), [`TcpStats`].
+
+use serde::Serialize;
+
+use super::{CubicParams, LedbatParams, RecoverRule, RtoBackoff};
+
+/// The congestion control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Slow start, congestion avoidance, fast retransmit, go-back-N (Jacobson 1988).
+    Tahoe,
+    /// Tahoe plus fast recovery (RFC 2581); recovery ends at the first new ACK.
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582 or Lin & Morris 11.2).
+    NewReno,
+    /// CUBIC (RFC 9438) with NewReno's loss recovery (or SACK's).
+    Cubic,
+    /// DCTCP (RFC 8257): ECN marks answered in proportion to their fraction; losses
+    /// as NewReno.
+    Dctcp,
+    /// LEDBAT (RFC 6817): a less-than-best-effort window steered by the queueing
+    /// delay; losses as NewReno (or SACK).
+    Ledbat,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Cubic => "cubic",
+            Variant::Dctcp => "dctcp",
+            Variant::Ledbat => "ledbat",
+        }
+    }
+
+    /// Does the variant answer partial ACKs as NewReno does?
+    #[inline]
+    pub(super) fn newreno_recovery(self) -> bool {
+        !matches!(self, Variant::Tahoe | Variant::Reno)
+    }
+}
+
+/// Which NewReno.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewRenoFlavor {
+    /// RFC 6582: on a full ACK, cwnd = ssthresh.
+    Rfc6582,
+    /// Lin & Morris 1997, Section 11.2: recovery ends only once the ACK covers the
+    /// original window *and* `ack + ssthresh >= snd_max`; cwnd is then set to the
+    /// packets in flight plus one.
+    LinMorris,
+}
+
+/// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582
+/// Section 4 describes both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewRenoTimer {
+    /// Only on the first partial ACK of a recovery, so that a window with many
+    /// losses ends in a timeout (and go-back-N) instead of one retransmission per
+    /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
+    Impatient,
+    /// On every partial ACK.
+    #[serde(rename = "steady")]
+    SlowButSteady,
+}
+
+/// TCP parameters (see the module docs for the defaults).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TcpParams {
+    pub variant: Variant,
+    pub newreno: NewRenoFlavor,
+    pub newreno_timer: NewRenoTimer,
+    /// Receiver (maximum) window, packets.
+    pub max_window: u32,
+    /// Initial congestion window, packets.
+    pub init_cwnd: f64,
+    /// Initial slow-start threshold, packets.
+    pub ssthresh: f64,
+    /// Packets to send; 0 = unlimited.
+    pub packets: u64,
+    /// Bytes on the wire of a data packet.
+    pub packet_size: u32,
+    /// Bytes on the wire of an ACK.
+    pub ack_size: u32,
+    pub delayed_ack: bool,
+    /// Seconds.
+    pub delack_interval: f64,
+    /// Seconds.
+    pub min_rto: f64,
+    /// Seconds.
+    pub max_rto: f64,
+    /// Seconds.
+    pub initial_rto: f64,
+    /// Timer granularity, seconds: RTT samples are rounded to ticks.
+    pub tick: f64,
+    /// Cap of the exponential backoff multiplier.
+    pub max_backoff: u32,
+    /// What ends the backoff.
+    #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
+    pub rto_backoff: RtoBackoff,
+    /// When duplicate ACKs may start a new fast retransmit.
+    #[serde(skip_serializing_if = "RecoverRule::is_cover")]
+    pub recover_rule: RecoverRule,
+    pub dupack_threshold: u32,
+    pub ecn: bool,
+    /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
+    pub tiny_window: bool,
+    /// SACK loss recovery (RFC 6675); the receiver sends SACK blocks (RFC 2018).
+    pub sack: bool,
+    /// Most SACK blocks on an ACK (3 with TCP timestamps, 4 without).
+    pub sack_blocks: u32,
+    /// Limited transmit (RFC 3042): a new packet on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Data packets carry ECT(1) rather than ECT(0) (L4S, RFC 9331; with `ecn`).
+    pub ect1: bool,
+    /// CUBIC's constants.
+    pub cubic: CubicParams,
+    /// DCTCP's weight g of a new observation of the marked fraction.
+    pub dctcp_g: f64,
+    /// LEDBAT's constants (a LEDBAT flow's only; the defaults when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledbat: Option<LedbatParams>,
+    /// Fault injection for tests: the first transmission of these packets is lost.
+    pub drop: Vec<u32>,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            variant: Variant::NewReno,
+            newreno: NewRenoFlavor::Rfc6582,
+            newreno_timer: NewRenoTimer::Impatient,
+            max_window: 20,
+            init_cwnd: 2.0,
+            ssthresh: 1e9,
+            packets: 0,
+            packet_size: 1000,
+            ack_size: 40,
+            delayed_ack: false,
+            delack_interval: 0.1,
+            min_rto: 0.2,
+            max_rto: 60.0,
+            initial_rto: 3.0,
+            tick: 0.01,
+            max_backoff: 64,
+            rto_backoff: RtoBackoff::Karn,
+            recover_rule: RecoverRule::Cover,
+            dupack_threshold: 3,
+            ecn: false,
+            tiny_window: false,
+            sack: false,
+            sack_blocks: 3,
+            limited_transmit: false,
+            ect1: false,
+            cubic: CubicParams::default(),
+            dctcp_g: 1.0 / 16.0,
+            ledbat: None,
+            drop: Vec::new(),
+        }
+    }
+}
+
+/// Counters of a sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TcpStats {
+    pub sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Packets lost by fault injection (`drop`).
+    pub injected_losses: u64,
+}
