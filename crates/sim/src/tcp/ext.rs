@@ -1,8 +1,8 @@
-//! The sender's extended path: ACKs of a sender with CUBIC, DCTCP, SACK or limited
-//! transmit or LEDBAT. Everything a plain Reno-family sender does is done the same way here
-//! (the shared steps are the same functions); what differs is the window's growth
-//! (CUBIC, LEDBAT), the answer to ECN-Echo (DCTCP, CUBIC), duplicate ACKs (limited transmit,
-//! SACK) and loss recovery (SACK, RFC 6675 Section 5).
+//! The sender's extended path: ACKs of a sender with CUBIC, DCTCP, LEDBAT, SACK or
+//! limited transmit. Everything a plain Reno-family sender does is done the same way
+//! here (the shared steps are the same functions); what differs is the window's growth
+//! (CUBIC, LEDBAT), the answer to ECN-Echo (DCTCP, CUBIC), duplicate ACKs (limited
+//! transmit, SACK) and loss recovery (SACK, RFC 6675 Section 5).
 
 use aqm::Time;
 use serde::Serialize;

@@ -14,11 +14,12 @@
 //! ACKs that do not cover the highest packet sent when the last one began (RFC 6582's
 //! `recover`), for every variant.
 //!
-//! Beyond ns-2's agents (each off by default, so that a scenario that does not ask
-//! for them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257,
-//! `dctcp` and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss recovery (RFC 6675 with
-//! RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and ECT(1). A sender that
-//! uses none of them takes the original code path (`ext` false): one test per ACK.
+//! Beyond ns-2's agents (each off by default, so that a scenario that does not ask for
+//! them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257, `dctcp`
+//! and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss
+//! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and
+//! ECT(1). A sender that uses none of them takes the original code path (`ext` false):
+//! one test per ACK.
 
 mod cubic;
 mod dctcp;
