@@ -281,6 +281,12 @@ def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> Dict[
     }
     for c, v in per_class.items():
         out[f"goodput_bps_{c}"] = v
+    # per class: drops / arrivals at the bottleneck's queue disc (aqmlab's
+    # class_loss_rate counts a flow's drops / packets sent; its access links drop none)
+    if "flow_drops" in res:
+        rates = metrics.class_loss_rates(names, res["flow_drops"], res["flow_arrivals"])
+        for c, v in rates.items():
+            out[f"class_loss_rate_{c}"] = v
     return out
 
 

@@ -33,6 +33,8 @@ TABLE = [
     ("delay_mean", "rel", ".4f"),
     ("delay_p95", "rel", ".4f"),
     ("loss_rate", "rel", ".4g"),
+    ("loss_rate_main", "rel", ".4g"),
+    ("loss_rate_other", "rel", ".4g"),
 ]
 #: (main class, other class) shown per scenario
 CLASS_PAIR = {
@@ -84,6 +86,8 @@ def _result(sid: str, m: Dict) -> Dict:
     r = dict(m)
     r["goodput_bps_main"] = m.get(f"goodput_bps_{main}")
     r["goodput_bps_other"] = m.get(f"goodput_bps_{other}") if other else None
+    r["loss_rate_main"] = m.get(f"class_loss_rate_{main}")
+    r["loss_rate_other"] = m.get(f"class_loss_rate_{other}") if other else None
     r.update(
         drop_rate=m.get("loss_rate"),
         mean_delay=m.get("delay_mean"),

@@ -100,3 +100,25 @@ def test_unsupported_queue_is_named():
 def test_verdict_thresholds():
     assert ec.verdict("pp", 0.50, 0.519) == "ok" and ec.verdict("pp", 0.50, 0.53) == "DIFF"
     assert ec.verdict("rel", 0.0114, 0.010) == "ok" and ec.verdict("rel", 0.0116, 0.010) == "DIFF"
+
+
+def test_ns3_metrics_per_class_loss_from_the_flow_counts():
+    """ns-3's per-flow queue-disc drops and arrivals become aqmlab's class_loss_rate
+    columns: per class, drops summed over arrivals summed."""
+    p = ec.params(ec.normalized(ec.point("5.2", "default", "red", True)))
+    res = {
+        "flow_goodput_bps": [6e6, 3e6],
+        "flow_arrivals": [40000, 20000],
+        "flow_drops": [120, 20],
+        "utilization": 0.9,
+        "delay_mean": 0.005,
+        "delay_p95": 0.015,
+        "loss_rate": 140 / 60000,
+        "wall_time": 1.0,
+    }
+    m = ec.ns3_metrics("5.2", p, res)
+    by_class = dict(zip(p["flow_name"], zip(res["flow_drops"], res["flow_arrivals"])))
+    for c, (d, a) in by_class.items():
+        assert m[f"class_loss_rate_{c}"] == pytest.approx(d / a)
+    del res["flow_drops"]
+    assert not any(k.startswith("class_loss_rate_") for k in ec.ns3_metrics("5.2", p, res))

@@ -9,7 +9,8 @@
 // bottleneck l->r with the AQM under test as root queue disc over a one-packet device
 // queue, Drop Tail on r->l. Prints one JSON line with the results of the window
 // [warmup, duration]: per-flow goodput (bytes delivered in order, counted in
-// 1500-byte packets as aqmlab does), the bottleneck's utilization, arrivals, drops and
+// 1500-byte packets as aqmlab does), arrivals and drops at the bottleneck's queue
+// disc, the bottleneck's utilization, arrivals, drops and
 // the queueing delay (arrival at the queue disc to the start of transmission, as
 // aqmlab's mean_delay / delay_p95). docs/peers.md (RFC 7928 section) explains each
 // choice.
@@ -45,11 +46,61 @@ static std::vector<double> g_delay;                // queueing delays of packets
 static uint64_t g_txPkts = 0;
 static double g_busy = 0; // transmission time (s) of packets started in the window
 
+// per flow (by destination address), arrivals at and drops by the queue disc in the window
+static std::map<Ipv4Address, long> g_flowOf;
+static std::vector<uint64_t> g_flowArr, g_flowDrops;
+static long FlowOf(Ptr<const QueueDiscItem> item)
+{
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip)
+        return -1;
+    auto it = g_flowOf.find(ip->GetHeader().GetDestination());
+    return it == g_flowOf.end() ? -1 : it->second;
+}
+static void Arrival(Ptr<const QueueDiscItem> item)
+{
+    long f = FlowOf(item);
+    if (g_inWindow && f >= 0)
+        g_flowArr[f]++;
+}
 static void Enqueue(Ptr<const QueueDiscItem> item)
 {
     g_enq[item->GetPacket()->GetUid()] = Simulator::Now().GetSeconds();
+    Arrival(item);
 }
-static void Drop(Ptr<const QueueDiscItem> item) { g_enq.erase(item->GetPacket()->GetUid()); }
+// (an arrival the queue disc drops before enqueueing it: no Enqueue event)
+static bool g_traceDrops = false; // `trace_drops 1`: each drop in the window on stderr
+static void DroppedOnArrival(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    Arrival(item);
+    if (g_inWindow && g_traceDrops)
+        std::fprintf(stderr, "reason %.9f %ld %s\n", Simulator::Now().GetSeconds(), FlowOf(item), reason);
+}
+// `trace_cwnd 1`: each TCP flow's congestion window and state changes on stderr
+static void CwndChange(long f, uint32_t, uint32_t w)
+{
+    std::fprintf(stderr, "cwnd %.9f %ld %u\n", Simulator::Now().GetSeconds(), f, w);
+}
+static void StateChange(long f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
+{
+    std::fprintf(stderr, "state %.9f %ld %d\n", Simulator::Now().GetSeconds(), f, (int)s);
+}
+static void TraceCwnd(long f, uint32_t node)
+{
+    std::string base = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(base + "CongestionWindow", MakeBoundCallback(&CwndChange, f));
+    Config::ConnectWithoutContext(base + "CongState", MakeBoundCallback(&StateChange, f));
+}
+static void Drop(Ptr<const QueueDiscItem> item)
+{
+    g_enq.erase(item->GetPacket()->GetUid());
+    long f = FlowOf(item);
+    if (g_inWindow && f >= 0)
+        g_flowDrops[f]++;
+    if (g_inWindow && g_traceDrops)
+        std::fprintf(stderr, "drop %.9f %ld\n", Simulator::Now().GetSeconds(), f);
+}
+
 static double g_wireRate = 0; // bits/s on the wire (PPP header included)
 static void TxBegin(Ptr<const Packet> p)
 {
@@ -255,6 +306,7 @@ int main(int argc, char* argv[])
         addr.Assign(c[0]);
         addr.NewNetwork();
         dstAddr[i] = addr.Assign(c[1]).GetAddress(1);
+        g_flowOf[dstAddr[i]] = i;
         addr.NewNetwork();
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
@@ -291,6 +343,8 @@ int main(int argc, char* argv[])
             Simulator::Schedule(Seconds(start[f]), [iwf = iw[f]]() {
                 Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue((uint32_t)iwf));
             });
+            if (Dopt("trace_cwnd", 0) != 0)
+                Simulator::Schedule(Seconds(start[f] + 1e-6), &TraceCwnd, f, srcs.Get(f)->GetId());
         }
         else if (type[f] == "cbr")
         {
@@ -320,6 +374,10 @@ int main(int argc, char* argv[])
 
     g_qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
     g_qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
+    g_traceDrops = Dopt("trace_drops", 0) != 0;
+    g_flowArr.assign(flows, 0);
+    g_flowDrops.assign(flows, 0);
+    g_qdisc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&DroppedOnArrival));
     Ptr<PointToPointNetDevice> bnd = DynamicCast<PointToPointNetDevice>(bdev.Get(0));
     bnd->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TxBegin));
     Simulator::Schedule(Seconds(warmup), &Snapshot, 0);
@@ -330,7 +388,7 @@ int main(int argc, char* argv[])
     const Snap &a = g_snap[0], &b = g_snap[1];
     const double W = b.t - a.t;
     const uint64_t arr = b.arr - a.arr, drops = b.drops - a.drops, marks = b.marks - a.marks;
-    std::ostringstream gp;
+    std::ostringstream gp, fa, fd;
     for (long f = 0; f < flows; f++)
     {
         // goodput in packet_size packets per delivered payload, as aqmlab counts it
@@ -339,6 +397,8 @@ int main(int argc, char* argv[])
         std::snprintf(buf, sizeof buf, "%s%.1f", f ? ", " : "",
                       (double)(b.rx[f] - a.rx[f]) / payload * pkt * 8.0 / W);
         gp << buf;
+        fa << (f ? ", " : "") << g_flowArr[f];
+        fd << (f ? ", " : "") << g_flowDrops[f];
     }
     double dMean = 0, dP95 = 0;
     if (!g_delay.empty())
@@ -355,10 +415,12 @@ int main(int argc, char* argv[])
     std::printf("{\"sim\": \"ns3\", \"case\": \"%s\", \"utilization\": %.6f, \"arrivals\": %llu, "
                 "\"drops\": %llu, \"marks\": %llu, \"loss_rate\": %.6g, \"delay_mean\": %.6g, "
                 "\"delay_p95\": %.6g, \"departures_total\": %llu, \"window\": [%g, %g], "
-                "\"wall_time\": %.3f, \"flow_goodput_bps\": [%s]}\n",
+                "\"wall_time\": %.3f, \"flow_goodput_bps\": [%s], \"flow_arrivals\": [%s], "
+                "\"flow_drops\": [%s]}\n",
                 name.c_str(), g_busy / W, (unsigned long long)arr, (unsigned long long)drops,
                 (unsigned long long)marks, arr ? (double)drops / arr : 0.0, dMean, dP95,
-                (unsigned long long)g_txPkts, warmup, duration, wall, gp.str().c_str());
+                (unsigned long long)g_txPkts, warmup, duration, wall, gp.str().c_str(),
+                fa.str().c_str(), fd.str().c_str());
     std::fflush(stdout);
     Simulator::Destroy();
     return 0;

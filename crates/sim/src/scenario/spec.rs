@@ -18,7 +18,7 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, LedbatParams, NewRenoFlavor, NewRenoTimer,
+    CubicGrowth, CubicSlowStart, CubicTimeout, FrTimer, LedbatParams, NewRenoFlavor, NewRenoTimer,
     RecoverRule, RtoBackoff, TcpParams, Variant,
 };
 
@@ -175,6 +175,8 @@ pub(super) struct TcpSpec {
     #[serde(deserialize_with = "named")]
     pub rto_backoff: RtoBackoff,
     #[serde(deserialize_with = "named")]
+    pub fast_retransmit_timer: FrTimer,
+    #[serde(deserialize_with = "named")]
     pub recover_rule: RecoverRule,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
@@ -232,6 +234,7 @@ impl Default for TcpSpec {
             tick: d.tick.into(),
             max_backoff: d.max_backoff.into(),
             rto_backoff: d.rto_backoff,
+            fast_retransmit_timer: d.fast_retransmit_timer,
             recover_rule: d.recover_rule,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),

@@ -38,6 +38,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         tick: pos_secs(&t.tick, &fp("tick"))?,
         max_backoff: count(t.max_backoff, "max_backoff", 1, 1 << 20)?,
         rto_backoff: t.rto_backoff,
+        fast_retransmit_timer: t.fast_retransmit_timer,
         recover_rule: t.recover_rule,
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,

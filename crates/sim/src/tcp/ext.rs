@@ -38,6 +38,28 @@ pub enum RecoverRule {
     Beyond,
 }
 
+/// What entering loss recovery does to a running retransmission timer
+/// (`fast_retransmit_timer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrTimer {
+    /// The fast retransmission restarts it, so the retransmission has a whole RTO to be
+    /// acknowledged (ns-2's `reset_rtx_timer` on a fast retransmit; Linux re-arms it
+    /// when it retransmits the head).
+    #[default]
+    Restart,
+    /// It keeps running from the last ACK of new data: RFC 6298 rule 5.1 starts the
+    /// timer on a send only when it is not running (ns-3 3.37). A retransmission whose
+    /// ACK comes later than one RTO after that ACK then times out.
+    Keep,
+}
+
+impl FrTimer {
+    pub(super) fn is_restart(&self) -> bool {
+        *self == FrTimer::Restart
+    }
+}
+
 impl RecoverRule {
     pub(super) fn is_cover(&self) -> bool {
         *self == RecoverRule::Cover
@@ -217,7 +239,9 @@ impl TcpSender {
             sb.high_rxt = una + 1;
         }
         self.emit(now, una, true, out);
-        self.restart_timer(now);
+        if self.p.fast_retransmit_timer == FrTimer::Restart {
+            self.restart_timer(now);
+        }
         self.sack_send(now, out, max);
     }
 

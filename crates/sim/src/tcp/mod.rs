@@ -35,7 +35,7 @@ use aqm::Time;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
-pub use ext::{RecoverRule, RtoBackoff};
+pub use ext::{FrTimer, RecoverRule, RtoBackoff};
 pub use ledbat::{Ledbat, LedbatParams};
 pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
@@ -511,7 +511,9 @@ impl TcpSender {
                 self.partial_seen = false;
             }
         }
-        self.restart_timer(now);
+        if self.p.fast_retransmit_timer == FrTimer::Restart {
+            self.restart_timer(now);
+        }
         self.send_much(now, out, max);
     }
 

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{CubicParams, LedbatParams, RecoverRule, RtoBackoff};
+use super::{CubicParams, FrTimer, LedbatParams, RecoverRule, RtoBackoff};
 
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -104,6 +104,9 @@ pub struct TcpParams {
     /// What ends the backoff.
     #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
     pub rto_backoff: RtoBackoff,
+    /// Whether a fast retransmission restarts the retransmission timer.
+    #[serde(skip_serializing_if = "FrTimer::is_restart")]
+    pub fast_retransmit_timer: FrTimer,
     /// When duplicate ACKs may start a new fast retransmit.
     #[serde(skip_serializing_if = "RecoverRule::is_cover")]
     pub recover_rule: RecoverRule,
@@ -150,6 +153,7 @@ impl Default for TcpParams {
             tick: 0.01,
             max_backoff: 64,
             rto_backoff: RtoBackoff::Karn,
+            fast_retransmit_timer: FrTimer::Restart,
             recover_rule: RecoverRule::Cover,
             dupack_threshold: 3,
             ecn: false,

@@ -348,6 +348,35 @@ mod rto_backoff {
     }
 }
 
+/// `fast_retransmit_timer`: a fast retransmission restarts a running timer
+/// (`restart`), or leaves it to expire one RTO after the last ACK of new data
+/// (`keep`, RFC 6298 rule 5.1); with and without SACK.
+#[test]
+fn fast_retransmit_timer_restart_or_keep() {
+    for sack in [false, true] {
+        for mode in [FrTimer::Restart, FrTimer::Keep] {
+            let p = TcpParams {
+                fast_retransmit_timer: mode,
+                init_cwnd: 6.0,
+                sack,
+                ..params(Variant::NewReno)
+            };
+            let mut conn = connection(p, 0, 0, 1);
+            let mut out = Vec::new();
+            conn.0.start(ms(0), &mut out, u32::MAX);
+            assert_eq!(seqs(&mut out), vec![0, 1, 2, 3, 4, 5]);
+            deliver(&mut conn, &[0], ms(100)); // the last ACK of new data: the timer restarts
+            let rto = conn.0.rto;
+            let sent = deliver(&mut conn, &[2, 3, 4], ms(150)); // 1 lost: three duplicates
+            assert_eq!(sent.first(), Some(&1), "sack {sack}, {mode:?}: fast retransmission");
+            let due = conn.0.rtx_deadline.expect("data outstanding");
+            let from = if mode == FrTimer::Restart { ms(150) } else { ms(100) };
+            let expect = from + aqm::Duration::from_secs_f64(rto);
+            assert_eq!(due, expect, "sack {sack}, {mode:?}");
+        }
+    }
+}
+
 mod dctcp {
     use super::*;
 

@@ -1,0 +1,85 @@
+"""aqmlab's side of an E case (RFC 7928 point, see evaluate_cases.py) with ns-3's TCP
+rules switched on in its flows, to see which rule closes which difference:
+
+    python benchmarks/peers/evaluate_rules.py --scenario 5.2 --aqm pie,codel \
+        --rules none,ns3 --seeds 1,2,3
+
+Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
+(scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"`` and
+``fast_retransmit_timer = "keep"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
+``keep``: ``fast_retransmit_timer = "keep"`` only; ``noprep``: ``prep_delay = 0`` (ns-3
+has no send jitter). Prints one line per run: the metrics `aqmlab evaluate` writes, and
+each flow's timeouts. Needs aqmlab installed (full length).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scenarios import NS3_CUBIC  # noqa: E402
+
+SOCKET = dict(rto_backoff="ack", recover_rule="beyond", fast_retransmit_timer="keep")
+
+
+def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
+    for f in flows:
+        if f.get("type", "tcp") != "tcp":
+            continue
+        cubic = f.get("variant") == "cubic"
+        if rules == "ns3":
+            f.update(SOCKET)
+            if cubic:
+                f.update(NS3_CUBIC)
+        elif rules == "ns3-cubic" and cubic:
+            f.update(NS3_CUBIC)
+        elif rules == "keep":
+            f["fast_retransmit_timer"] = "keep"
+        elif rules == "noprep":
+            f["prep_delay"] = 0.0
+        elif rules not in ("none", "ns3-cubic"):
+            raise SystemExit(f"--rules: unknown {rules!r} (none, ns3, ns3-cubic, keep, noprep)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenario", default="5.2")
+    ap.add_argument("--variant", default="default")
+    ap.add_argument("--aqm", default="red,codel,pie,fq_codel")
+    ap.add_argument("--rules", default="none,ns3")
+    ap.add_argument("--seeds", default="1")
+    a = ap.parse_args()
+    from aqmlab.evaluate import runner
+
+    base = runner.scenario_of
+    for aqm in a.aqm.split(","):
+        for rules in a.rules.split(","):
+            for seed in (int(s) for s in a.seeds.split(",")):
+
+                def built(pt: Any, rules: str = rules) -> Dict[str, Any]:
+                    d = base(pt)
+                    apply(rules, d["flow"])
+                    return d
+
+                runner.scenario_of = built
+                pt = dict(scenario=a.scenario, variant=a.variant, ecn=False, quick=False)
+                row = runner.run(dict(pt, queue={"type": aqm}, seed=seed))
+                flows = json.loads(row["flows_json"])
+                per = " ".join(f"{f['class']}:timeouts={f.get('timeouts')}" for f in flows)
+                print(
+                    f"{aqm:8} {rules:9} seed {seed}: ratio {row['goodput_ratio']:.2f} "
+                    f"util {row['utilization']:.3f} jain {row['jain']:.3f} "
+                    f"delay {row['delay_mean'] * 1e3:.2f} ms p95 {row['delay_p95'] * 1e3:.1f} ms "
+                    f"loss {row['loss_rate']:.2e}  {per}",
+                    flush=True,
+                )
+    runner.scenario_of = base
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
