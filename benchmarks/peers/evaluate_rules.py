@@ -8,7 +8,7 @@ Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
 (scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"`` and
 ``fast_retransmit_timer = "keep"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
 ``keep``: ``fast_retransmit_timer = "keep"`` only; ``noprep``: ``prep_delay = 0`` (ns-3
-has no send jitter). Prints one line per run: the metrics `aqmlab evaluate` writes, and
+has no send jitter); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
 each flow's timeouts. Needs aqmlab installed (full length).
 """
 
@@ -27,6 +27,11 @@ SOCKET = dict(rto_backoff="ack", recover_rule="beyond", fast_retransmit_timer="k
 
 
 def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
+    """Switch the rule set `rules` (several joined by '+': ``ns3+noprep``) on in `flows`."""
+    if "+" in rules:
+        for r in rules.split("+"):
+            apply(r, flows)
+        return
     for f in flows:
         if f.get("type", "tcp") != "tcp":
             continue
@@ -47,11 +52,16 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenario", default="5.2")
-    ap.add_argument("--variant", default="default")
-    ap.add_argument("--aqm", default="red,codel,pie,fq_codel")
-    ap.add_argument("--rules", default="none,ns3")
-    ap.add_argument("--seeds", default="1")
+    ap.add_argument("--scenario", default="5.2", help="evaluate's scenario id (default 5.2)")
+    ap.add_argument("--variant", default="default", help="its variant (6: an RTT, '10ms')")
+    ap.add_argument("--aqm", default="red,codel,pie,fq_codel", help="queue types, comma-separated")
+    ap.add_argument(
+        "--rules",
+        default="none,ns3",
+        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, noprep, or several "
+        "joined by '+'",
+    )
+    ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     a = ap.parse_args()
     from aqmlab.evaluate import runner
 

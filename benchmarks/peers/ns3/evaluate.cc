@@ -12,8 +12,9 @@
 // 1500-byte packets as aqmlab does), arrivals and drops at the bottleneck's queue
 // disc, the bottleneck's utilization, arrivals, drops and
 // the queueing delay (arrival at the queue disc to the start of transmission, as
-// aqmlab's mean_delay / delay_p95). docs/peers.md (RFC 7928 section) explains each
-// choice.
+// aqmlab's mean_delay / delay_p95). Optional parameters `trace_drops 1`, `trace_cwnd 1`
+// and `trace_queue 1` write drops, TCP windows and states, and the queue disc's length
+// to stderr. docs/peers.md (RFC 7928 section) explains each choice.
 
 #include <algorithm>
 #include <chrono>
@@ -76,10 +77,20 @@ static void DroppedOnArrival(Ptr<const QueueDiscItem> item, const char* reason)
     if (g_inWindow && g_traceDrops)
         std::fprintf(stderr, "reason %.9f %ld %s\n", Simulator::Now().GetSeconds(), FlowOf(item), reason);
 }
-// `trace_cwnd 1`: each TCP flow's congestion window and state changes on stderr
+// `trace_queue 1`: the queue disc's packet count at each change, on stderr
+static void QueueChange(uint32_t, uint32_t n)
+{
+    std::fprintf(stderr, "queue %.9f %u\n", Simulator::Now().GetSeconds(), n);
+}
+// `trace_cwnd 1`: each TCP flow's congestion window, state and bytes in flight (pipe)
+// at each change, on stderr
 static void CwndChange(long f, uint32_t, uint32_t w)
 {
     std::fprintf(stderr, "cwnd %.9f %ld %u\n", Simulator::Now().GetSeconds(), f, w);
+}
+static void InflightChange(long f, uint32_t, uint32_t b)
+{
+    std::fprintf(stderr, "inflight %.9f %ld %u\n", Simulator::Now().GetSeconds(), f, b);
 }
 static void StateChange(long f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
 {
@@ -90,6 +101,7 @@ static void TraceCwnd(long f, uint32_t node)
     std::string base = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
     Config::ConnectWithoutContext(base + "CongestionWindow", MakeBoundCallback(&CwndChange, f));
     Config::ConnectWithoutContext(base + "CongState", MakeBoundCallback(&StateChange, f));
+    Config::ConnectWithoutContext(base + "BytesInFlight", MakeBoundCallback(&InflightChange, f));
 }
 static void Drop(Ptr<const QueueDiscItem> item)
 {
@@ -375,6 +387,8 @@ int main(int argc, char* argv[])
     g_qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
     g_qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
     g_traceDrops = Dopt("trace_drops", 0) != 0;
+    if (Dopt("trace_queue", 0) != 0)
+        g_qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueChange));
     g_flowArr.assign(flows, 0);
     g_flowDrops.assign(flows, 0);
     g_qdisc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&DroppedOnArrival));
