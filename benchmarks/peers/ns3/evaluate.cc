@@ -197,12 +197,15 @@ static void SetBottleneck(TrafficControlHelper& tch, const std::string& q, doubl
     if (q == "droptail")
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", lim);
     else if (q == "red")
+        // Ns1Compat: count restarts after a forced drop, as in Floyd & Jacobson 1993 (Fig. 2
+        // resets count on every mark) and aqmlab; without it ns-3 3.37 keeps counting, and
+        // the first arrival after the average falls below max_th is dropped for certain
         tch.SetRootQueueDisc(
             "ns3::RedQueueDisc", "MaxSize", lim, "MeanPktSize", UintegerValue(I("red_mean_pkt_size")),
             "IdlePktSize", UintegerValue(I("red_mean_pkt_size")), "Wait", BooleanValue(false),
             "Gentle", BooleanValue(I("red_gentle") != 0), "MinTh", DoubleValue(D("red_min_th")),
             "MaxTh", DoubleValue(D("red_max_th")), "QW", DoubleValue(D("red_w_q")), "LInterm",
-            DoubleValue(1.0 / D("red_max_p")), "Ns1Compat", BooleanValue(false), "LinkBandwidth",
+            DoubleValue(1.0 / D("red_max_p")), "Ns1Compat", BooleanValue(true), "LinkBandwidth",
             DataRateValue(DataRate((uint64_t)rate)), "LinkDelay", TimeValue(Seconds(delay)),
             "UseEcn", BooleanValue(ecn), "UseHardDrop", BooleanValue(true), "ARED",
             BooleanValue(false), "AdaptMaxP", BooleanValue(false), "FengAdaptive",
