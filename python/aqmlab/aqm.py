@@ -141,6 +141,7 @@ class Red(Queue):
     (False: thresholds and avg in bytes), ``mark_method`` ("uniform" = Method 2,
     "geometric" = Method 1, "ns2_wait"), ``count_mode`` ("text" = Section VII's
     definition, "figure2" = Fig. 2 literally), ``efficient`` (Fig. 17), ``drop_front``,
+    ``min_backlog`` (0: no drop decision while fewer packets wait; ns-2 and ns-3: 2),
     ``mean_pkt_size`` (500 bytes), ``max_pkt_size`` (1500 bytes), ``link_rate_bps``
     (10 Mb/s when not given; with ``mean_pkt_size`` it sets the idle-aging packet time
     s), ``idle_pkt_time`` (s directly), ``seed`` (1).

@@ -74,6 +74,10 @@ pub struct RedParams {
     pub efficient: bool,
     /// On overflow, drop the packet at the head of the queue instead of the arrival.
     pub drop_front: bool,
+    /// No early or forced drop while fewer than this many packets wait (before the
+    /// arrival): 0, Floyd & Jacobson's Fig. 2, decides at any queue; ns-2's `red.cc`
+    /// (`qlen > 1`) and ns-3 3.37 decide only from 2.
+    pub min_backlog: u32,
     /// `s` of Section XI: transmission time of a typical small packet, seconds.
     pub idle_pkt_time: f64,
     /// The largest packet, bytes (byte mode's MaximumPacketSize).
@@ -202,6 +206,11 @@ impl RedCore {
     pub fn decide(&mut self, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
         let verdict = match self.region() {
             Region::Below => {
+                self.count = -1;
+                Verdict::Enqueue
+            }
+            _ if backlog.packets < self.params.min_backlog => {
+                // (ns-2: as if below min_th; count restarts)
                 self.count = -1;
                 Verdict::Enqueue
             }

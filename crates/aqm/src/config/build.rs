@@ -74,6 +74,7 @@ impl RedFields {
             count_mode: self.count_mode,
             efficient: self.efficient,
             drop_front: self.drop_front,
+            min_backlog: self.min_backlog,
             idle_pkt_time,
             max_pkt_size: self.max_pkt_size,
             mean_pkt_size: self.mean_pkt_size,

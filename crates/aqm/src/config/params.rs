@@ -51,6 +51,8 @@ config_struct! {
         /// Fig. 17's efficient variant.
         efficient: bool = false,
         drop_front: bool = false,
+        /// No drop decision while fewer packets wait (ns-2 and ns-3: 2).
+        min_backlog: u32 = 0,
         mean_pkt_size: u32 = 500,
         max_pkt_size: u32 = 1500,
         /// Link rate for `s = 8 mean_pkt_size / link_rate` (b/s or "10Mbps").

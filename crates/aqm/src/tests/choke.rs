@@ -19,6 +19,7 @@ fn red(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
         count_mode: CountMode::Text,
         efficient: false,
         drop_front: false,
+        min_backlog: 0,
         idle_pkt_time: 1e-4,
         max_pkt_size: 1500,
         mean_pkt_size: 1000,

@@ -147,6 +147,7 @@ fn serde_json_like(rate: f64) -> QueueConfig {
             count_mode: aqm::CountMode::Text,
             efficient: false,
             drop_front: false,
+            min_backlog: 0,
             mean_pkt_size: 500,
             max_pkt_size: 1500,
             link_rate_bps: Some(rate.into()),

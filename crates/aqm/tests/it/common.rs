@@ -21,6 +21,7 @@ pub fn params(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
         count_mode: CountMode::Text,
         efficient: false,
         drop_front: false,
+        min_backlog: 0,
         idle_pkt_time: 0.0004,
         max_pkt_size: 1500,
         mean_pkt_size: 500,

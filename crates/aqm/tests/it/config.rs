@@ -99,8 +99,8 @@ fn serializes_to_its_table() {
     }
     let table = toml::Value::try_from(read("type = \"red\"\nlimit = 7").unwrap()).unwrap();
     let keys: Vec<&str> = table.as_table().unwrap().keys().map(|k| k.as_str()).collect();
-    // `type` and RED's 19 fields, less the four options left out (TOML has no null).
-    assert_eq!(keys.len(), 16, "{keys:?}");
+    // `type` and RED's 20 fields, less the four options left out (TOML has no null).
+    assert_eq!(keys.len(), 17, "{keys:?}");
     assert_eq!(table["mark_method"].as_str(), Some("uniform"));
     assert_eq!(table["count_mode"].as_str(), Some("text"));
 }

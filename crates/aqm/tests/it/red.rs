@@ -293,6 +293,30 @@ fn count_semantics() {
     assert!(red.core.count == 1 || red.core.count == -1);
 }
 
+// `min_backlog` (ns-2's `qlen > 1` and ns-3's rule): with the average in the forced
+// region no arrival is dropped while fewer than min_backlog packets wait, and count
+// restarts as below min_th; from min_backlog on RED decides as Fig. 2 does. The
+// default 0 decides at any queue length.
+#[test]
+fn min_backlog_spares_a_short_queue() {
+    for min_backlog in [0u32, 1, 2, 5] {
+        let mut p = params(5.0, 15.0, 0.1);
+        p.min_backlog = min_backlog;
+        let mut red = Red::new(p, 1).unwrap();
+        for q in 0..8u32 {
+            red.core.avg = 20.0; // above max_th: every decision is a forced drop
+            red.core.count = 7;
+            let v = red.core.decide(&pkt(1000), backlog(q));
+            if q < min_backlog {
+                assert_eq!(v, Verdict::Enqueue, "min_backlog {min_backlog}, {q} waiting");
+                assert_eq!(red.core.count, -1);
+            } else {
+                assert_eq!(v, Verdict::Drop(DropReason::Forced), "min_backlog {min_backlog}, {q}");
+            }
+        }
+    }
+}
+
 // Drop-from-front evicts the head; the queue length stays at the limit.
 #[test]
 fn drop_front_evicts_head() {
