@@ -28,7 +28,11 @@
 //! - `cubic_growth = "segments"`: the window is a whole number of packets (ssthresh and
 //!   W_max after a reduction are rounded down) and grows by one packet once `cnt`
 //!   packets have been acknowledged since the last increase, `cnt = floor(cwnd /
-//!   (target - cwnd))` with target = `floor(W_cubic(t + RTT))`, at least 2 (at most 1.5x
+//!   (target - cwnd))` with Linux's and ns-3's integer target `W_max - floor(C (K -
+//!   t')^3)` before K and `W_max + floor(C (t' - K)^3)` after it (W_cubic rounded
+//!   towards W_max: up in the concave region, down in the convex one), t' = t + the
+//!   minimum RTT sample (Linux's `delay_min`, ns-3's `m_delayMin`; the smoothed RTT until
+//!   the first sample, and again after a `"reset"` timeout), at least 2 (at most 1.5x
 //!   per round trip), `100 cwnd` when the target is not above cwnd, and at most 20 while
 //!   no W_max is known (before the first congestion event; with `cubic_timeout =
 //!   "reset"` also after a timeout). With the Reno-friendly region on, `cnt` is at most
@@ -161,6 +165,8 @@ pub struct Cubic {
     no_w_max: bool,
     /// Acked slow start: a timeout's go-back-N is under way (ns-3's loss state).
     loss: bool,
+    /// Segments growth: the smallest RTT sample, s (0 before the first).
+    min_rtt: f64,
 }
 
 impl Cubic {
@@ -207,6 +213,7 @@ impl Cubic {
             CubicTimeout::Rfc => cwnd,
             CubicTimeout::Reset => {
                 self.no_w_max = true;
+                self.min_rtt = 0.0;
                 deflated
             }
         };
@@ -269,12 +276,26 @@ impl Cubic {
         })
     }
 
+    /// An RTT sample `r` (s), as measured: segments growth looks one minimum RTT
+    /// ahead, as Linux (`delay_min`) and ns-3 (`m_delayMin`) do.
+    #[inline]
+    pub fn note_rtt(&mut self, r: f64) {
+        if self.p.growth == CubicGrowth::Segments && (self.min_rtt == 0.0 || r < self.min_rtt) {
+            self.min_rtt = r;
+        }
+    }
+
     /// Segments growth (`cubic_growth = "segments"`): one packet once `cnt` packets
     /// have been acknowledged since the last increase (see the module docs).
     fn on_ack_segments(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
         let cwnd = cwnd.floor();
         let (t0, _, k) = self.epoch_at(now, cwnd);
-        let target = self.p.w_cubic(now - t0 + srtt, k, self.w_max).floor();
+        let ahead = if self.min_rtt > 0.0 { self.min_rtt } else { srtt };
+        // Linux's and ns-3's integer target: origin -/+ floor(C |t - K|^3), the window
+        // rounded up below W_max (concave region) and down above it (convex region).
+        let t = now - t0 + ahead;
+        let delta = (self.p.c * (t - k).abs().powi(3)).floor();
+        let target = if t < k { self.w_max - delta } else { self.w_max + delta };
         let mut cnt = if target > cwnd { (cwnd / (target - cwnd)).floor() } else { 100.0 * cwnd };
         if self.no_w_max {
             cnt = cnt.min(20.0);

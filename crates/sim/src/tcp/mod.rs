@@ -301,6 +301,9 @@ impl TcpSender {
     /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does.
     #[inline(always)]
     fn rtt_sample(&mut self, r: f64) {
+        if let Some(c) = self.cubic.as_mut() {
+            c.note_rtt(r);
+        }
         let tick = self.p.tick;
         let r = ((r / tick).round().max(1.0)) * tick;
         if !self.have_rtt {
