@@ -5,8 +5,8 @@ rules switched on in its flows, to see which rule closes which difference:
         --rules none,ns3 --seeds 1,2,3
 
 Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
-(scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"`` and
-``fast_retransmit_timer = "keep"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
+(scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"``,
+``fast_retransmit_timer = "keep"`` and ``rtt_sampling = "ack"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
 ``keep``: ``fast_retransmit_timer = "keep"`` only; ``noprep``: ``prep_delay = 0`` (ns-3
 has no send jitter); ``qlen``: the RED queues take ``min_backlog = 2`` (ns-2's and ns-3's
 rule: no drop while at most one packet waits); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
@@ -24,7 +24,9 @@ from typing import Any, Dict, List
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import NS3_CUBIC  # noqa: E402
 
-SOCKET = dict(rto_backoff="ack", recover_rule="beyond", fast_retransmit_timer="keep")
+SOCKET = dict(
+    rto_backoff="ack", recover_rule="beyond", fast_retransmit_timer="keep", rtt_sampling="ack"
+)
 
 
 def apply(rules: str, flows: List[Dict[str, Any]]) -> None:

@@ -54,8 +54,9 @@ RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # in ns-3's traces (docs/peers.md, section 6.4): no Reno-friendly region, whole-segment
 # growth through an ACK counter, slow start by the packets each ACK covers, a timeout
 # that reduces the window without recovery's inflation and forgets W_max, (ns-3's
-# socket) a timer backoff that any new ACK ends, and (ns-3 with the hook of section 3.1,
-# as ns-2) no new fast retransmit until the ACKs go beyond the recovery point.
+# socket) a timer backoff that any new ACK ends and an RTT sample on every ACK, and (ns-3
+# with the hook of section 3.1, as ns-2) no new fast retransmit until the ACKs go beyond
+# the recovery point.
 NS3_CUBIC = dict(
     cubic_reno_friendly=False,
     cubic_growth="segments",
@@ -63,6 +64,7 @@ NS3_CUBIC = dict(
     cubic_timeout="reset",
     rto_backoff="ack",
     recover_rule="beyond",
+    rtt_sampling="ack",
 )
 
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)

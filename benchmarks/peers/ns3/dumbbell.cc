@@ -29,6 +29,7 @@
 #define private public
 #define protected public
 #include "ns3/red-queue-disc.h"
+#include "ns3/pie-queue-disc.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/bulk-send-application.h"
@@ -212,6 +213,15 @@ static void DbgConnect(uint32_t node)
     Config::ConnectWithoutContext(o.str() + "Tx", MakeCallback(&DbgTx));
     Config::ConnectWithoutContext(o.str() + "Rx", MakeCallback(&DbgRx));
 }
+// DUMBBELL_PIE_TRACE=1: PIE's drop probability and the queue delay it used, printed
+// on stderr ("pie t p qdelay_s") every sample interval, to set beside aqmlab's queue trace.
+static void PieTrace(Ptr<PieQueueDisc> pie, double every)
+{
+    std::fprintf(stderr, "pie %.6f %.6g %.6g\n", Simulator::Now().GetSeconds(), pie->m_dropProb,
+                 pie->m_qDelay.GetSeconds());
+    Simulator::Schedule(Seconds(every), &PieTrace, pie, every);
+}
+
 static void SampleRed()
 {
     g_redSum += g_red->m_qAvg;
@@ -484,6 +494,9 @@ int main(int argc, char* argv[])
     Simulator::Schedule(Seconds(g_duration), &Snapshot, 1);
     if (std::getenv("DUMBBELL_DEBUG"))
         Simulator::Schedule(Seconds(starts[0] + 0.001), &DbgConnect, srcs.Get(fpath[0])->GetId());
+    if (std::getenv("DUMBBELL_PIE_TRACE") && queue == "pie")
+        Simulator::Schedule(Seconds(tMeasure), &PieTrace, DynamicCast<PieQueueDisc>(g_qdisc),
+                            D("pie_tupdate"));
     Simulator::Stop(Seconds(g_duration));
     Simulator::Run();
 

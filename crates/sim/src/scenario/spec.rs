@@ -19,7 +19,7 @@ use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
     CubicGrowth, CubicSlowStart, CubicTimeout, FrTimer, LedbatParams, NewRenoFlavor, NewRenoTimer,
-    RecoverRule, RtoBackoff, TcpParams, Variant,
+    RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -178,6 +178,8 @@ pub(super) struct TcpSpec {
     pub fast_retransmit_timer: FrTimer,
     #[serde(deserialize_with = "named")]
     pub recover_rule: RecoverRule,
+    #[serde(deserialize_with = "named")]
+    pub rtt_sampling: RttSampling,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -236,6 +238,7 @@ impl Default for TcpSpec {
             rto_backoff: d.rto_backoff,
             fast_retransmit_timer: d.fast_retransmit_timer,
             recover_rule: d.recover_rule,
+            rtt_sampling: d.rtt_sampling,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,

@@ -40,6 +40,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         rto_backoff: t.rto_backoff,
         fast_retransmit_timer: t.fast_retransmit_timer,
         recover_rule: t.recover_rule,
+        rtt_sampling: t.rtt_sampling,
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,
         tiny_window: t.tiny_window,

@@ -316,3 +316,62 @@ impl Cubic {
         cwnd
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Segments growth rounds W_cubic towards W_max and looks one minimum RTT ahead (not
+    /// the smoothed RTT), as Linux and ns-3 3.37 do: after a loss at W_max = 7 (ssthresh
+    /// floor(4.9) = 4, K = cbrt(3 / C)) with a minimum RTT of 66 ms, the window reaches
+    /// w + 1 as soon as W_max - floor(C (K - t - 0.066)^3) exceeds w, i.e. at once for 5,
+    /// at t = K - 0.066 - cbrt((7 - w) / C) for 6 and 7 (where the RFC's W_cubic only
+    /// reaches 5 and 6), and at K - 0.066 + cbrt(1 / C) for 8, the ACKs counted meanwhile
+    /// paying for each increase on the next ACK.
+    #[test]
+    fn segments_growth_target_rounds_towards_w_max() {
+        let p = CubicParams {
+            growth: CubicGrowth::Segments,
+            reno_friendly: false,
+            ..Default::default()
+        };
+        let mut c = Cubic::new(p);
+        for r in [0.2, 0.066, 0.1] {
+            c.note_rtt(r);
+        }
+        let ss = c.on_congestion(7.0);
+        assert_eq!((ss, c.w_max), (4.0, 7.0));
+        let (rtt, w_max) = (0.066, 7.0);
+        let k = ((w_max - ss) / p.c).cbrt();
+        let due = |w: f64| {
+            if w < w_max {
+                (k - rtt - ((w_max - w) / p.c).cbrt()).max(0.0)
+            } else {
+                k - rtt + ((w + 1.0 - w_max) / p.c).cbrt()
+            }
+        };
+        let mut cwnd = ss;
+        let mut reached = Vec::new();
+        // an ACK every 10 ms for 3.7 s (at W_max, cnt = 100 cwnd = 700 is never paid)
+        for i in 0..370 {
+            let t = i as f64 * 0.01;
+            // the smoothed RTT (0.5 s) is not the one segments growth looks ahead by
+            let next = c.on_ack_n(t, cwnd, 0.5, 1);
+            if next > cwnd {
+                reached.push((next, t));
+            }
+            cwnd = next;
+        }
+        assert_eq!(reached.iter().map(|r| r.0).collect::<Vec<_>>(), vec![5.0, 6.0, 7.0, 8.0, 9.0]);
+        // 4 -> 5 needs cnt = floor(4 / (5 - 4)) = 4 ACKs; later increases are paid for by
+        // the ACKs counted while the target was not above the window
+        assert!((reached[0].1 - 0.03).abs() < 1e-9, "5 at {}", reached[0].1);
+        for &(w, t) in &reached[1..] {
+            let d = due(w - 1.0);
+            assert!(t >= d - 1e-9 && t <= d + 0.01 + 1e-9, "{w} at {t}, due at {d}");
+        }
+        // the RFC's W_cubic reaches 5 only at K - RTT - cbrt(2 / C) = 0.181 s
+        assert!((due(5.0) - (k - rtt - (2.0 / p.c).cbrt())).abs() < 1e-12);
+        assert!(reached[0].1 < 0.18 && reached[1].1 > 0.18);
+    }
+}

@@ -27,6 +27,7 @@ mod ext;
 pub mod ledbat;
 mod params;
 mod receiver;
+pub mod rtt;
 mod sack;
 #[cfg(test)]
 mod tests;
@@ -39,6 +40,7 @@ pub use ext::{FrTimer, RecoverRule, RtoBackoff};
 pub use ledbat::{Ledbat, LedbatParams};
 pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
+pub use rtt::{RttHistory, RttSampling};
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
 use crate::packet::{Pkt, flags};
@@ -78,6 +80,8 @@ pub struct TcpSender {
     rto_span: aqm::Duration,
     rtt_seq: Option<u32>,
     rtt_ts: Time,
+    /// `rtt_sampling = "ack"`: the send times of the segments (`None` by default).
+    rtt_hist: Option<Box<RttHistory>>,
     /// Retransmission timer deadline.
     pub rtx_deadline: Option<Time>,
     /// Packets the application has handed over (u64::MAX = unlimited).
@@ -131,6 +135,7 @@ impl TcpSender {
             backoff: 1,
             rto_span: aqm::Duration::ZERO,
             rtt_seq: None,
+            rtt_hist: None,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
             app_limit,
@@ -162,6 +167,9 @@ impl TcpSender {
         }
         if p.sack {
             s.sack = Some(Box::default());
+        }
+        if p.rtt_sampling == RttSampling::Ack {
+            s.rtt_hist = Some(Box::default());
         }
         s.set_rto_span();
         s
@@ -223,6 +231,9 @@ impl TcpSender {
                 f |= flags::CWR;
                 self.cwr_pending = false;
             }
+        }
+        if let Some(h) = self.rtt_hist.as_mut() {
+            h.on_send(seq, retx, now);
         }
         if retx {
             f |= flags::RETX;
@@ -298,14 +309,18 @@ impl TcpSender {
         self.ledbat_note_sent(now);
     }
 
-    /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does.
+    /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does
+    /// (with `rtt_sampling = "ack"` neither the samples nor the RTO are rounded, as in ns-3).
     #[inline(always)]
     fn rtt_sample(&mut self, r: f64) {
         if let Some(c) = self.cubic.as_mut() {
             c.note_rtt(r);
         }
         let tick = self.p.tick;
-        let r = ((r / tick).round().max(1.0)) * tick;
+        // (rtt_sampling = "ack": ns-3's estimator keeps the samples' resolution and does
+        // not round the RTO up to the tick)
+        let exact = self.rtt_hist.is_some();
+        let r = if exact { r } else { ((r / tick).round().max(1.0)) * tick };
         if !self.have_rtt {
             self.srtt = r;
             self.rttvar = r / 2.0;
@@ -315,7 +330,7 @@ impl TcpSender {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         let rto = self.srtt + (4.0 * self.rttvar).max(tick);
-        let rto = (rto / tick).ceil() * tick;
+        let rto = if exact { rto } else { (rto / tick).ceil() * tick };
         self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
         self.set_rto_span();
     }
@@ -373,6 +388,18 @@ impl TcpSender {
     /// An ACK for new data ends the RTT measurement it covers.
     #[inline(always)]
     fn timed_ack(&mut self, now: Time, a: u32) {
+        if let Some(h) = self.rtt_hist.as_mut() {
+            // rtt_sampling = "ack": every ACK of a segment sent once (rtt.rs)
+            if let Some(r) = h.on_ack(a, now) {
+                self.rtt_sample(r);
+                self.backoff = 1;
+                self.set_rto_span();
+            } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
+                self.backoff = 1;
+                self.set_rto_span();
+            }
+            return;
+        }
         if let Some(s) = self.rtt_seq
             && a > s
         {
@@ -545,6 +572,9 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.have_recover = true;
         self.rtt_seq = None;
+        if let Some(h) = self.rtt_hist.as_mut() {
+            h.forget(self.snd_max);
+        }
         self.restart_timer(now);
         self.send_much(now, out, max);
         self.ledbat_note_sent(now);

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{CubicParams, FrTimer, LedbatParams, RecoverRule, RtoBackoff};
+use super::{CubicParams, FrTimer, LedbatParams, RecoverRule, RtoBackoff, RttSampling};
 
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -110,6 +110,9 @@ pub struct TcpParams {
     /// When duplicate ACKs may start a new fast retransmit.
     #[serde(skip_serializing_if = "RecoverRule::is_cover")]
     pub recover_rule: RecoverRule,
+    /// Which ACKs give RTT samples.
+    #[serde(skip_serializing_if = "RttSampling::is_segment")]
+    pub rtt_sampling: RttSampling,
     pub dupack_threshold: u32,
     pub ecn: bool,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
@@ -155,6 +158,7 @@ impl Default for TcpParams {
             rto_backoff: RtoBackoff::Karn,
             fast_retransmit_timer: FrTimer::Restart,
             recover_rule: RecoverRule::Cover,
+            rtt_sampling: RttSampling::Segment,
             dupack_threshold: 3,
             ecn: false,
             tiny_window: false,

@@ -179,56 +179,6 @@ mod cubic_rules {
         assert!(cwnd > w_max, "past W_max after 20 s: {cwnd}");
     }
 
-    /// Segments growth rounds W_cubic towards W_max and looks one minimum RTT ahead (not
-    /// the smoothed RTT), as Linux and ns-3 3.37 do: after a loss at W_max = 7 (ssthresh
-    /// floor(4.9) = 4, K = cbrt(3 / C)) with a minimum RTT of 66 ms, the window reaches
-    /// w + 1 as soon as W_max - floor(C (K - t - 0.066)^3) exceeds w, i.e. at once for 5,
-    /// at t = K - 0.066 - cbrt((7 - w) / C) for 6 and 7 (where the RFC's W_cubic only
-    /// reaches 5 and 6), and at K - 0.066 + cbrt(1 / C) for 8, the ACKs counted meanwhile
-    /// paying for each increase on the next ACK.
-    #[test]
-    fn segments_growth_target_rounds_towards_w_max() {
-        let p = segments(false);
-        let mut c = Cubic::new(p);
-        for r in [0.2, 0.066, 0.1] {
-            c.note_rtt(r);
-        }
-        let ss = c.on_congestion(7.0);
-        assert_eq!((ss, c.w_max), (4.0, 7.0));
-        let (rtt, w_max) = (0.066, 7.0);
-        let k = ((w_max - ss) / p.c).cbrt();
-        let due = |w: f64| {
-            if w < w_max {
-                (k - rtt - ((w_max - w) / p.c).cbrt()).max(0.0)
-            } else {
-                k - rtt + ((w + 1.0 - w_max) / p.c).cbrt()
-            }
-        };
-        let mut cwnd = ss;
-        let mut reached = Vec::new();
-        // an ACK every 10 ms for 3.7 s (at W_max, cnt = 100 cwnd = 700 is never paid)
-        for i in 0..370 {
-            let t = i as f64 * 0.01;
-            // the smoothed RTT (0.5 s) is not the one segments growth looks ahead by
-            let next = c.on_ack_n(t, cwnd, 0.5, 1);
-            if next > cwnd {
-                reached.push((next, t));
-            }
-            cwnd = next;
-        }
-        assert_eq!(reached.iter().map(|r| r.0).collect::<Vec<_>>(), vec![5.0, 6.0, 7.0, 8.0, 9.0]);
-        // 4 -> 5 needs cnt = floor(4 / (5 - 4)) = 4 ACKs; later increases are paid for by
-        // the ACKs counted while the target was not above the window
-        assert!((reached[0].1 - 0.03).abs() < 1e-9, "5 at {}", reached[0].1);
-        for &(w, t) in &reached[1..] {
-            let d = due(w - 1.0);
-            assert!(t >= d - 1e-9 && t <= d + 0.01 + 1e-9, "{w} at {t}, due at {d}");
-        }
-        // the RFC's W_cubic reaches 5 only at K - RTT - cbrt(2 / C) = 0.181 s
-        assert!((due(5.0) - (k - rtt - (2.0 / p.c).cbrt())).abs() < 1e-12);
-        assert!(reached[0].1 < 0.18 && reached[1].1 > 0.18);
-    }
-
     /// Segments growth: cnt >= 2 bounds the increase to one packet per two acknowledged
     /// (1.5 cwnd per round trip), however far above the target is.
     #[test]
@@ -397,6 +347,39 @@ mod rto_backoff {
             let left = conn.0.rtx_deadline.expect("packet 1 outstanding") - ms(3100);
             assert!((left.as_secs_f64() - factor * rto).abs() < 1e-6, "{mode:?}: {left:?}");
         }
+    }
+}
+
+/// `rtt_sampling`: one timed segment per round trip feeds the estimator once, every
+/// ACK of a segment sent once feeds it each time (RFC 6298 Section 2's gains: srtt =
+/// 7/8 srtt + 1/8 r after the first sample r0, rttvar = 3/4 rttvar + 1/4 |srtt - r|);
+/// with `"ack"` the samples keep their resolution and the RTO, srtt + max(tick, 4
+/// rttvar), is not rounded up to the tick (ns-3's estimator).
+#[test]
+fn rtt_sampling_segment_or_ack() {
+    for mode in [RttSampling::Segment, RttSampling::Ack] {
+        let p = TcpParams { rtt_sampling: mode, ..params(Variant::NewReno) };
+        let (tick, min_rto) = (p.tick, p.min_rto);
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), vec![0, 1]);
+        deliver(&mut conn, &[0], ms(100));
+        deliver(&mut conn, &[1], ms(183));
+        let (r0, r1): (f64, f64) = (0.1, 0.183);
+        let (srtt, rttvar, rto) = if mode == RttSampling::Segment {
+            // segment 0 only (a multiple of the tick already)
+            let rto = ((r0 + (2.0 * r0).max(tick)) / tick).ceil() * tick;
+            (r0, r0 / 2.0, rto)
+        } else {
+            let rttvar = 0.75 * (r0 / 2.0) + 0.25 * (r0 - r1).abs();
+            let srtt = 0.875 * r0 + 0.125 * r1;
+            (srtt, rttvar, srtt + (4.0 * rttvar).max(tick))
+        };
+        assert!((conn.0.srtt - srtt).abs() < 1e-9, "{mode:?}: srtt {}", conn.0.srtt);
+        assert!((conn.0.rttvar - rttvar).abs() < 1e-9, "{mode:?}: rttvar {}", conn.0.rttvar);
+        let rto = rto.max(min_rto);
+        assert!((conn.0.rto - rto).abs() < 1e-9, "{mode:?}: rto {} for {rto}", conn.0.rto);
     }
 }
 
