@@ -8,7 +8,10 @@ Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
 (scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"``,
 ``fast_retransmit_timer = "keep"`` and ``rtt_sampling = "ack"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
 ``keep``: ``fast_retransmit_timer = "keep"`` only; ``noprep``: ``prep_delay = 0`` (ns-3
-has no send jitter); ``qlen``: the RED queues take ``min_backlog = 2`` (ns-2's and ns-3's
+has no send jitter); ``minbytes``: the CoDel and FQ-CoDel queues take ``maxpacket`` one byte
+below the packet size (ns-3 3.37's CoDel drops unless fewer than ``MinBytes`` bytes are
+left, RFC 8289 and Linux unless at most ``maxpacket``); ``qlen``: the RED queues take
+``min_backlog = 2`` (ns-2's and ns-3's
 rule: no drop while at most one packet waits); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
 each flow's timeouts. Needs aqmlab installed (full length).
 """
@@ -49,9 +52,9 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
             f["fast_retransmit_timer"] = "keep"
         elif rules == "noprep":
             f["prep_delay"] = 0.0
-        elif rules not in ("none", "ns3-cubic", "qlen"):
+        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes"):
             raise SystemExit(
-                f"--rules: unknown {rules!r} (none, ns3, ns3-cubic, keep, noprep, qlen)"
+                f"--rules: unknown {rules!r} (none, ns3, ns3-cubic, keep, noprep, qlen, minbytes)"
             )
 
 
@@ -63,8 +66,8 @@ def main() -> int:
     ap.add_argument(
         "--rules",
         default="none,ns3",
-        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, noprep, qlen, or several "
-        "joined by '+'",
+        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, noprep, qlen, minbytes, "
+        "or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     a = ap.parse_args()
@@ -78,12 +81,18 @@ def main() -> int:
                 def built(pt: Any, rules: str = rules) -> Dict[str, Any]:
                     d = base(pt)
                     apply(rules, d["flow"])
-                    if "qlen" in rules.split("+"):
-                        for link in d["link"]:
-                            for k in ("queue", "queue_ab", "queue_ba"):
-                                q = link.get(k)
-                                if isinstance(q, dict) and q.get("type") in ("red", "ared"):
-                                    q["min_backlog"] = 2
+                    for link in d["link"]:
+                        for k in ("queue", "queue_ab", "queue_ba"):
+                            q = link.get(k)
+                            if not isinstance(q, dict):
+                                continue
+                            if "qlen" in rules.split("+") and q.get("type") in ("red", "ared"):
+                                q["min_backlog"] = 2
+                            if "minbytes" in rules.split("+") and q.get("type") in (
+                                "codel",
+                                "fq_codel",
+                            ):
+                                q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
                     return d
 
                 runner.scenario_of = built
