@@ -280,7 +280,7 @@ class Case:
                 flows[-1]["newreno_timer"] = self.newreno_timer
             if self.cubic_rules == "ns3":
                 flows[-1].update(NS3_CUBIC)
-        return {
+        d = {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
             "duration": f"{self.duration:g}s",
@@ -290,6 +290,25 @@ class Case:
             "link": links,
             "flow": flows,
         }
+        worst = self.worst_case_bytes()
+        if worst > 4e9:
+            # aqmlab refuses a scenario whose queues and lines could hold more than its
+            # memory budget (half the machine's memory by default), counting every line
+            # full of the smallest packets: S2's and S3's 10 and 100 Gb/s access lines
+            # would hold tens of GB of 40-byte ACKs, which these windows never send; the
+            # budget is raised to that worst case and what the run holds is measured
+            d["max_memory"] = int(worst * 1.1)
+        return d
+
+    def worst_case_bytes(self) -> float:
+        """aqmlab's worst case for its memory budget (docs/simulator.md, "Limits"): every
+        link direction's buffer and line full of ACK-sized packets at 80 bytes each, plus
+        4 KiB and 24 bytes per packet of window per flow."""
+        dirs = [(self.bottleneck_rate, self.bottleneck_delay, self.limit)] * 2
+        for delay in self.access_delays():
+            dirs += [(self.access_rate, delay, self.access_limit)] * 4
+        packets = sum(limit + rate * delay / 8 / ACK_SIZE + 1 for rate, delay, limit in dirs)
+        return 80 * packets + self.flows * (4096 + 24 * self.max_window)
 
     def aqmlab_toml(self) -> str:
         return to_toml(self.aqmlab_scenario())

@@ -1,0 +1,31 @@
+"""The peer benchmark's dumbbell cases (benchmarks/peers/scenarios.py) in aqmlab's scenario
+shape: every case is accepted by the simulator as built (nothing is run). No peer needed."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "peers"))
+import scenarios  # noqa: E402
+from aqmlab import _native  # noqa: E402
+
+CASES = {c.name: c for c in scenarios.all_cases()}
+
+
+@pytest.mark.parametrize("name", ["S1-n5-red", "S2-red", "SC-f100-1Gbps", "M-n20-pie-cubic-nsmode"])
+def test_case_is_accepted(name):
+    case = CASES[name]
+    _native.Simulation(case.aqmlab_toml())
+
+
+def test_fast_access_lines_raise_the_memory_budget_to_their_worst_case():
+    # S2's 10 Gb/s access lines could hold ~23 GB of ACK-sized packets: above the default
+    # budget (half the machine's memory), so the case states its own, above that worst case
+    s2 = CASES["S2-red"]
+    worst = s2.worst_case_bytes()
+    lines = 100 * 4 * (10e9 * min(s2.access_delays()) / 8 / scenarios.ACK_SIZE)
+    assert worst > 80 * lines
+    assert s2.aqmlab_scenario()["max_memory"] >= worst
+    # a 10 Mb/s case keeps the default
+    assert "max_memory" not in CASES["M-n20-pie-cubic"].aqmlab_scenario()
