@@ -31,6 +31,9 @@ REPO = HERE.parent.parent
 #: The scenarios of the comparison and their variants (6: R in ms).
 SCENARIO_IDS = ("5.1.1", "5.2", "5.3.1", "5.3.2", "6", "8.2.2", "8.2.3", "8.2.4")
 RTTS_MS = (10, 100, 400)
+#: The scenarios of the comparison with an ECN variant in `aqmlab evaluate` (ECN-capable
+#: TCP flows, the AQM marking): each also runs as `E-<id>-<aqm>-ecn`.
+ECN_SCENARIO_IDS = ("5.1.1", "5.2", "5.3.1", "8.2.3")
 #: The queue types ns3/evaluate.cc builds (RED and CoDel first).
 AQMS = ("red", "codel", "pie", "fq_codel")
 #: The compared metrics: (column, kind) with kind "pp" (2 points) or "rel" (15%).
@@ -47,41 +50,51 @@ COMPARED = (
 SHARED_TCP = ("sack", "min_rto", "initial_rto", "tick", "max_window", "limited_transmit")
 
 
-def case_name(sid: str, variant: str, aqm: str) -> str:
+def case_name(sid: str, variant: str, aqm: str, ecn: bool = False) -> str:
+    suffix = "-ecn" if ecn else ""
     if sid == "6":
-        return f"E-6-R{variant.removesuffix('ms')}-{aqm}"
-    return f"E-{sid}-{aqm}"
+        return f"E-6-R{variant.removesuffix('ms')}-{aqm}{suffix}"
+    return f"E-{sid}-{aqm}{suffix}"
 
 
-def all_cases() -> List[Tuple[str, str, str, str]]:
-    """(name, scenario id, variant, aqm) of every E case, RED and CoDel first."""
+def all_cases() -> List[Tuple[str, str, str, str, bool]]:
+    """(name, scenario id, variant, aqm, ecn) of every E case, RED and CoDel first, each
+    AQM's ECN cases after its others."""
     out = []
     for aqm in AQMS:
         for sid in SCENARIO_IDS:
             for v in [f"{r}ms" for r in RTTS_MS] if sid == "6" else ["default"]:
-                out.append((case_name(sid, v, aqm), sid, v, aqm))
+                out.append((case_name(sid, v, aqm), sid, v, aqm, False))
+        for sid in ECN_SCENARIO_IDS:
+            out.append((case_name(sid, "default", aqm, True), sid, "default", aqm, True))
     return out
 
 
-def select(spec: str) -> List[Tuple[str, str, str, str]]:
-    """The E cases whose name starts with, or matches as a shell-style pattern
-    (`E-*-red`), one of the comma-separated items."""
+def select(spec: str) -> List[Tuple[str, str, str, str, bool]]:
+    """The E cases named by one of the comma-separated items, or whose name starts with
+    it or matches it as a shell-style pattern (`E-*-red`); an item that names a case
+    exactly selects that case alone (`E-5.2-codel`, not also `E-5.2-codel-ecn`)."""
     items = [s.strip() for s in spec.split(",") if s.strip()]
-    picked = [
-        c
-        for c in all_cases()
-        if any(c[0].startswith(i) or fnmatch.fnmatchcase(c[0], i) for i in items)
-    ]
+    names = {c[0] for c in all_cases()}
+
+    def hit(name: str, item: str) -> bool:
+        if item in names:
+            return name == item
+        return name.startswith(item) or fnmatch.fnmatchcase(name, item)
+
+    picked = [c for c in all_cases() if any(hit(c[0], i) for i in items)]
     if not picked:
         raise ValueError(f"--cases {spec!r}: no E case matches (see --list)")
     return picked
 
 
-def point(sid: str, variant: str, aqm: str, quick: bool, seed: int = 1) -> Dict[str, Any]:
+def point(
+    sid: str, variant: str, aqm: str, quick: bool, seed: int = 1, ecn: bool = False
+) -> Dict[str, Any]:
     return {
         "scenario": sid,
         "variant": variant,
-        "ecn": False,
+        "ecn": ecn,
         "quick": quick,
         "queue": {"type": aqm},
         "seed": seed,

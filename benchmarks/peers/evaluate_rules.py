@@ -70,6 +70,7 @@ def main() -> int:
         "or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
+    ap.add_argument("--ecn", action="store_true", help="the scenario's ECN variant")
     a = ap.parse_args()
     from aqmlab.evaluate import runner
 
@@ -96,7 +97,7 @@ def main() -> int:
                     return d
 
                 runner.scenario_of = built
-                pt = dict(scenario=a.scenario, variant=a.variant, ecn=False, quick=False)
+                pt = dict(scenario=a.scenario, variant=a.variant, ecn=a.ecn, quick=False)
                 row = runner.run(dict(pt, queue={"type": aqm}, seed=seed))
                 flows = json.loads(row["flows_json"])
                 per = " ".join(f"{f['class']}:timeouts={f.get('timeouts')}" for f in flows)

@@ -109,8 +109,8 @@ def run_cases(
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
     work.mkdir(parents=True, exist_ok=True)
     records: List[Dict] = []
-    for name, sid, variant, aqm in ec.select(spec):
-        pt = ec.point(sid, variant, aqm, quick, seed)
+    for name, sid, variant, aqm, ecn in ec.select(spec):
+        pt = ec.point(sid, variant, aqm, quick, seed, ecn)
         name = name + ("-quick" if quick else "") + (f"-s{seed}" if seed != 1 else "")
         ptf = work / f"{name}.point.json"
         ptf.write_text(json.dumps(pt))

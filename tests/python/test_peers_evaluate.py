@@ -122,3 +122,33 @@ def test_ns3_metrics_per_class_loss_from_the_flow_counts():
         assert m[f"class_loss_rate_{c}"] == pytest.approx(d / a)
     del res["flow_drops"]
     assert not any(k.startswith("class_loss_rate_") for k in ec.ns3_metrics("5.2", p, res))
+
+
+def test_ecn_cases_are_the_scenarios_with_an_ecn_variant():
+    from aqmlab.evaluate import runner
+
+    with_ecn = []
+    for sid in ec.SCENARIO_IDS:
+        variant = "10ms" if sid == "6" else "default"
+        try:
+            runner.scenario_of(ec.point(sid, variant, "codel", True, 1, True))
+        except ValueError:
+            continue
+        with_ecn.append(sid)
+    assert tuple(with_ecn) == ec.ECN_SCENARIO_IDS
+    names = [c[0] for c in ec.all_cases() if c[4]]
+    assert len(names) == len(ec.ECN_SCENARIO_IDS) * len(ec.AQMS)
+    assert all(n.endswith("-ecn") for n in names)
+
+
+def test_ecn_case_converts_with_ecn_on():
+    p = ec.params(ec.normalized(ec.point("5.2", "default", "pie", True, 1, True)))
+    assert p["ecn"] and p["queue_ecn"]
+    p = ec.params(ec.normalized(ec.point("5.2", "default", "pie", True)))
+    assert not p["ecn"] and not p["queue_ecn"]
+
+
+def test_an_exact_name_selects_that_case_alone():
+    assert [c[0] for c in ec.select("E-5.2-codel")] == ["E-5.2-codel"]
+    assert [c[0] for c in ec.select("E-5.2-codel-ecn")] == ["E-5.2-codel-ecn"]
+    assert {c[0] for c in ec.select("E-5.2-cod")} == {"E-5.2-codel", "E-5.2-codel-ecn"}
