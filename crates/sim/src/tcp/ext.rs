@@ -98,7 +98,9 @@ impl TcpSender {
             // Karn's rule for the delay: no sample in recovery, nor from a segment
             // first sent before the last reduction began (it may be a copy).
             let clean = !self.in_recovery && (!self.have_recover || a > self.recover);
-            l.on_ack(a, clean, now.0);
+            if let Some(h) = self.sent_times.as_deref() {
+                l.on_ack(a, clean, h, now.0);
+            }
         }
         if ece && a > self.ecn_recover && !self.in_recovery {
             self.ecn_reduce();
@@ -107,15 +109,6 @@ impl TcpSender {
             self.new_ack_ext(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
             self.dup_ack_ext(now, a, newly_sacked, out, max);
-        }
-        self.ledbat_note_sent(now);
-    }
-
-    /// LEDBAT: the packets sent since the last call went out at `now`.
-    #[inline]
-    pub(super) fn ledbat_note_sent(&mut self, now: Time) {
-        if let Some(l) = self.ledbat.as_mut() {
-            l.note_sent(self.snd_max, now.0);
         }
     }
 

@@ -37,6 +37,8 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use super::rtt::SendTimes;
+
 /// MIN_CWND, packets (Section 2.5: SHOULD be 2).
 pub const MIN_CWND: f64 = 2.0;
 /// ALLOWED_INCREASE, packets (Section 2.5: SHOULD be 1).
@@ -66,9 +68,6 @@ impl Default for LedbatParams {
 #[derive(Clone, Debug)]
 pub struct Ledbat {
     pub p: LedbatParams,
-    /// Send times (ns) of the segments `first..first + sent.len()`.
-    sent: VecDeque<u64>,
-    first: u32,
     /// Per-minute minima of the delay (ns), the current minute's last; and that
     /// minute's number.
     base: VecDeque<u64>,
@@ -81,38 +80,19 @@ pub struct Ledbat {
 
 impl Ledbat {
     pub fn new(p: LedbatParams) -> Ledbat {
-        Ledbat {
-            p,
-            sent: VecDeque::new(),
-            first: 0,
-            base: VecDeque::new(),
-            minute: 0,
-            current: VecDeque::new(),
-            samples: 0,
-        }
-    }
-
-    /// The segments below `snd_max` not yet stamped were first sent at `now` (ns).
-    pub fn note_sent(&mut self, snd_max: u32, now: u64) {
-        while self.first as u64 + (self.sent.len() as u64) < snd_max as u64 {
-            self.sent.push_back(now);
-        }
+        Ledbat { p, base: VecDeque::new(), minute: 0, current: VecDeque::new(), samples: 0 }
     }
 
     /// An ACK for everything below `ack` arrived at `now` (ns); `sample` says whether
-    /// the segment `ack - 1` gives a delay sample (see the module notes).
-    pub fn on_ack(&mut self, ack: u32, sample: bool, now: u64) {
+    /// the segment `ack - 1` gives a delay sample (see the module notes), its send time
+    /// read from the sender's record `sent`.
+    pub fn on_ack(&mut self, ack: u32, sample: bool, sent: &SendTimes, now: u64) {
         if sample
-            && ack > self.first
-            && let Some(&t) = self.sent.get((ack - 1 - self.first) as usize)
+            && let Some(prev) = ack.checked_sub(1)
+            && let Some(t) = sent.sent_at(prev)
         {
-            self.delay_sample(now.saturating_sub(t), now);
+            self.delay_sample(now.saturating_sub(t.0), now);
         }
-        while self.first < ack && !self.sent.is_empty() {
-            self.sent.pop_front();
-            self.first += 1;
-        }
-        self.first = self.first.max(ack);
     }
 
     /// A delay sample `d` (ns) at `now`: `update_base_delay` and
@@ -231,14 +211,25 @@ mod tests {
     #[test]
     fn samples_from_send_times() {
         let mut l = Ledbat::new(LedbatParams::default());
-        l.note_sent(4, 10 * MS); // 0..4 at 10 ms
-        l.note_sent(6, 20 * MS); // 4, 5 at 20 ms
-        l.on_ack(2, true, 110 * MS); // segment 1: 100 ms
-        l.on_ack(5, true, 125 * MS); // segment 4: 105 ms
+        let mut sent = SendTimes::default();
+        let at = |ns: u64| aqm::Time(ns);
+        for seq in 0..4 {
+            sent.on_send(seq, false, at(10 * MS)); // 0..4 at 10 ms
+        }
+        for seq in 4..6 {
+            sent.on_send(seq, false, at(20 * MS)); // 4, 5 at 20 ms
+        }
+        let mut ack = |l: &mut Ledbat, a: u32, sample: bool, now: u64| {
+            l.on_ack(a, sample, &sent, now);
+            sent.on_ack(a, at(now));
+            sent.len()
+        };
+        ack(&mut l, 2, true, 110 * MS); // segment 1: 100 ms
+        ack(&mut l, 5, true, 125 * MS); // segment 4: 105 ms
         assert_eq!(l.samples, 2);
         assert!((l.queuing_delay(4) - 0.0).abs() < 1e-12);
         assert!((l.queuing_delay(1) - 0.005).abs() < 1e-12);
-        l.on_ack(6, false, 500 * MS);
-        assert_eq!((l.samples, l.first, l.sent.len()), (2, 6, 0));
+        let left = ack(&mut l, 6, false, 500 * MS);
+        assert_eq!((l.samples, left), (2, 0));
     }
 }

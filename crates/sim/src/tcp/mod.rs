@@ -40,7 +40,7 @@ pub use ext::{FrTimer, RecoverRule, RtoBackoff};
 pub use ledbat::{Ledbat, LedbatParams};
 pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
-pub use rtt::{RttHistory, RttSampling};
+pub use rtt::{RttSampling, SendTimes};
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
 use crate::packet::{Pkt, flags};
@@ -80,8 +80,9 @@ pub struct TcpSender {
     rto_span: aqm::Duration,
     rtt_seq: Option<u32>,
     rtt_ts: Time,
-    /// `rtt_sampling = "ack"`: the send times of the segments (`None` by default).
-    rtt_hist: Option<Box<RttHistory>>,
+    /// The segments' send times, kept for `rtt_sampling = "ack"` and LEDBAT (`None`
+    /// otherwise).
+    sent_times: Option<Box<SendTimes>>,
     /// Retransmission timer deadline.
     pub rtx_deadline: Option<Time>,
     /// Packets the application has handed over (u64::MAX = unlimited).
@@ -135,7 +136,7 @@ impl TcpSender {
             backoff: 1,
             rto_span: aqm::Duration::ZERO,
             rtt_seq: None,
-            rtt_hist: None,
+            sent_times: None,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
             app_limit,
@@ -168,8 +169,8 @@ impl TcpSender {
         if p.sack {
             s.sack = Some(Box::default());
         }
-        if p.rtt_sampling == RttSampling::Ack {
-            s.rtt_hist = Some(Box::default());
+        if p.rtt_sampling == RttSampling::Ack || p.variant == Variant::Ledbat {
+            s.sent_times = Some(Box::default());
         }
         s.set_rto_span();
         s
@@ -232,7 +233,7 @@ impl TcpSender {
                 self.cwr_pending = false;
             }
         }
-        if let Some(h) = self.rtt_hist.as_mut() {
+        if let Some(h) = self.sent_times.as_mut() {
             h.on_send(seq, retx, now);
         }
         if retx {
@@ -265,13 +266,7 @@ impl TcpSender {
 
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
-        if self.ext {
-            let n = self.send_ext(now, out, max);
-            self.ledbat_note_sent(now);
-            n
-        } else {
-            self.send_plain(now, out, max)
-        }
+        if self.ext { self.send_ext(now, out, max) } else { self.send_plain(now, out, max) }
     }
 
     /// `send_much` without the extensions (inlined where the plain path calls it, as
@@ -306,7 +301,6 @@ impl TcpSender {
     pub fn start(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.started = true;
         self.send_much(now, out, max);
-        self.ledbat_note_sent(now);
     }
 
     /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does
@@ -319,7 +313,7 @@ impl TcpSender {
         let tick = self.p.tick;
         // (rtt_sampling = "ack": ns-3's estimator keeps the samples' resolution and does
         // not round the RTO up to the tick)
-        let exact = self.rtt_hist.is_some();
+        let exact = self.p.rtt_sampling == RttSampling::Ack;
         let r = if exact { r } else { ((r / tick).round().max(1.0)) * tick };
         if !self.have_rtt {
             self.srtt = r;
@@ -388,17 +382,20 @@ impl TcpSender {
     /// An ACK for new data ends the RTT measurement it covers.
     #[inline(always)]
     fn timed_ack(&mut self, now: Time, a: u32) {
-        if let Some(h) = self.rtt_hist.as_mut() {
-            // rtt_sampling = "ack": every ACK of a segment sent once (rtt.rs)
-            if let Some(r) = h.on_ack(a, now) {
-                self.rtt_sample(r);
-                self.backoff = 1;
-                self.set_rto_span();
-            } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
-                self.backoff = 1;
-                self.set_rto_span();
+        if let Some(h) = self.sent_times.as_mut() {
+            let r = h.on_ack(a, now);
+            if self.p.rtt_sampling == RttSampling::Ack {
+                // every ACK of a segment sent once (rtt.rs)
+                if let Some(r) = r {
+                    self.rtt_sample(r);
+                    self.backoff = 1;
+                    self.set_rto_span();
+                } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
+                    self.backoff = 1;
+                    self.set_rto_span();
+                }
+                return;
             }
-            return;
         }
         if let Some(s) = self.rtt_seq
             && a > s
@@ -572,12 +569,11 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.have_recover = true;
         self.rtt_seq = None;
-        if let Some(h) = self.rtt_hist.as_mut() {
+        if let Some(h) = self.sent_times.as_mut() {
             h.forget(self.snd_max);
         }
         self.restart_timer(now);
         self.send_much(now, out, max);
-        self.ledbat_note_sent(now);
     }
 
     /// Is everything the application gave acknowledged?

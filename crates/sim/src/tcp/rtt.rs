@@ -2,8 +2,10 @@
 //!
 //! By default the sender times one segment per round trip, as ns-2 does (RFC 6298
 //! Section 3 asks for at least one sample per RTT). `rtt_sampling = "ack"` samples on
-//! every ACK of new data, as ns-3 3.37 does without timestamps: the sender keeps the
-//! send time of every segment it sends for the first time (`RttHistory`), and an ACK
+//! every ACK of new data, as ns-3 3.37 does without timestamps (its `RttHistory`): the
+//! sender keeps the send time of every segment it sends for the first time
+//! ([`SendTimes`], stamped where every segment leaves; LEDBAT's delay samples read the
+//! same record), and an ACK
 //! that covers the oldest segment still recorded gives that segment's round trip,
 //! unless it was retransmitted (Karn's rule); a timeout forgets the record, so that the
 //! segments resent after it give none. Both feed the same estimator (RFC 6298 Section
@@ -24,7 +26,7 @@ pub enum RttSampling {
     /// One timed segment per round trip (ns-2's `rtt_seq_`).
     #[default]
     Segment,
-    /// Every ACK that covers a segment sent once (ns-3 3.37's `RttHistory`).
+    /// Every ACK that covers a segment sent once (ns-3 3.37's `SendTimes`).
     Ack,
 }
 
@@ -34,15 +36,15 @@ impl RttSampling {
     }
 }
 
-/// Send times of the segments `first..first + sent.len()`, each with whether it was
-/// retransmitted.
+/// First send times of the segments `first..first + sent.len()`, each with whether it
+/// was retransmitted since.
 #[derive(Clone, Debug, Default)]
-pub struct RttHistory {
+pub struct SendTimes {
     sent: VecDeque<(Time, bool)>,
     first: u32,
 }
 
-impl RttHistory {
+impl SendTimes {
     /// Segment `seq` leaves at `now`; `retx` if it was sent before.
     #[inline]
     pub fn on_send(&mut self, seq: u32, retx: bool, now: Time) {
@@ -60,6 +62,23 @@ impl RttHistory {
             }
             self.sent.push_back((now, false));
         }
+    }
+
+    /// When segment `seq` was first sent, if it is still recorded.
+    #[inline]
+    pub fn sent_at(&self, seq: u32) -> Option<Time> {
+        let i = seq.checked_sub(self.first)? as usize;
+        self.sent.get(i).map(|e| e.0)
+    }
+
+    /// Segments recorded (not yet acknowledged).
+    pub fn len(&self) -> usize {
+        self.sent.len()
+    }
+
+    /// Nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        self.sent.is_empty()
     }
 
     /// An ACK for everything below `ack` arrived at `now`: the round trip of the oldest
@@ -104,7 +123,7 @@ mod tests {
     /// segment gives none; after `forget`, only segments sent for the first time later.
     #[test]
     fn samples_of_the_oldest_covered_segment() {
-        let mut h = RttHistory::default();
+        let mut h = SendTimes::default();
         for (seq, t) in [(0, 0), (1, 10), (2, 20), (3, 30)] {
             h.on_send(seq, false, ms(t));
         }
