@@ -104,6 +104,7 @@ def run_cases(
     timeout: float,
     run_measured: Callable,
     keep: Optional[str],
+    queue_set: Optional[Dict] = None,
 ) -> List[Dict]:
     binary = ensure_binary() if "ns3" in sims else None
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
@@ -111,6 +112,7 @@ def run_cases(
     records: List[Dict] = []
     for name, sid, variant, aqm, ecn in ec.select(spec):
         pt = ec.point(sid, variant, aqm, quick, seed, ecn)
+        name = with_queue_set(name, pt, queue_set)
         name = name + ("-quick" if quick else "") + (f"-s{seed}" if seed != 1 else "")
         ptf = work / f"{name}.point.json"
         ptf.write_text(json.dumps(pt))
@@ -209,6 +211,31 @@ def table(records: List[Dict], markdown: bool = False) -> int:
     return diffs
 
 
+def parse_queue_set(spec: Optional[str]) -> Dict:
+    """`--queue-set derandomize=false,target=0.02` as {key: value} (JSON scalars, else text)."""
+    out: Dict = {}
+    for item in (spec or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--queue-set: {item!r} is not KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            out[key.strip()] = text
+    return out
+
+
+def with_queue_set(name: str, pt: Dict, queue_set: Optional[Dict]) -> str:
+    """Set `queue_set`'s keys in the point's queue table; the case name with a
+    +KEY=VALUE suffix per key."""
+    pt["queue"].update(queue_set or {})
+    return name + "".join(
+        f"+{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in (queue_set or {}).items()
+    )
+
+
 def main(args, sims: List[str], run_measured: Callable, apt_install: Callable) -> int:
     """`run --cases E...`: run the cases, print the table, keep the records as asked."""
     label = args.label if args.label is not None else (Path(args.json).stem if args.json else "")
@@ -223,6 +250,7 @@ def main(args, sims: List[str], run_measured: Callable, apt_install: Callable) -
         args.timeout or 3600,
         run_measured,
         args.keep,
+        parse_queue_set(getattr(args, "queue_set", None)),
     )
     diffs = table(records, args.markdown)
     print(

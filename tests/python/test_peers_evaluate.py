@@ -152,3 +152,17 @@ def test_an_exact_name_selects_that_case_alone():
     assert [c[0] for c in ec.select("E-5.2-codel")] == ["E-5.2-codel"]
     assert [c[0] for c in ec.select("E-5.2-codel-ecn")] == ["E-5.2-codel-ecn"]
     assert {c[0] for c in ec.select("E-5.2-cod")} == {"E-5.2-codel", "E-5.2-codel-ecn"}
+
+
+def test_queue_set_reaches_both_sides():
+    import evaluate_run
+
+    qs = evaluate_run.parse_queue_set("derandomize=false,target=0.02")
+    assert qs == {"derandomize": False, "target": 0.02}
+    pt = ec.point("8.2.3", "default", "pie", True, 1, True)
+    name = evaluate_run.with_queue_set("E-8.2.3-pie-ecn", pt, qs)
+    assert name == "E-8.2.3-pie-ecn+derandomize=false+target=0.02"
+    p = ec.params(ec.normalized(pt))
+    assert p["pie_derandomize"] is False and p["pie_target"] == 0.02
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        evaluate_run.parse_queue_set("derandomize")

@@ -12,9 +12,9 @@
 // 1500-byte packets as aqmlab does), arrivals and drops at the bottleneck's queue
 // disc, the bottleneck's utilization, arrivals, drops and
 // the queueing delay (arrival at the queue disc to the start of transmission, as
-// aqmlab's mean_delay / delay_p95). Optional parameters `trace_drops 1`, `trace_cwnd 1`
-// and `trace_queue 1` write drops, TCP windows and states, and the queue disc's length
-// to stderr. docs/peers.md (RFC 7928 section) explains each choice.
+// aqmlab's mean_delay / delay_p95). Optional parameters `trace_drops 1`, `trace_marks 1`,
+// `trace_cwnd 1` and `trace_queue 1` write drops, ECN marks, TCP windows and states, and
+// the queue disc's length to stderr. docs/peers.md (RFC 7928 section) explains each choice.
 
 #include <algorithm>
 #include <chrono>
@@ -58,8 +58,10 @@ static long FlowOf(Ptr<const QueueDiscItem> item)
     auto it = g_flowOf.find(ip->GetHeader().GetDestination());
     return it == g_flowOf.end() ? -1 : it->second;
 }
+static uint64_t g_arrivals = 0; // every arrival at the queue disc, numbered for `trace_marks`
 static void Arrival(Ptr<const QueueDiscItem> item)
 {
+    g_arrivals++;
     long f = FlowOf(item);
     if (g_inWindow && f >= 0)
         g_flowArr[f]++;
@@ -102,6 +104,14 @@ static void TraceCwnd(long f, uint32_t node)
     Config::ConnectWithoutContext(base + "CongestionWindow", MakeBoundCallback(&CwndChange, f));
     Config::ConnectWithoutContext(base + "CongState", MakeBoundCallback(&StateChange, f));
     Config::ConnectWithoutContext(base + "BytesInFlight", MakeBoundCallback(&InflightChange, f));
+}
+// `trace_marks 1`: each ECN mark in the window on stderr (time, flow, the number of arrivals before it,
+// the queue disc's reason); marks with consecutive numbers mark consecutive arrivals
+static void Marked(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    if (g_inWindow)
+        std::fprintf(stderr, "mark %.9f %ld %llu %s\n", Simulator::Now().GetSeconds(), FlowOf(item),
+                     (unsigned long long)g_arrivals, reason);
 }
 static void Drop(Ptr<const QueueDiscItem> item)
 {
@@ -390,6 +400,8 @@ int main(int argc, char* argv[])
     g_qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
     g_qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
     g_traceDrops = Dopt("trace_drops", 0) != 0;
+    if (Dopt("trace_marks", 0) != 0)
+        g_qdisc->TraceConnectWithoutContext("Mark", MakeCallback(&Marked));
     if (Dopt("trace_queue", 0) != 0)
         g_qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueChange));
     g_flowArr.assign(flows, 0);
