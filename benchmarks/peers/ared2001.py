@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Floyd, Gummadi & Shenker 2001 (Adaptive RED) in ns-2: the scenarios of the catalogue's
-Figs. 1-3 (a subset of N and max_p) and Figs. 6-9, run in ns-2 2.35 with the same
+Figs. 1-3 (a subset of N and max_p), Figs. 6-9 and (``--only fig11-14``, not in the
+catalogue's copy) the ECN oscillations of Figs. 11-14, run in ns-2 2.35 with the same
 topology, flows, start times, queues and TCP settings as aqmlab's, and written to a CSV
 that the catalogue reads (CI has no ns-2).
 
@@ -89,6 +90,9 @@ def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str
             )
         elif f["type"] not in ("tcp", "web"):
             raise ValueError(f"flow type {f['type']} not supported by ared2001.tcl")
+    ecn = {bool(f["tcp"]["ecn"]) for f in norm["flows"] if f["tcp"]} | {bool(q.get("ecn"))}
+    if len(ecn) != 1:
+        raise ValueError("ared2001.tcl takes ECN on every TCP flow and the queue, or on none")
     sizes = {f["tcp"]["packet_size"] for f in norm["flows"] if f["tcp"]}
     if len(sizes) != 1:
         raise ValueError("ared2001.tcl takes one packet size")
@@ -113,6 +117,7 @@ def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str
         "windows": " ".join(f"{a:g} {b:g}" for a, b in windows),
         "flows": " ".join(flows),
         "web": " ".join(web) if web else "none",
+        "ecn": int(ecn.pop()),
     }
     return "".join(f"{k} {v}\n" for k, v in lines.items())
 
@@ -120,6 +125,7 @@ def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str
 def cases(only: str) -> List[Dict[str, Any]]:
     """Every ns-2 run: its scenario, windows and the columns that name it."""
     from aqmlab.reproduce import floyd2001_congestion as cg
+    from aqmlab.reproduce import floyd2001_oscillations as osc
     from aqmlab.reproduce import floyd2001_tradeoff as tr
 
     out: List[Dict[str, Any]] = []
@@ -161,6 +167,23 @@ def cases(only: str) -> List[Dict[str, Any]]:
                             "key": key,
                         }
                     )
+    if only == "fig11-14":
+        st = osc.settings(quick=False)
+        for fig, (queue, _rich) in osc.FIGS.items():
+            for seed in st["seeds"]:
+                sc = osc.oscillation_scenario(fig, seed, st["duration"], st["warmup"])
+                sc.pop("trace", None)
+                key = {
+                    "experiment": "fig11-14",
+                    "queue": queue,
+                    "case": f"fig{fig}",
+                    "flows": 100,
+                    "max_p": 0.1,
+                    "seed": seed,
+                }
+                out.append(
+                    {"scenario": sc, "windows": [(st["warmup"], st["duration"])], "key": key}
+                )
     return out
 
 
@@ -201,7 +224,10 @@ def main(argv: Sequence[str] = ()) -> int:
     )
     ap.add_argument("--jobs", type=int, default=2, help="ns-2 processes at once (default 2)")
     ap.add_argument(
-        "--only", default="", choices=["", "fig1-3", "fig6-9"], help="one family of runs"
+        "--only",
+        default="",
+        choices=["", "fig1-3", "fig6-9", "fig11-14"],
+        help="one family of runs (fig11-14 only when named; write it to its own --out)",
     )
     ap.add_argument(
         "--keep", default="", help="keep the generated parameter files in this directory"

@@ -6,13 +6,17 @@ rules switched on in its flows, to see which rule closes which difference:
 
 Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
 (scenarios.py), every TCP flow ``rto_backoff = "ack"``, ``recover_rule = "beyond"``,
-``fast_retransmit_timer = "keep"`` and ``rtt_sampling = "ack"`` (ns-3 3.37's socket); ``ns3-cubic``: NS3_CUBIC only;
-``keep``: ``fast_retransmit_timer = "keep"`` only; ``noprep``: ``prep_delay = 0`` (ns-3
+``fast_retransmit_timer = "keep"`` and ``rtt_sampling = "ack"`` (ns-3 3.37's socket);
+``ns3-cubic``: NS3_CUBIC only; ``keep``: ``fast_retransmit_timer = "keep"`` only; ``grow``:
+``ecn_cwr = "grow"`` (the window grows in the round trip after an ECN reduction, which
+neither ns-3 nor ns-2 does); ``noprep``: ``prep_delay = 0`` (ns-3
 has no send jitter); ``minbytes``: the CoDel and FQ-CoDel queues take ``maxpacket`` one byte
 below the packet size (ns-3 3.37's CoDel drops unless fewer than ``MinBytes`` bytes are
 left, RFC 8289 and Linux unless at most ``maxpacket``); ``qlen``: the RED queues take
 ``min_backlog = 2`` (ns-2's and ns-3's
-rule: no drop while at most one packet waits); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
+rule: no drop while at most one packet waits); ``noderand``: the PIE queues take
+``derandomize = false`` (run ns-3 the same way: ``run --cases E-... --queue-set
+derandomize=false``); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
 each flow's timeouts. Needs aqmlab installed (full length).
 """
 
@@ -28,7 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import NS3_CUBIC  # noqa: E402
 
 SOCKET = dict(
-    rto_backoff="ack", recover_rule="beyond", fast_retransmit_timer="keep", rtt_sampling="ack"
+    rto_backoff="ack",
+    recover_rule="beyond",
+    fast_retransmit_timer="keep",
+    rtt_sampling="ack",
 )
 
 
@@ -50,11 +57,14 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
             f.update(NS3_CUBIC)
         elif rules == "keep":
             f["fast_retransmit_timer"] = "keep"
+        elif rules == "grow":
+            f["ecn_cwr"] = "grow"
         elif rules == "noprep":
             f["prep_delay"] = 0.0
-        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes"):
+        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes", "noderand"):
             raise SystemExit(
-                f"--rules: unknown {rules!r} (none, ns3, ns3-cubic, keep, noprep, qlen, minbytes)"
+                f"--rules: unknown {rules!r} "
+                "(none, ns3, ns3-cubic, keep, grow, noprep, qlen, minbytes, noderand)"
             )
 
 
@@ -66,8 +76,8 @@ def main() -> int:
     ap.add_argument(
         "--rules",
         default="none,ns3",
-        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, noprep, qlen, minbytes, "
-        "or several joined by '+'",
+        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, grow, noprep, qlen, "
+        "minbytes, noderand, or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     ap.add_argument("--ecn", action="store_true", help="the scenario's ECN variant")
@@ -94,6 +104,8 @@ def main() -> int:
                                 "fq_codel",
                             ):
                                 q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
+                            if "noderand" in rules.split("+") and q.get("type") == "pie":
+                                q["derandomize"] = False
                     return d
 
                 runner.scenario_of = built

@@ -83,6 +83,11 @@ if {$queue == "ared"} {
     Queue/RED set adaptive_ 0
     Queue/RED set q_weight_ $w_q
 }
+# ECN (`ecn 1`: every TCP flow ECN-capable, the RED queues mark)
+if {[info exists P(ecn)] && [lindex $P(ecn) 0]} {
+    Agent/TCP set ecn_ 1
+    Queue/RED set setbit_ true
+}
 Queue/DropTail set drop_front_ false
 Queue/DropTail set queue_in_bytes_ false
 

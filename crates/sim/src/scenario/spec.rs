@@ -18,8 +18,8 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, FrTimer, LedbatParams, NewRenoFlavor, NewRenoTimer,
-    RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
+    CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams, NewRenoFlavor,
+    NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -180,6 +180,8 @@ pub(super) struct TcpSpec {
     pub recover_rule: RecoverRule,
     #[serde(deserialize_with = "named")]
     pub rtt_sampling: RttSampling,
+    #[serde(deserialize_with = "named")]
+    pub ecn_cwr: EcnCwr,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -239,6 +241,7 @@ impl Default for TcpSpec {
             fast_retransmit_timer: d.fast_retransmit_timer,
             recover_rule: d.recover_rule,
             rtt_sampling: d.rtt_sampling,
+            ecn_cwr: d.ecn_cwr,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,

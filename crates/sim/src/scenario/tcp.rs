@@ -41,6 +41,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         fast_retransmit_timer: t.fast_retransmit_timer,
         recover_rule: t.recover_rule,
         rtt_sampling: t.rtt_sampling,
+        ecn_cwr: t.ecn_cwr,
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,
         tiny_window: t.tiny_window,

@@ -54,6 +54,27 @@ pub enum FrTimer {
     Keep,
 }
 
+/// What the window does in the round trip after an ECN reduction (`ecn_cwr`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCwr {
+    /// The window stays until an ACK covers a packet sent after the reduction, as
+    /// through a loss's recovery (RFC 3168 Section 6.1.2 answers ECN-Echo as a loss):
+    /// ns-2 2.35 (no window opening on an ACK with ECN-Echo, which its receiver sets
+    /// until that packet's CWR) and ns-3 3.37's CWR state; Linux's ends one ACK earlier.
+    #[default]
+    Hold,
+    /// Congestion avoidance goes on from ssthresh at once, from the ACK that carried
+    /// the echo on.
+    Grow,
+}
+
+impl EcnCwr {
+    pub(super) fn is_hold(&self) -> bool {
+        *self == EcnCwr::Hold
+    }
+}
+
 impl FrTimer {
     pub(super) fn is_restart(&self) -> bool {
         *self == FrTimer::Restart
@@ -102,9 +123,7 @@ impl TcpSender {
                 l.on_ack(a, clean, h, now.0);
             }
         }
-        if ece && a > self.ecn_recover && !self.in_recovery {
-            self.ecn_reduce();
-        }
+        self.ecn_echo(a, ece);
         if a > self.snd_una {
             self.new_ack_ext(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
@@ -112,18 +131,26 @@ impl TcpSender {
         }
     }
 
-    /// The answer to ECN-Echo, once per window of data: RFC 3168's halving, DCTCP's
+    /// The answer to ECN-Echo, once per window of data: RFC 3168's halving (cwnd exactly
+    /// half, ssthresh the integer half, as ns-2 does), DCTCP's
     /// `cwnd (1 - alpha / 2)` (RFC 8257 Section 3.3), CUBIC's congestion event
     /// (RFC 9438 Section 4.6, cwnd at least 1).
-    fn ecn_reduce(&mut self) {
+    pub(super) fn ecn_reduce(&mut self) {
         let w = self.cwnd.min(self.p.max_window as f64);
         if let Some(d) = self.dctcp.as_ref() {
             self.ssthresh = d.reduced(w);
         } else {
             self.halve();
         }
-        self.cwnd = self.ssthresh.max(1.0);
+        self.cwnd = if self.cubic.is_none() && self.dctcp.is_none() && self.ledbat.is_none() {
+            // (ns-2's `slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF)`: cwnd exactly
+            // half, ssthresh the integer half)
+            (w / 2.0).max(1.0)
+        } else {
+            self.ssthresh.max(1.0)
+        };
         self.ecn_recover = self.snd_max;
+        self.in_cwr = self.p.ecn_cwr == EcnCwr::Hold;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
@@ -148,6 +175,8 @@ impl TcpSender {
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
+        } else if self.in_cwr {
+            // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction)
         } else if let Some(l) = self.ledbat.as_ref() {
             // RFC 6817 Section 2.4.2 (no slow start), flightsize before the ACK
             let flight = (self.snd_max - self.snd_una) as f64;
@@ -307,5 +336,61 @@ impl TcpSender {
             n += 1;
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{TcpParams, Variant, connection};
+    use super::*;
+    use crate::packet::flags;
+
+    /// An ECN reduction halves cwnd (11 -> 5.5) and sets ssthresh to the integer half
+    /// (5), as ns-2 does; `ecn_cwr`: the window then grows by 1/cwnd per ACK of new data
+    /// from the ACK that carried the echo on (`grow`), or stays until an ACK covers a
+    /// packet sent after the reduction (`hold`, as ns-2 and ns-3 end it).
+    #[test]
+    fn ecn_cwr_grow_or_hold() {
+        let ms = |t: u64| Time(t * 1_000_000);
+        for mode in [EcnCwr::Grow, EcnCwr::Hold] {
+            let p = TcpParams {
+                variant: Variant::NewReno,
+                ecn: true,
+                ecn_cwr: mode,
+                init_cwnd: 11.0,
+                ssthresh: 10.0,
+                ..TcpParams::default()
+            };
+            let (mut s, mut r) = connection(p, 0, 0, 1);
+            let (mut out, mut acks) = (Vec::new(), Vec::new());
+            s.start(ms(0), &mut out, u32::MAX);
+            let data: Vec<Pkt> = std::mem::take(&mut out);
+            assert_eq!(data.iter().map(|p| p.seq).collect::<Vec<_>>(), (0..11).collect::<Vec<_>>());
+            // packet 0 arrives marked, then 1..10 (acknowledged while the receiver echoes);
+            // the ACK of packet i acknowledges up to i + 1, the reduction's snd_max is 11:
+            // with `hold` no ACK of these grows the window
+            let mut w = 0.0;
+            for (i, d) in data.iter().enumerate() {
+                let mut d = *d;
+                if i == 0 {
+                    d.flags |= flags::CE;
+                    w = 11.0 / 2.0;
+                }
+                acks.clear();
+                r.on_data(ms(100 + i as u64), &d, &mut acks);
+                s.on_ack(ms(100 + i as u64), &acks[0], &mut out, u32::MAX);
+                if mode == EcnCwr::Grow {
+                    w += 1.0 / w;
+                }
+                assert_eq!((s.cwnd, s.ssthresh), (w, 5.0), "{mode:?}: ACK of {i}");
+            }
+            // the first packet sent after the reduction carries CWR; its ACK grows it
+            let first = *out.iter().find(|p| !p.is_ack()).expect("a packet sent");
+            assert_eq!((first.seq, first.flags & flags::CWR != 0), (11, true));
+            acks.clear();
+            r.on_data(ms(200), &first, &mut acks);
+            s.on_ack(ms(200), &acks[0], &mut out, u32::MAX);
+            assert_eq!(s.cwnd, w + 1.0 / w, "{mode:?}: after it");
+        }
     }
 }

@@ -36,7 +36,7 @@ use aqm::Time;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
-pub use ext::{FrTimer, RecoverRule, RtoBackoff};
+pub use ext::{EcnCwr, FrTimer, RecoverRule, RtoBackoff};
 pub use ledbat::{Ledbat, LedbatParams};
 pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
@@ -88,13 +88,15 @@ pub struct TcpSender {
     /// Packets the application has handed over (u64::MAX = unlimited).
     pub app_limit: u64,
     ecn_recover: u32,
+    /// In the round trip after an ECN reduction, with `ecn_cwr = "hold"`.
+    in_cwr: bool,
     cwr_pending: bool,
     drop_ix: usize,
     pub stats: TcpStats,
     /// When the last packet of a finite transfer was acknowledged.
     pub done_at: Option<Time>,
     pub started: bool,
-    /// Some extension is on (CUBIC, DCTCP, SACK, limited transmit): ACKs take the
+    /// Some extension is on (CUBIC, DCTCP, LEDBAT, SACK, limited transmit): ACKs take the
     /// extended path.
     ext: bool,
     cubic: Option<Box<Cubic>>,
@@ -141,6 +143,7 @@ impl TcpSender {
             rtx_deadline: None,
             app_limit,
             ecn_recover: 0,
+            in_cwr: false,
             cwr_pending: false,
             drop_ix: 0,
             stats: TcpStats::default(),
@@ -346,18 +349,24 @@ impl TcpSender {
             return self.on_ack_ext(now, ack, out, max);
         }
         let a = ack.seq;
-        if self.p.ecn && ack.flags & flags::ECE != 0 && a > self.ecn_recover && !self.in_recovery {
-            // RFC 3168: respond to ECN once per window, as to a loss but without retransmitting.
-            self.halve();
-            self.cwnd = self.ssthresh;
-            self.ecn_recover = self.snd_max;
-            self.cwr_pending = true;
-            self.stats.ecn_reductions += 1;
-        }
+        self.ecn_echo(a, self.p.ecn && ack.flags & flags::ECE != 0);
         if a > self.snd_una {
             self.new_ack(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
             self.dup_ack(now, a, out, max);
+        }
+    }
+
+    /// An ACK acknowledging up to `a`, with ECN-Echo (`ece`) or not: RFC 3168's answer,
+    /// once per window, as to a loss but without retransmitting; the round trip after
+    /// it (`ecn_cwr`) ends once `a` covers a packet sent after the reduction.
+    #[inline(always)]
+    fn ecn_echo(&mut self, a: u32, ece: bool) {
+        if self.in_cwr && a > self.ecn_recover {
+            self.in_cwr = false;
+        }
+        if ece && a > self.ecn_recover && !self.in_recovery {
+            self.ecn_reduce();
         }
     }
 
@@ -370,6 +379,8 @@ impl TcpSender {
             if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
+        } else if self.in_cwr {
+            // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction)
         } else if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
         } else {
@@ -565,6 +576,7 @@ impl TcpSender {
         self.set_rto_span();
         self.snd_nxt = self.snd_una;
         self.in_recovery = false;
+        self.in_cwr = false;
         self.dupacks = 0;
         self.recover = self.snd_max;
         self.have_recover = true;

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{CubicParams, FrTimer, LedbatParams, RecoverRule, RtoBackoff, RttSampling};
+use super::{CubicParams, EcnCwr, FrTimer, LedbatParams, RecoverRule, RtoBackoff, RttSampling};
 
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -115,6 +115,9 @@ pub struct TcpParams {
     pub rtt_sampling: RttSampling,
     pub dupack_threshold: u32,
     pub ecn: bool,
+    /// The window in the round trip after an ECN reduction.
+    #[serde(skip_serializing_if = "EcnCwr::is_hold")]
+    pub ecn_cwr: EcnCwr,
     /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
     pub tiny_window: bool,
     /// SACK loss recovery (RFC 6675); the receiver sends SACK blocks (RFC 2018).
@@ -161,6 +164,7 @@ impl Default for TcpParams {
             rtt_sampling: RttSampling::Segment,
             dupack_threshold: 3,
             ecn: false,
+            ecn_cwr: EcnCwr::Hold,
             tiny_window: false,
             sack: false,
             sack_blocks: 3,
