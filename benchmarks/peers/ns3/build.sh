@@ -20,6 +20,11 @@ if ! ls /usr/lib/x86_64-linux-gnu/libns3-mpi.so >/dev/null 2>&1 && \
    ! ls /usr/lib/*/libns3-mpi.so >/dev/null 2>&1; then
     libs=$(echo "$libs" | sed 's/-lns3-mpi//')
 fi
+# Built beside OUTPUT, then renamed over it: a concurrent run of the benchmark never
+# writes into a binary another one is executing, nor runs a half-written one.
+tmp="$out.tmp.$$"
+trap 'rm -f "$tmp"' EXIT
 set -x
 ${CXX:-g++} -std=c++17 -O2 -I/usr/include \
-    -o "$out" "$src" $libs
+    -o "$tmp" "$src" $libs
+mv -f "$tmp" "$out"
