@@ -18,8 +18,8 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams, NewRenoFlavor,
-    NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
+    CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams, LossSsthresh,
+    NewRenoFlavor, NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -182,6 +182,8 @@ pub(super) struct TcpSpec {
     pub rtt_sampling: RttSampling,
     #[serde(deserialize_with = "named")]
     pub ecn_cwr: EcnCwr,
+    #[serde(deserialize_with = "named")]
+    pub loss_ssthresh: LossSsthresh,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -242,6 +244,7 @@ impl Default for TcpSpec {
             recover_rule: d.recover_rule,
             rtt_sampling: d.rtt_sampling,
             ecn_cwr: d.ecn_cwr,
+            loss_ssthresh: d.loss_ssthresh,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
             newreno: d.newreno,

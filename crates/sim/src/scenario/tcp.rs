@@ -42,6 +42,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         recover_rule: t.recover_rule,
         rtt_sampling: t.rtt_sampling,
         ecn_cwr: t.ecn_cwr,
+        loss_ssthresh: t.loss_ssthresh,
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,
         tiny_window: t.tiny_window,

@@ -69,6 +69,28 @@ pub enum EcnCwr {
     Grow,
 }
 
+/// What a reduction halves (`loss_ssthresh`), in the Reno family (Tahoe, Reno,
+/// NewReno).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossSsthresh {
+    /// ssthresh = max(floor(cwnd / 2), 2) (ns-2's `window() / 2`; RFC 5681's FlightSize
+    /// / 2 while the window is full).
+    #[default]
+    Cwnd,
+    /// ssthresh = max(pipe / 2, 2), the packets in flight as ns-3 3.37's
+    /// `TcpNewReno::GetSsThresh` receives them (`BytesInFlight()`: RFC 6675's pipe, which
+    /// leaves out the SACKed and lost packets), at a fast retransmit, an ECN-Echo and a
+    /// timeout; cwnd then starts from ssthresh.
+    Pipe,
+}
+
+impl LossSsthresh {
+    pub(super) fn is_cwnd(&self) -> bool {
+        *self == LossSsthresh::Cwnd
+    }
+}
+
 impl EcnCwr {
     pub(super) fn is_hold(&self) -> bool {
         *self == EcnCwr::Hold
@@ -142,7 +164,8 @@ impl TcpSender {
         } else {
             self.halve();
         }
-        self.cwnd = if self.cubic.is_none() && self.dctcp.is_none() && self.ledbat.is_none() {
+        let reno = self.cubic.is_none() && self.dctcp.is_none() && self.ledbat.is_none();
+        self.cwnd = if reno && self.p.loss_ssthresh == LossSsthresh::Cwnd {
             // (ns-2's `slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF)`: cwnd exactly
             // half, ssthresh the integer half)
             (w / 2.0).max(1.0)
@@ -391,6 +414,45 @@ mod tests {
             r.on_data(ms(200), &first, &mut acks);
             s.on_ack(ms(200), &acks[0], &mut out, u32::MAX);
             assert_eq!(s.cwnd, w + 1.0 / w, "{mode:?}: after it");
+        }
+    }
+
+    /// `loss_ssthresh`: at the third duplicate ACK after losing packet 0 of 20, ssthresh
+    /// is half the window (10) by default, or half the packets in flight: with SACK
+    /// RFC 6675's pipe, 20 sent less 3 SACKed less the lost one (8); without, the 20
+    /// outstanding less the 3 duplicates (8.5).
+    #[test]
+    fn loss_ssthresh_cwnd_or_pipe() {
+        let ms = |t: u64| Time(t * 1_000_000);
+        for sack in [false, true] {
+            for mode in [LossSsthresh::Cwnd, LossSsthresh::Pipe] {
+                let p = TcpParams {
+                    variant: Variant::NewReno,
+                    sack,
+                    loss_ssthresh: mode,
+                    init_cwnd: 20.0,
+                    ssthresh: 10.0,
+                    ..TcpParams::default()
+                };
+                let (mut s, mut r) = connection(p, 0, 0, 1);
+                let (mut out, mut acks) = (Vec::new(), Vec::new());
+                s.start(ms(0), &mut out, u32::MAX);
+                let data: Vec<Pkt> = std::mem::take(&mut out);
+                assert_eq!(data.len(), 20);
+                for d in &data[1..4] {
+                    acks.clear();
+                    r.on_data(ms(100), d, &mut acks);
+                    s.on_ack(ms(100), &acks[0], &mut out, u32::MAX);
+                }
+                let (sent, sacked, lost, dupacks) = (20.0, 3.0, 1.0, 3.0);
+                let expect = match (mode, sack) {
+                    (LossSsthresh::Cwnd, _) => (sent / 2.0f64).floor(),
+                    (LossSsthresh::Pipe, true) => (sent - sacked - lost) / 2.0,
+                    (LossSsthresh::Pipe, false) => (sent - dupacks) / 2.0,
+                };
+                assert_eq!(s.stats.fast_retransmits, 1, "sack {sack}, {mode:?}");
+                assert_eq!(s.ssthresh, expect, "sack {sack}, {mode:?}");
+            }
         }
     }
 }

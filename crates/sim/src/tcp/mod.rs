@@ -36,7 +36,7 @@ use aqm::Time;
 
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
-pub use ext::{EcnCwr, FrTimer, RecoverRule, RtoBackoff};
+pub use ext::{EcnCwr, FrTimer, LossSsthresh, RecoverRule, RtoBackoff};
 pub use ledbat::{Ledbat, LedbatParams};
 pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
@@ -333,14 +333,29 @@ impl TcpSender {
     }
 
     /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
-    /// RFC 6817's `min(cwnd, max(cwnd / 2, MIN_CWND))`).
+    /// RFC 6817's `min(cwnd, max(cwnd / 2, MIN_CWND))`); with `loss_ssthresh = "pipe"`
+    /// the Reno family takes half the packets in flight instead ([`Self::pipe_now`]).
     fn halve(&mut self) {
         let w = self.cwnd.min(self.p.max_window as f64);
         self.ssthresh = match (self.cubic.as_mut(), self.ledbat.is_some()) {
             (Some(c), _) => c.on_congestion(w),
             (None, true) => Ledbat::on_loss(w),
+            (None, false) if self.p.loss_ssthresh == LossSsthresh::Pipe => {
+                (self.pipe_now() / 2.0).max(2.0)
+            }
             (None, false) => (w / 2.0).floor().max(2.0),
         };
+    }
+
+    /// The packets in flight as ns-3 3.37 counts them when it reduces
+    /// (`loss_ssthresh = "pipe"`): RFC 6675's pipe with SACK; without it the
+    /// outstanding packets less the duplicate ACKs (ns-3 counts each as a SACKed
+    /// packet, marks the head lost and adds one packet back).
+    fn pipe_now(&self) -> f64 {
+        match self.sack.as_ref() {
+            Some(sb) => sb.pipe(self.snd_max, self.p.dupack_threshold) as f64,
+            None => (self.snd_max - self.snd_una).saturating_sub(self.dupacks) as f64,
+        }
     }
 
     /// An ACK arrived. `max` bounds the packets sent in response (prep-delay pacing).

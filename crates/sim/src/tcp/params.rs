@@ -3,7 +3,9 @@
 
 use serde::Serialize;
 
-use super::{CubicParams, EcnCwr, FrTimer, LedbatParams, RecoverRule, RtoBackoff, RttSampling};
+use super::{
+    CubicParams, EcnCwr, FrTimer, LedbatParams, LossSsthresh, RecoverRule, RtoBackoff, RttSampling,
+};
 
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -115,6 +117,9 @@ pub struct TcpParams {
     pub rtt_sampling: RttSampling,
     pub dupack_threshold: u32,
     pub ecn: bool,
+    /// What a reduction halves (the Reno family).
+    #[serde(skip_serializing_if = "LossSsthresh::is_cwnd")]
+    pub loss_ssthresh: LossSsthresh,
     /// The window in the round trip after an ECN reduction.
     #[serde(skip_serializing_if = "EcnCwr::is_hold")]
     pub ecn_cwr: EcnCwr,
@@ -165,6 +170,7 @@ impl Default for TcpParams {
             dupack_threshold: 3,
             ecn: false,
             ecn_cwr: EcnCwr::Hold,
+            loss_ssthresh: LossSsthresh::Cwnd,
             tiny_window: false,
             sack: false,
             sack_blocks: 3,
