@@ -149,20 +149,25 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(7.6, 4.4))
     labels = list(dict.fromkeys(r["aqm"] for r in rows))
+    # ten colours and eleven marker shapes: every (colour, shape) pair differs for up
+    # to 110 labels, so an eleventh AQM is not drawn like the first
+    shapes = "osD^v<>ph*X"
     for i, label in enumerate(labels):
         mine = [r for r in rows if r["aqm"] == label]
         x = [r["mean_delay_ms"] for r in mine]
         y = [r["goodput_mbps"] for r in mine]
         err = [[0.0] * len(mine), [r["delay_p95_ms"] - r["mean_delay_ms"] for r in mine]]
-        ax.errorbar(x, y, xerr=err, fmt="o", color=f"C{i % 10}", capsize=3, label=label)
+        ax.errorbar(
+            x, y, xerr=err, fmt=shapes[i % len(shapes)], color=f"C{i % 10}", capsize=3, label=label
+        )
     ax.invert_xaxis()
     ax.set_xlabel("queueing delay at the bottleneck, ms (mean; bar to the 95th percentile)")
     ax.set_ylabel("goodput, Mb/s (all flows)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
