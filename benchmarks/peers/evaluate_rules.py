@@ -18,7 +18,8 @@ left, RFC 8289 and Linux unless at most ``maxpacket``); ``qlen``: the RED queues
 ``min_backlog = 2`` (ns-2's and ns-3's
 rule: no drop while at most one packet waits); ``noderand``: the PIE queues take
 ``derandomize = false`` (run ns-3 the same way: ``run --cases E-... --queue-set
-derandomize=false``); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
+derandomize=false``); ``pieburst``: the PIE queues take ``burst_reset = "quiet"`` (ns-3's
+burst allowance rule); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
 each flow's timeouts. Needs aqmlab installed (full length).
 """
 
@@ -65,10 +66,10 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
             f["ecn_cwr"] = "grow"
         elif rules == "noprep":
             f["prep_delay"] = 0.0
-        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes", "noderand"):
+        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes", "noderand", "pieburst"):
             raise SystemExit(
                 f"--rules: unknown {rules!r} "
-                "(none, ns3, ns3-cubic, keep, pipe, grow, noprep, qlen, minbytes, noderand)"
+                "(none, ns3, ns3-cubic, keep, pipe, grow, noprep, qlen, minbytes, noderand, pieburst)"
             )
 
 
@@ -81,7 +82,7 @@ def main() -> int:
         "--rules",
         default="none,ns3",
         help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, pipe, grow, noprep, qlen, "
-        "minbytes, noderand, or several joined by '+'",
+        "minbytes, noderand, pieburst, or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     ap.add_argument("--ecn", action="store_true", help="the scenario's ECN variant")
@@ -110,6 +111,8 @@ def main() -> int:
                                 q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
                             if "noderand" in rules.split("+") and q.get("type") == "pie":
                                 q["derandomize"] = False
+                            if "pieburst" in rules.split("+") and q.get("type") == "pie":
+                                q["burst_reset"] = "quiet"
                     return d
 
                 runner.scenario_of = built

@@ -210,7 +210,10 @@ class Case:
                 return {**q, "maxpacket": MTU}
             return {**q, **FQ}
         if self.queue == "pie":
+            # (-nsmode: ns-3 3.37's burst rule too, docs/peers.md 6.4)
+            rules = {"burst_reset": "quiet"} if self.cubic_rules == "ns3" else {}
             return {
+                **rules,
                 "type": "pie",
                 "limit": self.limit,
                 "target": ms(PIE["target"]),
@@ -492,7 +495,8 @@ def cubic(n: int, duration: float = 100.0) -> Case:
 
 
 def nsmode(case: Case) -> Case:
-    """A CUBIC case with aqmlab following ns-3 3.37's rules (NS3_CUBIC)."""
+    """A CUBIC case with aqmlab following ns-3 3.37's rules (NS3_CUBIC; PIE's
+    ``burst_reset = "quiet"``)."""
     return case.with_(name=case.name + "-nsmode", cubic_rules="ns3")
 
 

@@ -325,7 +325,9 @@ class Pie(Queue):
     Linux's default), ``ecn`` (False; marks while the probability is at most
     ``mark_ecn_th``, 0.1), ``delay_mode`` ("rate_estimator", Section 4.3, or
     "timestamp", Linux's default), ``dq_threshold`` (16384 bytes), ``mean_pkt_size``
-    (1500 bytes), ``derandomize`` (True), ``seed``. Times in seconds or strings with a
+    (1500 bytes), ``derandomize`` (True), ``burst_reset`` ("rfc", Section 4.4; "quiet",
+    ns-3 3.37's rule: the burst allowance back only after 1.5 s of quiet updates, the
+    probability held at 0 while it lasts), ``seed``. Times in seconds or strings with a
     unit ("15ms"). PIE holds its packets (it measures the delay at dequeue).
     """
 

@@ -99,6 +99,10 @@ def test_holding_constructors_fill_the_defaults():
     p = aqm.Pie()
     assert p.kind == "pie" and p.config == aqm.Queue({"type": "pie"}).config
     assert (p.config["alpha"], p.config["beta"], p.config["limit"]) == (0.125, 1.25, 1000)
+    assert (
+        p.config["burst_reset"] == "rfc"
+        and aqm.Pie(burst_reset="quiet").config["burst_reset"] == "quiet"
+    )
     c = aqm.Choke(limit=50)
     assert c.kind == "choke" and c.config["candidates"] == 1
     d = aqm.DualPi2()
@@ -111,6 +115,7 @@ def test_holding_constructors_fill_the_defaults():
     [
         (aqm.Pie, {"target": 0}, "target"),
         (aqm.Pie, {"dq_threshold": 0}, "dq_threshold"),
+        (aqm.Pie, {"burst_reset": "never"}, "burst_reset"),
         (aqm.Choke, {"limit": 5, "candidates": 0}, "candidates"),
         (aqm.DualPi2, {"k": 0.5}, "k"),
         (aqm.DualPi2, {"c_protection": 1.5}, "c_protection"),

@@ -43,6 +43,31 @@ pub enum DelayMode {
     Timestamp,
 }
 
+/// When PIE's burst allowance is given again. Written `"rfc"` or `"quiet"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstReset {
+    /// RFC 8033 Section 4.4 and Linux: at every update that finds the probability at 0
+    /// and both delays under half the target; the probability is updated meanwhile.
+    #[default]
+    Rfc,
+    /// ns-3 3.37's `PieQueueDisc`: once 1.5 s of such updates have passed in a row (its
+    /// burst state machine), by the next arrival; the probability is held at 0 while
+    /// the allowance lasts.
+    Quiet,
+}
+
+/// ns-3's burst state (`burst_reset = "quiet"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BurstState {
+    /// The next arrival gives the allowance.
+    NoBurst,
+    /// The allowance is running or has just run out.
+    Protecting,
+    /// Quiet updates are being counted.
+    InBurst,
+}
+
 /// Validated PIE parameters (RFC 8033 Section 4 and the appendix's defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PieParams {
@@ -70,6 +95,8 @@ pub struct PieParams {
     pub mean_pkt_size: u32,
     /// Section 5.1's derandomization through `accu_prob`.
     pub derandomize: bool,
+    /// When the burst allowance is given again.
+    pub burst_reset: BurstReset,
 }
 
 impl PieParams {
@@ -114,6 +141,9 @@ pub struct PieCore {
     pub drop_prob: f64,
     /// accu_prob_ (Section 5.1), the probability accumulated since the last drop.
     pub accu_prob: f64,
+    /// (`burst_reset = "quiet"`) the burst state and its count of quiet updates.
+    burst_state: BurstState,
+    quiet_updates: u32,
     /// qdelay_old_: the delay at the previous update, seconds.
     pub qdelay_old: f64,
     /// The current delay estimate, seconds (at the last update; in timestamp mode, at
@@ -141,6 +171,8 @@ impl PieCore {
         PieCore {
             drop_prob: 0.0,
             accu_prob: 0.0,
+            burst_state: BurstState::NoBurst,
+            quiet_updates: 0,
             qdelay_old: 0.0,
             qdelay: 0.0,
             burst_allowance: params.max_burst,
@@ -179,6 +211,9 @@ impl PieCore {
     pub fn update_from_delay(&mut self, qdelay: f64) {
         let pr = &self.params;
         let target = pr.target.as_secs_f64();
+        if pr.burst_reset == BurstReset::Quiet {
+            return self.update_quiet(qdelay);
+        }
         let mut p = pr.alpha * (qdelay - target) + pr.beta * (qdelay - self.qdelay_old);
         p *= auto_scale(self.drop_prob);
         if self.drop_prob >= 0.1 && p > 0.02 {
@@ -197,6 +232,53 @@ impl PieCore {
         self.qdelay = qdelay;
     }
 
+    /// `update_from_delay` with `burst_reset = "quiet"` (ns-3 3.37's `CalculateP`): the
+    /// probability is held at 0 while the allowance lasts; the allowance comes back
+    /// (by the next arrival, [`Self::drop_early`]) after 1.5 s of updates in a row with
+    /// the probability at 0, no allowance left and both delays under half the target.
+    fn update_quiet(&mut self, qdelay: f64) {
+        let pr = &self.params;
+        let target = pr.target.as_secs_f64();
+        if self.burst_allowance.0 > 0 {
+            self.drop_prob = 0.0;
+        } else {
+            let mut p = pr.alpha * (qdelay - target) + pr.beta * (qdelay - self.qdelay_old);
+            p *= auto_scale(self.drop_prob);
+            if self.drop_prob >= 0.1 && p > 0.02 {
+                p = 0.02;
+            }
+            let mut prob = self.drop_prob + p;
+            if qdelay == 0.0 && self.qdelay_old == 0.0 {
+                prob *= 0.98;
+            }
+            self.drop_prob = prob.clamp(0.0, 1.0);
+        }
+        self.burst_allowance = Duration(self.burst_allowance.0.saturating_sub(pr.tupdate.0));
+        let quiet = qdelay < target / 2.0
+            && self.qdelay_old < target / 2.0
+            && self.drop_prob == 0.0
+            && self.burst_allowance.0 == 0;
+        // (ns-3's BURST_RESET_TIMEOUT / T_UPDATE, 1.5 s / 15 ms = 100, in whole nanoseconds)
+        let limit = (1_500_000_000 / pr.tupdate.0.max(1)) as u32;
+        match (quiet, self.burst_state) {
+            (true, BurstState::Protecting) => {
+                self.burst_state = BurstState::InBurst;
+                self.quiet_updates = 0;
+            }
+            (true, BurstState::InBurst) => {
+                self.quiet_updates += 1;
+                if self.quiet_updates > limit {
+                    self.quiet_updates = 0;
+                    self.burst_state = BurstState::NoBurst;
+                }
+            }
+            (false, BurstState::InBurst) => self.quiet_updates = 0,
+            _ => {}
+        }
+        self.qdelay_old = qdelay;
+        self.qdelay = qdelay;
+    }
+
     /// When the next update is due.
     pub fn poll_at(&self) -> Time {
         self.next_update
@@ -208,12 +290,13 @@ impl PieCore {
     pub fn poll(&mut self, now: Time, backlog_bytes: u64) {
         let step = self.params.tupdate.0;
         while now >= self.next_update {
-            let before = (self.drop_prob, self.qdelay_old, self.burst_allowance);
+            let state = |s: &Self| {
+                (s.drop_prob, s.qdelay_old, s.burst_allowance, s.burst_state, s.quiet_updates)
+            };
+            let before = state(self);
             self.update_from_delay(self.current_qdelay(backlog_bytes));
             self.next_update += self.params.tupdate;
-            if before == (self.drop_prob, self.qdelay_old, self.burst_allowance)
-                && now >= self.next_update
-            {
+            if before == state(self) && now >= self.next_update {
                 let behind = (now.0 - self.next_update.0) / step + 1;
                 self.next_update = Time(self.next_update.0.saturating_add(behind * step));
             }
@@ -235,6 +318,11 @@ impl PieCore {
         let pr = &self.params;
         if self.burst_allowance.0 > 0 {
             return false;
+        }
+        if pr.burst_reset == BurstReset::Quiet && self.burst_state == BurstState::NoBurst {
+            // (ns-3: the allowance starts again from this arrival, which is still judged)
+            self.burst_state = BurstState::Protecting;
+            self.burst_allowance = pr.max_burst;
         }
         let half_target = pr.target.as_secs_f64() / 2.0;
         if (self.qdelay_old < half_target && self.drop_prob < 0.2)

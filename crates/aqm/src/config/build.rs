@@ -18,7 +18,7 @@ use crate::fq_codel;
 use crate::fq_pie;
 use crate::fred::{Fred, FredParams};
 use crate::packet::Packet;
-use crate::pie::{DelayMode, PieParams};
+use crate::pie::{BurstReset, DelayMode, PieParams};
 use crate::qdisc::{AnyQdisc, Fifo};
 use crate::queue::AnyAqm;
 use crate::red::{Red, RedParams};
@@ -256,6 +256,7 @@ impl FqPieConfig {
             dq_threshold: 1 << 14,
             mean_pkt_size: self.mean_pkt_size,
             derandomize: self.derandomize,
+            burst_reset: BurstReset::Rfc,
         };
         pie.validate()?;
         Ok((fq, pie))

@@ -48,6 +48,7 @@ pub(super) fn pie<P: Packet>(c: &PieConfig, ctx: &BuildContext) -> Result<Pie<P>
         dq_threshold: c.dq_threshold,
         mean_pkt_size: c.mean_pkt_size,
         derandomize: c.derandomize,
+        burst_reset: c.burst_reset,
     };
     Pie::new(params, seed(c.seed, ctx))
 }

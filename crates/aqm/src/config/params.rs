@@ -6,7 +6,7 @@
 use super::table::config_struct;
 use crate::common::MarkMethod;
 use crate::dualpi2::DualPi2Scheduler;
-use crate::pie::DelayMode;
+use crate::pie::{BurstReset, DelayMode};
 use crate::red::CountMode;
 use crate::units::Quantity;
 
@@ -251,6 +251,9 @@ config_struct! {
         mean_pkt_size: u32 = 1500,
         /// Section 5.1's derandomization.
         derandomize: bool = true,
+        /// When the burst allowance comes back: "rfc" (Section 4.4, Linux) or "quiet"
+        /// (ns-3 3.37: after 1.5 s of quiet updates, the probability held at 0 meanwhile).
+        burst_reset: BurstReset = BurstReset::Rfc,
         seed: Option<u64> = None,
     }
 }

@@ -17,6 +17,7 @@ fn params(mode: DelayMode) -> PieParams {
         dq_threshold: 16384,
         mean_pkt_size: 1500,
         derandomize: true,
+        burst_reset: BurstReset::Rfc,
     }
 }
 
@@ -184,6 +185,66 @@ fn burst_allowance_protects_a_burst_then_runs_out() {
     let first = first_drop.expect("PIE never dropped");
     assert!(first >= 15 * updates_before, "dropped at {first} ms, inside the burst allowance");
     assert_eq!(q.core().burst_allowance, Duration::ZERO);
+}
+
+/// `burst_reset`: RFC 8033 Section 4.4 gives the allowance back at the first update
+/// that finds the probability at 0 and both delays under half the target, and updates
+/// the probability while the allowance lasts; `"quiet"` (ns-3 3.37) holds the
+/// probability at 0 while it lasts and gives it back, by the next arrival, only after
+/// 1.5 s of such updates in a row.
+#[test]
+fn burst_reset_rfc_or_quiet() {
+    let per_allowance = 10; // updates one allowance lasts: 150 ms / 15 ms
+    let quiet_limit = 100; // ns-3's BURST_RESET_TIMEOUT / T_UPDATE = 1.5 s / 15 ms
+    for mode in [BurstReset::Rfc, BurstReset::Quiet] {
+        let mut core =
+            PieCore::new(PieParams { burst_reset: mode, ..params(DelayMode::Timestamp) }).unwrap();
+        let mut rng = crate::common::rng_from_seed(1);
+        // 30 ms of delay through the first allowance: the RFC's probability grows
+        for _ in 0..per_allowance - 1 {
+            core.update_from_delay(0.030);
+        }
+        match mode {
+            BurstReset::Rfc => assert!(core.drop_prob > 0.0),
+            BurstReset::Quiet => assert_eq!(core.drop_prob, 0.0),
+        }
+        core.update_from_delay(0.030);
+        assert_eq!(core.burst_allowance, Duration::ZERO, "{mode:?}");
+        // ns-3 gives a second allowance at the first arrival after the first
+        let _ = core.drop_early(1 << 20, &mut rng);
+        let second = core.burst_allowance;
+        match mode {
+            BurstReset::Rfc => assert_eq!(second, Duration::ZERO),
+            BurstReset::Quiet => assert_eq!(second, core.params.max_burst),
+        }
+        for _ in 0..per_allowance {
+            core.update_from_delay(0.030);
+        }
+        assert!(core.drop_prob > 0.0 || mode == BurstReset::Quiet, "{mode:?}");
+        // the delay falls to 0 until the probability is 0
+        let mut n = 0;
+        while core.drop_prob > 0.0 || n < 2 {
+            core.update_from_delay(0.0);
+            n += 1;
+            assert!(n < 100_000);
+        }
+        // now quiet: the RFC has given the allowance back at once, ns-3 has not
+        match mode {
+            BurstReset::Rfc => assert_eq!(core.burst_allowance, core.params.max_burst),
+            BurstReset::Quiet => {
+                assert_eq!(core.burst_allowance, Duration::ZERO);
+                // (the update that ended the allowance counted as the first quiet one,
+                // or the fall to 0 did: either way 1.5 s more of quiet updates)
+                for _ in 0..quiet_limit + 1 {
+                    let _ = core.drop_early(1 << 20, &mut rng);
+                    assert_eq!(core.burst_allowance, Duration::ZERO, "given back too early");
+                    core.update_from_delay(0.0);
+                }
+                let _ = core.drop_early(1 << 20, &mut rng);
+                assert_eq!(core.burst_allowance, core.params.max_burst, "not given back");
+            }
+        }
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use aqm::config::{BuildContext, QueueConfig};
 use aqm::fq::{FqParams, Overflow};
 use aqm::fq_pie::{FqPie, fq_pie};
-use aqm::pie::{DelayMode, PieParams, auto_scale};
+use aqm::pie::{BurstReset, DelayMode, PieParams, auto_scale};
 use aqm::{AnyQdisc, DropReason, Duration, Limit, PacketInfo, Qdisc, Time, Verdict};
 
 fn pie_params() -> PieParams {
@@ -22,6 +22,7 @@ fn pie_params() -> PieParams {
         dq_threshold: 1 << 14,
         mean_pkt_size: 1500,
         derandomize: true,
+        burst_reset: BurstReset::Rfc,
     }
 }
 
