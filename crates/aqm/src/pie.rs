@@ -214,6 +214,20 @@ impl PieCore {
         if pr.burst_reset == BurstReset::Quiet {
             return self.update_quiet(qdelay);
         }
+        self.drop_prob = self.next_drop_prob(qdelay);
+        self.burst_allowance = Duration(self.burst_allowance.0.saturating_sub(pr.tupdate.0));
+        if self.drop_prob == 0.0 && qdelay < target / 2.0 && self.qdelay_old < target / 2.0 {
+            self.burst_allowance = pr.max_burst;
+        }
+        self.qdelay_old = qdelay;
+        self.qdelay = qdelay;
+    }
+
+    /// Section 4.2's new drop_prob from the delay `qdelay` (the lines above down to the
+    /// bounds).
+    fn next_drop_prob(&self, qdelay: f64) -> f64 {
+        let pr = &self.params;
+        let target = pr.target.as_secs_f64();
         let mut p = pr.alpha * (qdelay - target) + pr.beta * (qdelay - self.qdelay_old);
         p *= auto_scale(self.drop_prob);
         if self.drop_prob >= 0.1 && p > 0.02 {
@@ -223,13 +237,7 @@ impl PieCore {
         if qdelay == 0.0 && self.qdelay_old == 0.0 {
             prob *= 0.98;
         }
-        self.drop_prob = prob.clamp(0.0, 1.0);
-        self.burst_allowance = Duration(self.burst_allowance.0.saturating_sub(pr.tupdate.0));
-        if self.drop_prob == 0.0 && qdelay < target / 2.0 && self.qdelay_old < target / 2.0 {
-            self.burst_allowance = pr.max_burst;
-        }
-        self.qdelay_old = qdelay;
-        self.qdelay = qdelay;
+        prob.clamp(0.0, 1.0)
     }
 
     /// `update_from_delay` with `burst_reset = "quiet"` (ns-3 3.37's `CalculateP`): the
@@ -239,20 +247,7 @@ impl PieCore {
     fn update_quiet(&mut self, qdelay: f64) {
         let pr = &self.params;
         let target = pr.target.as_secs_f64();
-        if self.burst_allowance.0 > 0 {
-            self.drop_prob = 0.0;
-        } else {
-            let mut p = pr.alpha * (qdelay - target) + pr.beta * (qdelay - self.qdelay_old);
-            p *= auto_scale(self.drop_prob);
-            if self.drop_prob >= 0.1 && p > 0.02 {
-                p = 0.02;
-            }
-            let mut prob = self.drop_prob + p;
-            if qdelay == 0.0 && self.qdelay_old == 0.0 {
-                prob *= 0.98;
-            }
-            self.drop_prob = prob.clamp(0.0, 1.0);
-        }
+        self.drop_prob = if self.burst_allowance.0 > 0 { 0.0 } else { self.next_drop_prob(qdelay) };
         self.burst_allowance = Duration(self.burst_allowance.0.saturating_sub(pr.tupdate.0));
         let quiet = qdelay < target / 2.0
             && self.qdelay_old < target / 2.0
