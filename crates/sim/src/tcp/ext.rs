@@ -364,9 +364,27 @@ impl TcpSender {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{TcpParams, Variant, connection};
+    use super::super::{TcpParams, TcpReceiver, Variant, connection};
     use super::*;
     use crate::packet::flags;
+
+    fn ms(t: u64) -> Time {
+        Time(t * 1_000_000)
+    }
+
+    /// A NewReno connection with `p`'s keys, started with a first window of `w` packets
+    /// (ssthresh 10, so that it grows by 1/cwnd per ACK); the packets it sent.
+    fn started(p: TcpParams, w: f64) -> (TcpSender, TcpReceiver, Vec<Pkt>) {
+        let p = TcpParams { variant: Variant::NewReno, init_cwnd: w, ssthresh: 10.0, ..p };
+        let (mut s, r) = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        s.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(
+            out.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            (0..w as u32).collect::<Vec<_>>()
+        );
+        (s, r, out)
+    }
 
     /// An ECN reduction halves cwnd (11 -> 5.5) and sets ssthresh to the integer half
     /// (5), as ns-2 does; `ecn_cwr`: the window then grows by 1/cwnd per ACK of new data
@@ -374,21 +392,10 @@ mod tests {
     /// packet sent after the reduction (`hold`, as ns-2 and ns-3 end it).
     #[test]
     fn ecn_cwr_grow_or_hold() {
-        let ms = |t: u64| Time(t * 1_000_000);
         for mode in [EcnCwr::Grow, EcnCwr::Hold] {
-            let p = TcpParams {
-                variant: Variant::NewReno,
-                ecn: true,
-                ecn_cwr: mode,
-                init_cwnd: 11.0,
-                ssthresh: 10.0,
-                ..TcpParams::default()
-            };
-            let (mut s, mut r) = connection(p, 0, 0, 1);
+            let p = TcpParams { ecn: true, ecn_cwr: mode, ..TcpParams::default() };
+            let (mut s, mut r, data) = started(p, 11.0);
             let (mut out, mut acks) = (Vec::new(), Vec::new());
-            s.start(ms(0), &mut out, u32::MAX);
-            let data: Vec<Pkt> = std::mem::take(&mut out);
-            assert_eq!(data.iter().map(|p| p.seq).collect::<Vec<_>>(), (0..11).collect::<Vec<_>>());
             // packet 0 arrives marked, then 1..10 (acknowledged while the receiver echoes);
             // the ACK of packet i acknowledges up to i + 1, the reduction's snd_max is 11:
             // with `hold` no ACK of these grows the window
@@ -423,22 +430,11 @@ mod tests {
     /// outstanding less the 3 duplicates (8.5).
     #[test]
     fn loss_ssthresh_cwnd_or_pipe() {
-        let ms = |t: u64| Time(t * 1_000_000);
         for sack in [false, true] {
             for mode in [LossSsthresh::Cwnd, LossSsthresh::Pipe] {
-                let p = TcpParams {
-                    variant: Variant::NewReno,
-                    sack,
-                    loss_ssthresh: mode,
-                    init_cwnd: 20.0,
-                    ssthresh: 10.0,
-                    ..TcpParams::default()
-                };
-                let (mut s, mut r) = connection(p, 0, 0, 1);
+                let p = TcpParams { sack, loss_ssthresh: mode, ..TcpParams::default() };
+                let (mut s, mut r, data) = started(p, 20.0);
                 let (mut out, mut acks) = (Vec::new(), Vec::new());
-                s.start(ms(0), &mut out, u32::MAX);
-                let data: Vec<Pkt> = std::mem::take(&mut out);
-                assert_eq!(data.len(), 20);
                 for d in &data[1..4] {
                     acks.clear();
                     r.on_data(ms(100), d, &mut acks);
