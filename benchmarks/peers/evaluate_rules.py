@@ -9,7 +9,9 @@ Rule sets: ``none`` (aqmlab's defaults); ``ns3``: the CUBIC flows take NS3_CUBIC
 ``fast_retransmit_timer = "keep"`` and ``rtt_sampling = "ack"`` (ns-3 3.37's socket);
 ``ns3-cubic``: NS3_CUBIC only; ``keep``: ``fast_retransmit_timer = "keep"`` only; ``pipe``:
 ``loss_ssthresh = "pipe"`` (ns-3's NewReno halves the packets in flight; a rule of its own,
-so that ``ns3`` keeps the figures docs/peers.md gives for it); ``grow``:
+so that ``ns3`` keeps the figures docs/peers.md gives for it); ``lt``: ``limited_transmit =
+true`` (ns-3 3.37 with SACK sends while cwnd exceeds the pipe, so each SACKing duplicate
+ACK before recovery releases a new packet); ``grow``:
 ``ecn_cwr = "grow"`` (the window grows in the round trip after an ECN reduction, which
 neither ns-3 nor ns-2 does); ``noprep``: ``prep_delay = 0`` (ns-3
 has no send jitter); ``minbytes``: the CoDel and FQ-CoDel queues take ``maxpacket`` one byte
@@ -62,6 +64,8 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
             f["fast_retransmit_timer"] = "keep"
         elif rules == "pipe":
             f["loss_ssthresh"] = "pipe"
+        elif rules == "lt":
+            f["limited_transmit"] = True
         elif rules == "grow":
             f["ecn_cwr"] = "grow"
         elif rules == "noprep":
@@ -69,7 +73,8 @@ def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
         elif rules not in ("none", "ns3-cubic", "qlen", "minbytes", "noderand", "pieburst"):
             raise SystemExit(
                 f"--rules: unknown {rules!r} "
-                "(none, ns3, ns3-cubic, keep, pipe, grow, noprep, qlen, minbytes, noderand, pieburst)"
+                "(none, ns3, ns3-cubic, keep, pipe, lt, grow, noprep, qlen, minbytes, noderand, "
+                "pieburst)"
             )
 
 
@@ -81,7 +86,7 @@ def main() -> int:
     ap.add_argument(
         "--rules",
         default="none,ns3",
-        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, pipe, grow, noprep, qlen, "
+        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, pipe, lt, grow, noprep, qlen, "
         "minbytes, noderand, pieburst, or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
