@@ -408,26 +408,21 @@ impl TcpSender {
     /// An ACK for new data ends the RTT measurement it covers.
     #[inline(always)]
     fn timed_ack(&mut self, now: Time, a: u32) {
-        if let Some(h) = self.sent_times.as_mut() {
-            let r = h.on_ack(a, now);
-            if self.p.rtt_sampling == RttSampling::Ack {
-                // every ACK of a segment sent once (rtt.rs)
-                if let Some(r) = r {
-                    self.rtt_sample(r);
-                    self.backoff = 1;
-                    self.set_rto_span();
-                } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
-                    self.backoff = 1;
-                    self.set_rto_span();
-                }
-                return;
-            }
-        }
-        if let Some(s) = self.rtt_seq
+        // the send-time record (rtt_sampling = "ack", LEDBAT) drops what `a` covers
+        let covered = self.sent_times.as_mut().and_then(|h| h.on_ack(a, now));
+        let sample = if self.p.rtt_sampling == RttSampling::Ack {
+            // every ACK of a segment sent once (rtt.rs)
+            covered
+        } else if let Some(s) = self.rtt_seq
             && a > s
         {
-            self.rtt_sample((now - self.rtt_ts).as_secs_f64());
             self.rtt_seq = None;
+            Some((now - self.rtt_ts).as_secs_f64())
+        } else {
+            None
+        };
+        if let Some(r) = sample {
+            self.rtt_sample(r);
             self.backoff = 1;
             self.set_rto_span();
         } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
