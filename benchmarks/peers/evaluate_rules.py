@@ -31,7 +31,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import NS3_CUBIC  # noqa: E402
@@ -43,39 +43,48 @@ SOCKET = dict(
     rtt_sampling="ack",
 )
 
+#: rule -> keys every TCP flow takes ("ns3" and "ns3-cubic" add NS3_CUBIC to CUBIC flows)
+FLOW_RULES: Dict[str, Dict[str, Any]] = {
+    "none": {},
+    "ns3": SOCKET,
+    "ns3-cubic": {},
+    "keep": {"fast_retransmit_timer": "keep"},
+    "pipe": {"loss_ssthresh": "pipe"},
+    "lt": {"limited_transmit": True},
+    "grow": {"ecn_cwr": "grow"},
+    "noprep": {"prep_delay": 0.0},
+}
+#: rule -> (queue types, keys those queues take); "maxpacket" None: the smallest packet
+#: size less one byte
+QUEUE_RULES: Dict[str, Tuple[Tuple[str, ...], Dict[str, Any]]] = {
+    "qlen": (("red", "ared"), {"min_backlog": 2}),
+    "minbytes": (("codel", "fq_codel"), {"maxpacket": None}),
+    "noderand": (("pie",), {"derandomize": False}),
+    "pieburst": (("pie",), {"burst_reset": "quiet"}),
+}
+RULES = (*FLOW_RULES, *QUEUE_RULES)
 
-def apply(rules: str, flows: List[Dict[str, Any]]) -> None:
-    """Switch the rule set `rules` (several joined by '+': ``ns3+noprep``) on in `flows`."""
-    if "+" in rules:
-        for r in rules.split("+"):
-            apply(r, flows)
-        return
-    for f in flows:
-        if f.get("type", "tcp") != "tcp":
-            continue
-        cubic = f.get("variant") == "cubic"
-        if rules == "ns3":
-            f.update(SOCKET)
-            if cubic:
+
+def apply(rules: str, d: Dict[str, Any]) -> None:
+    """Switch the rule sets `rules` (several joined by '+': ``ns3+noprep``) on in the
+    scenario dict `d` (its flows and its links' queues)."""
+    for rule in rules.split("+"):
+        if rule not in RULES:
+            raise SystemExit(f"--rules: unknown {rule!r} ({', '.join(RULES)})")
+        tcp = [f for f in d["flow"] if f.get("type", "tcp") == "tcp"]
+        for f in tcp:
+            f.update(FLOW_RULES.get(rule, {}))
+            if rule in ("ns3", "ns3-cubic") and f.get("variant") == "cubic":
                 f.update(NS3_CUBIC)
-        elif rules == "ns3-cubic" and cubic:
-            f.update(NS3_CUBIC)
-        elif rules == "keep":
-            f["fast_retransmit_timer"] = "keep"
-        elif rules == "pipe":
-            f["loss_ssthresh"] = "pipe"
-        elif rules == "lt":
-            f["limited_transmit"] = True
-        elif rules == "grow":
-            f["ecn_cwr"] = "grow"
-        elif rules == "noprep":
-            f["prep_delay"] = 0.0
-        elif rules not in ("none", "ns3-cubic", "qlen", "minbytes", "noderand", "pieburst"):
-            raise SystemExit(
-                f"--rules: unknown {rules!r} "
-                "(none, ns3, ns3-cubic, keep, pipe, lt, grow, noprep, qlen, minbytes, noderand, "
-                "pieburst)"
-            )
+        if rule not in QUEUE_RULES:
+            continue
+        types, keys = QUEUE_RULES[rule]
+        for link in d["link"]:
+            for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")):
+                if isinstance(q, dict) and q.get("type") in types:
+                    q.update(keys)
+                    if "maxpacket" in keys:
+                        q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
 
 
 def main() -> int:
@@ -86,8 +95,7 @@ def main() -> int:
     ap.add_argument(
         "--rules",
         default="none,ns3",
-        help="rule sets, comma-separated: none, ns3, ns3-cubic, keep, pipe, lt, grow, noprep, qlen, "
-        "minbytes, noderand, pieburst, or several joined by '+'",
+        help=f"rule sets, comma-separated: {', '.join(RULES)}, or several joined by '+'",
     )
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     ap.add_argument("--ecn", action="store_true", help="the scenario's ECN variant")
@@ -101,23 +109,7 @@ def main() -> int:
 
                 def built(pt: Any, rules: str = rules) -> Dict[str, Any]:
                     d = base(pt)
-                    apply(rules, d["flow"])
-                    for link in d["link"]:
-                        for k in ("queue", "queue_ab", "queue_ba"):
-                            q = link.get(k)
-                            if not isinstance(q, dict):
-                                continue
-                            if "qlen" in rules.split("+") and q.get("type") in ("red", "ared"):
-                                q["min_backlog"] = 2
-                            if "minbytes" in rules.split("+") and q.get("type") in (
-                                "codel",
-                                "fq_codel",
-                            ):
-                                q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
-                            if "noderand" in rules.split("+") and q.get("type") == "pie":
-                                q["derandomize"] = False
-                            if "pieburst" in rules.split("+") and q.get("type") == "pie":
-                                q["burst_reset"] = "quiet"
+                    apply(rules, d)
                     return d
 
                 runner.scenario_of = built
