@@ -21,7 +21,8 @@ left, RFC 8289 and Linux unless at most ``maxpacket``); ``qlen``: the RED queues
 rule: no drop while at most one packet waits); ``noderand``: the PIE queues take
 ``derandomize = false`` (run ns-3 the same way: ``run --cases E-... --queue-set
 derandomize=false``); ``pieburst``: the PIE queues take ``burst_reset = "quiet"`` (ns-3's
-burst allowance rule); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
+burst allowance rule); ``dev``: the bottleneck link takes ``device_queue = 1`` and its queues
+a ``limit`` one less (ns-3's one-packet device queue under its queue disc); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
 each flow's timeouts. Needs aqmlab installed (full length).
 """
 
@@ -62,7 +63,9 @@ QUEUE_RULES: Dict[str, Tuple[Tuple[str, ...], Dict[str, Any]]] = {
     "noderand": (("pie",), {"derandomize": False}),
     "pieburst": (("pie",), {"burst_reset": "quiet"}),
 }
-RULES = (*FLOW_RULES, *QUEUE_RULES)
+#: rules on the bottleneck link
+LINK_RULES = ("dev",)
+RULES = (*FLOW_RULES, *QUEUE_RULES, *LINK_RULES)
 
 
 def apply(rules: str, d: Dict[str, Any]) -> None:
@@ -76,6 +79,14 @@ def apply(rules: str, d: Dict[str, Any]) -> None:
             f.update(FLOW_RULES.get(rule, {}))
             if rule in ("ns3", "ns3-cubic") and f.get("variant") == "cubic":
                 f.update(NS3_CUBIC)
+        if rule == "dev":
+            ends = set(d["bottleneck"].split("->"))
+            for link in d["link"]:
+                if {link["a"], link["b"]} == ends:
+                    link["device_queue"] = 1
+                    for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")):
+                        if isinstance(q, dict) and "limit" in q:
+                            q["limit"] -= 1
         if rule not in QUEUE_RULES:
             continue
         types, keys = QUEUE_RULES[rule]

@@ -166,3 +166,23 @@ def test_queue_set_reaches_both_sides():
     assert p["pie_derandomize"] is False and p["pie_target"] == 0.02
     with pytest.raises(SystemExit, match="KEY=VALUE"):
         evaluate_run.parse_queue_set("derandomize")
+
+
+def test_rule_dev_gives_the_bottleneck_a_device_queue():
+    """`evaluate_rules.py --rules dev`: ns-3's one-packet device queue under its queue
+    disc, on the bottleneck link only, the queues' limit one less; aqmlab takes it."""
+    import aqmlab
+    import evaluate_rules as er
+
+    data = scenarios.build("5.1.1", "default", {"type": "codel"}, 1, True, False)
+    before = _link(data, "l", "r")["queue_ab"]["limit"]
+    er.apply("dev+noprep", data)
+    b = _link(data, "l", "r")
+    assert b["device_queue"] == 1 and b["queue_ab"]["limit"] == before - 1
+    assert [lk.get("device_queue") for lk in data["link"] if lk is not b] == [None] * (
+        len(data["link"]) - 1
+    )
+    norm = aqmlab.Scenario(data).normalized()
+    assert [lk["device_queue"] for lk in norm["links"]] == [
+        1 if lk["a"] in ("l", "r") and lk["b"] in ("l", "r") else 0 for lk in norm["links"]
+    ]

@@ -137,13 +137,19 @@ fn link(l: &LinkSpec, a: usize, b: usize, p: &str) -> Result<LinkDef> {
     check_queue(&queue_ab, rate_bps, &queue_paths[0])?;
     check_queue(&queue_ba, rate_bps, &queue_paths[1])?;
     let cost = int_in(l.cost.unwrap_or(1), &format!("{p}.cost"), 1, 1 << 20)? as u32;
+    let device_queue =
+        int_in(l.device_queue.unwrap_or(0), &format!("{p}.device_queue"), 0, MAX_DEVICE_QUEUE)?
+            as u32;
     let delay = Time::from_secs_f64(delay);
-    Ok(LinkDef { a, b, rate_bps, delay, queue_ab, queue_ba, queue_paths, cost })
+    Ok(LinkDef { a, b, rate_bps, delay, queue_ab, queue_ba, queue_paths, cost, device_queue })
 }
 
 /// The fastest link, b/s (a link direction keeps its rate as a whole number of b/s
 /// in [1, 1e15]).
 pub const MAX_LINK_BPS: f64 = 1e15;
+
+/// The most packets a link's device queue (`device_queue`) may hold.
+pub const MAX_DEVICE_QUEUE: i64 = 1024;
 
 /// Every link must send the smallest packet of the scenario (`size` bytes, given at
 /// `who`) in a time that rounds to at least 1 ns.

@@ -99,6 +99,7 @@ pub(super) fn check(
             let (from, to) = if side == 0 { (l.a, l.b) } else { (l.b, l.a) };
             let (path, dir) =
                 (l.queue_paths[side].clone(), format!("{}->{}", nodes[from], nodes[to]));
+            let limit = limit.saturating_add(u64::from(l.device_queue));
             shares.push(Share { path, dir, limit, line: line.saturating_add(1) });
         }
     }

@@ -113,6 +113,9 @@ pub struct LinkDef {
     pub queue_paths: [String; 2],
     /// Routing cost (hop count by default: 1).
     pub cost: u32,
+    /// Packets each direction's device holds below its queue (default 0): the queue
+    /// hands a packet on as soon as the device has room, not when the line frees.
+    pub device_queue: u32,
 }
 
 /// A link going down or up, or changing its rate, at a given time.
@@ -379,10 +382,10 @@ impl Scenario {
     }
 
     /// Whether link direction `d` keeps its packets in an `aqm::AnyQdisc`: its
-    /// discipline holds them (decides at dequeue, or schedules), or `qdisc_path` asks
-    /// it of every direction.
+    /// discipline holds them (decides at dequeue, or schedules), its link has a
+    /// device queue, or `qdisc_path` asks it of every direction.
     pub fn dir_holds(&self, d: usize) -> bool {
-        self.qdisc_path || self.dir_queue(d).holds_packets()
+        self.qdisc_path || self.links[d / 2].device_queue > 0 || self.dir_queue(d).holds_packets()
     }
 }
 

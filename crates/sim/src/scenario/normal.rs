@@ -10,7 +10,7 @@
 //! name, duration, warmup, seed, express_hops, threads, bottleneck (direction or null),
 //! qdisc_path, max_memory (bytes as given, or null for the default)
 //! nodes:      [name, ...]                                   (a node's id is its index)
-//! links:      [{index, a, b, rate_bps, delay, cost, queue_ab, queue_ba}]
+//! links:      [{index, a, b, rate_bps, delay, cost, device_queue, queue_ab, queue_ba}]
 //! directions: [{index, name "a->b", link, from, to, rate_bps, delay, queue}]
 //! flows:      [{id, name, spec, type, src, dst, start, stop, packet_size,
 //!               size_distribution, ecn, prep_delay, seed, path, ack_path, bottleneck,
@@ -61,6 +61,7 @@ pub struct NormalLink {
     pub rate_bps: f64,
     pub delay: f64,
     pub cost: u32,
+    pub device_queue: u32,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
 }
@@ -215,6 +216,7 @@ impl Scenario {
                 rate_bps: l.rate_bps,
                 delay: secs(l.delay),
                 cost: l.cost,
+                device_queue: l.device_queue,
                 queue_ab,
                 queue_ba,
             });

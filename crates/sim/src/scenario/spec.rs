@@ -64,6 +64,7 @@ pub(super) struct LinkSpec {
     pub queue_ab: Option<QueueTable>,
     pub queue_ba: Option<QueueTable>,
     pub cost: Option<i64>,
+    pub device_queue: Option<i64>,
 }
 
 /// A `[[event]]`: the link between `a` and `b` goes down or up, or changes its rate.

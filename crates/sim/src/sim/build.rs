@@ -28,7 +28,7 @@ fn build_dirs(sc: &Scenario) -> Result<Vec<Dir>> {
         for (side, (qc, to)) in [(&l.queue_ab, l.b), (&l.queue_ba, l.a)].into_iter().enumerate() {
             let seed = stream_seed(sc.seed, "queue", i as u64, side as u64);
             let path = format!("link[{i}].{}", if side == 0 { "queue_ab" } else { "queue_ba" });
-            let holds = sc.dir_holds(2 * i + side);
+            let holds = sc.dir_holds(2 * i + side).then_some(l.device_queue);
             dirs.push(Dir::new(qc, holds, &path, to, l.rate_bps, l.delay.0, seed, window)?);
         }
     }

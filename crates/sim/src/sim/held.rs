@@ -2,8 +2,8 @@
 //! at dequeue or both (CoDel, PIE, the fair-queueing schedulers), so a packet's
 //! departure is not known when it is accepted.
 //!
-//! Such a direction (its configuration `holds_packets()`, or every direction with
-//! `qdisc_path = true`) keeps its waiting packets in the qdisc and only the packets
+//! Such a direction (its configuration `holds_packets()`, a link with a device queue,
+//! or every direction with `qdisc_path = true`) keeps its waiting packets in the qdisc and only the packets
 //! on the line or propagating in its FIFO of slots. An arrival is offered with
 //! `enqueue` ([`Sim::offer_held`]); when the line is free the qdisc is asked for the
 //! next packet with `dequeue` ([`Sim::serve`]), which starts its transmission: a slot
@@ -14,6 +14,9 @@
 //! path), so a `Fifo` over an arrival-time discipline sees exactly the arrivals and
 //! removals of the FIFO path, and gives its results bit for bit (tested with
 //! `qdisc_path`). A qdisc's periodic work runs at a `Poll` event at `poll_at()`.
+//! With a device queue (the link's `device_queue = n`), the qdisc is asked whenever
+//! the device has room: while the line is busy it holds the next `n` packets, and a
+//! freeing line takes the oldest of them.
 //!
 //! Drops at either end count as the direction's drops with their reasons (a packet
 //! dropped after it was enqueued also counts its wait). A packet marked at enqueue is
@@ -67,10 +70,14 @@ pub(super) struct Held {
     since_sum: u128,
     /// Scratch for the packets a call drops.
     drops: Vec<(QPkt, DropReason)>,
+    /// The device queue below the qdisc (the link's `device_queue`, at most `device`
+    /// packets): what the qdisc gave while the line was busy, in order.
+    dev: VecDeque<Dequeued<QPkt>>,
+    device: usize,
 }
 
 impl Held {
-    pub(super) fn new(q: AnyQdisc<QPkt>) -> Held {
+    pub(super) fn new(q: AnyQdisc<QPkt>, device: u32) -> Held {
         Held {
             q,
             next_serial: 0,
@@ -79,7 +86,13 @@ impl Held {
             n: 0,
             since_sum: 0,
             drops: Vec::new(),
+            dev: VecDeque::new(),
+            device: device as usize,
         }
+    }
+    /// The packets waiting: in the qdisc and in the device queue.
+    pub(super) fn waiting(&self) -> u32 {
+        self.q.backlog().packets + self.dev.len() as u32
     }
     fn hold(&mut self, enq: u64, w0: u64) {
         self.n += 1;
@@ -150,7 +163,7 @@ impl Sim {
                 }
             }
             dir.mon.accepted();
-            dir.mon.queue_seen(now, h.q.backlog().packets);
+            dir.mon.queue_seen(now, h.waiting());
             if let Some(t) = self.traces.as_mut()
                 && dir.trace.pkts
             {
@@ -180,17 +193,62 @@ impl Sim {
         self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1);
     }
 
-    /// If the line of direction `d` is free at `now` (and up), the qdisc gives it its
-    /// next packet, if any.
+    /// If the line of direction `d` is free at `now` (and up), it takes the next packet
+    /// of the device queue, or else the qdisc's next, if any; then, and while the line
+    /// is busy, the qdisc fills the device queue.
     pub(super) fn serve(&mut self, d: usize, now: u64) {
         let dir = &mut self.dirs[d];
         if dir.busy_until > now || !dir.up {
+            if dir.device && dir.up {
+                self.fill_device(d, now);
+            }
             return;
+        }
+        if dir.device {
+            return self.serve_device(d, now);
         }
         let Some(h) = dir.held.as_deref_mut() else { return };
         if h.q.backlog().packets == 0 {
             return;
         }
+        if let Some(out) = self.dequeue_held(d, now) {
+            self.transmit(d, out, now);
+        }
+    }
+
+    /// `serve` with a device queue, the line free: it takes the device queue's oldest
+    /// packet, or else the qdisc's next; then the qdisc fills the device queue.
+    #[cold]
+    fn serve_device(&mut self, d: usize, now: u64) {
+        let h = self.dirs[d].held.as_deref_mut().expect("held");
+        let out = match h.dev.pop_front() {
+            Some(out) => Some(out),
+            None if h.q.backlog().packets == 0 => None,
+            None => self.dequeue_held(d, now),
+        };
+        if let Some(out) = out {
+            self.transmit(d, out, now);
+        }
+        self.fill_device(d, now);
+    }
+
+    /// While the device queue of direction `d` has room, its qdisc gives it packets.
+    fn fill_device(&mut self, d: usize, now: u64) {
+        loop {
+            let h = self.dirs[d].held.as_deref_mut().expect("held");
+            if h.dev.len() >= h.device || h.q.backlog().packets == 0 {
+                return;
+            }
+            let Some(out) = self.dequeue_held(d, now) else { return };
+            self.dirs[d].held.as_deref_mut().expect("held").dev.push_back(out);
+        }
+    }
+
+    /// The qdisc of direction `d` gives its next packet at `now`, if any (the packets
+    /// it drops on the way are counted).
+    #[inline(always)]
+    fn dequeue_held(&mut self, d: usize, now: u64) -> Option<Dequeued<QPkt>> {
+        let h = self.dirs[d].held.as_deref_mut().expect("held");
         let mut drops = std::mem::take(&mut h.drops);
         let out = h.q.dequeue(Time(now), &mut |p, r| drops.push((p, r)));
         for &(p, r) in &drops {
@@ -202,12 +260,11 @@ impl Sim {
         drops.clear();
         let dir = &mut self.dirs[d];
         dir.held.as_deref_mut().expect("held").drops = drops;
-        if let Some(out) = out {
-            self.transmit(d, out, now);
-        }
+        out
     }
 
     /// Direction `d` starts sending the packet its qdisc gave at `now`.
+    #[inline(always)]
     fn transmit(&mut self, d: usize, out: Dequeued<QPkt>, now: u64) {
         let dir = &mut self.dirs[d];
         let h = dir.held.as_deref_mut().expect("held");
@@ -276,7 +333,7 @@ impl Sim {
     pub(super) fn held_link_down(&mut self, d: usize, now: u64) {
         let dir = &mut self.dirs[d];
         let Some(h) = dir.held.as_deref_mut() else { return };
-        let mut lost: Vec<QPkt> = Vec::new();
+        let mut lost: Vec<QPkt> = h.dev.drain(..).map(|o| o.pkt).collect();
         while h.q.backlog().packets > 0 {
             match h.q.dequeue(Time(now), &mut |p, _| lost.push(p)) {
                 Some(out) => lost.push(out.pkt),

@@ -117,6 +117,8 @@ pub(super) struct Dir {
     /// The node at the far end.
     pub(super) to: u16,
     pub(super) up: bool,
+    /// Whether a device queue sits under the qdisc (the link's `device_queue` > 0).
+    pub(super) device: bool,
     /// Up, and the queue is the FIFO of slots: `offer` decides at once (else the link
     /// is down or a qdisc holds the packets, see `held`).
     pub(super) fifo_up: bool,
@@ -141,11 +143,12 @@ pub(super) struct Dir {
 impl Dir {
     /// Direction `path` (for errors) towards node `to` over a link of `rate_bps` and
     /// `delay_ns`, with the discipline `qc` seeded with `seed`, holding its packets in
-    /// a qdisc if `holds`; monitored over [w0, w1].
+    /// a qdisc above a device queue of `n` packets if `holds` is `Some(n)`; monitored
+    /// over [w0, w1].
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         qc: &QueueConfig,
-        holds: bool,
+        holds: Option<u32>,
         path: &str,
         to: usize,
         rate_bps: f64,
@@ -155,11 +158,11 @@ impl Dir {
     ) -> Result<Dir> {
         let ctx = BuildContext { link_rate_bps: Some(rate_bps), seed: Some(seed) };
         let err = |e: aqm::AqmError| SimError::Scenario(e.at(path).to_string());
-        let (aqm, held) = if holds {
+        let (aqm, held) = if let Some(device) = holds {
             let q = qc.build_qdisc(&ctx).map_err(err)?;
             // (never asked: the qdisc decides)
             let stand_in = AnyAqm::DropTail(DropTail::new(q.limit(), false));
-            (stand_in, Some(Box::new(Held::new(q))))
+            (stand_in, Some(Box::new(Held::new(q, device))))
         } else {
             (qc.build(&ctx).map_err(err)?, None)
         };
@@ -183,6 +186,7 @@ impl Dir {
             last_size: u32::MAX,
             to: to as u16,
             up: true,
+            device: holds.is_some_and(|n| n > 0),
             fifo_up: held.is_none(),
             has_avg,
             tail_limit,
@@ -206,7 +210,7 @@ impl Dir {
     /// Packets waiting at `t` (see `waiting_at`; a qdisc's backlog as it stands).
     pub(super) fn queued_at(&self, t: u64) -> u32 {
         match &self.held {
-            Some(h) => h.q.backlog().packets,
+            Some(h) => h.waiting(),
             None => self.waiting_at(t),
         }
     }

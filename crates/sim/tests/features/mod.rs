@@ -1,8 +1,10 @@
 //! The simulator features the RFC 7928 evaluation needs: the drop trace, CBR batches,
-//! fixed-size web transfers, link rate changes, start-up times and LEDBAT.
+//! fixed-size web transfers, link rate changes, start-up times and LEDBAT; and a link's
+//! device queue (ns-3's and a driver's, below the qdisc).
 
 use super::*;
 
+mod device;
 mod ledbat;
 mod links;
 mod signals;
