@@ -13,8 +13,8 @@
 // disc, the bottleneck's utilization, arrivals, drops and
 // the queueing delay (arrival at the queue disc to the start of transmission, as
 // aqmlab's mean_delay / delay_p95). Optional parameters `trace_drops 1`, `trace_marks 1`,
-// `trace_cwnd 1` and `trace_queue 1` write drops, ECN marks, TCP windows and states, and
-// the queue disc's length to stderr. docs/peers.md (RFC 7928 section) explains each choice.
+// `trace_cwnd 1`, `trace_queue 1` and `trace_tx 1` write drops, ECN marks, TCP windows and
+// states, the queue disc's length and each transmission's flow and queueing delay to stderr. docs/peers.md (RFC 7928 section) explains each choice.
 
 #include <algorithm>
 #include <chrono>
@@ -66,9 +66,14 @@ static void Arrival(Ptr<const QueueDiscItem> item)
     if (g_inWindow && f >= 0)
         g_flowArr[f]++;
 }
+// `trace_tx 1`: each transmission in the window on stderr (time, flow, queueing delay)
+static bool g_traceTx = false;
+static std::unordered_map<uint64_t, long> g_enqFlow; // packet uid -> flow (`trace_tx` only)
 static void Enqueue(Ptr<const QueueDiscItem> item)
 {
     g_enq[item->GetPacket()->GetUid()] = Simulator::Now().GetSeconds();
+    if (g_traceTx)
+        g_enqFlow[item->GetPacket()->GetUid()] = FlowOf(item);
     Arrival(item);
 }
 // (an arrival the queue disc drops before enqueueing it: no Enqueue event)
@@ -116,6 +121,7 @@ static void Marked(Ptr<const QueueDiscItem> item, const char* reason)
 static void Drop(Ptr<const QueueDiscItem> item)
 {
     g_enq.erase(item->GetPacket()->GetUid());
+    g_enqFlow.erase(item->GetPacket()->GetUid());
     long f = FlowOf(item);
     if (g_inWindow && f >= 0)
         g_flowDrops[f]++;
@@ -135,6 +141,14 @@ static void TxBegin(Ptr<const Packet> p)
         g_enq.erase(it);
     }
     g_txPkts++;
+    if (g_traceTx)
+    {
+        auto f = g_enqFlow.find(p->GetUid());
+        if (g_inWindow && f != g_enqFlow.end())
+            std::fprintf(stderr, "tx %.9f %ld %.9f\n", now, f->second, d);
+        if (f != g_enqFlow.end())
+            g_enqFlow.erase(f);
+    }
     if (g_inWindow)
     {
         g_delay.push_back(d);
@@ -400,6 +414,7 @@ int main(int argc, char* argv[])
     g_qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
     g_qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
     g_traceDrops = Dopt("trace_drops", 0) != 0;
+    g_traceTx = Dopt("trace_tx", 0) != 0;
     if (Dopt("trace_marks", 0) != 0)
         g_qdisc->TraceConnectWithoutContext("Mark", MakeCallback(&Marked));
     if (Dopt("trace_queue", 0) != 0)
