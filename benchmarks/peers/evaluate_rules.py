@@ -21,9 +21,10 @@ left, RFC 8289 and Linux unless at most ``maxpacket``); ``qlen``: the RED queues
 rule: no drop while at most one packet waits); ``noderand``: the PIE queues take
 ``derandomize = false`` (run ns-3 the same way: ``run --cases E-... --queue-set
 derandomize=false``); ``pieburst``: the PIE queues take ``burst_reset = "quiet"`` (ns-3's
-burst allowance rule); ``dev``: the bottleneck link takes ``device_queue = 1`` and its queues
-a ``limit`` one less (ns-3's one-packet device queue under its queue disc); several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab evaluate` writes, and
-each flow's timeouts. Needs aqmlab installed (full length).
+burst allowance rule); ``dev``: the bottleneck link takes ``device_queue = 1`` and its
+queues a ``limit`` one less (ns-3's one-packet device queue under its queue disc);
+several joined by '+' (``ns3+noprep``). Prints one line per run: the metrics `aqmlab
+evaluate` writes, and each flow's timeouts. Needs aqmlab installed (full length).
 """
 
 from __future__ import annotations

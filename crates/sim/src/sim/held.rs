@@ -3,20 +3,20 @@
 //! departure is not known when it is accepted.
 //!
 //! Such a direction (its configuration `holds_packets()`, a link with a device queue,
-//! or every direction with `qdisc_path = true`) keeps its waiting packets in the qdisc and only the packets
-//! on the line or propagating in its FIFO of slots. An arrival is offered with
-//! `enqueue` ([`Sim::offer_held`]); when the line is free the qdisc is asked for the
-//! next packet with `dequeue` ([`Sim::serve`]), which starts its transmission: a slot
-//! `(enqueued, start = now, end, packet)` joins the FIFO, whose delivery event works
-//! as on the plain path, and a `Serve` event at `end` asks again. The line's freeing
-//! comes before anything else at the same instant: an arrival, a sample or the end of
-//! the run first serves a line that freed by then (as `advance` does on the FIFO
-//! path), so a `Fifo` over an arrival-time discipline sees exactly the arrivals and
-//! removals of the FIFO path, and gives its results bit for bit (tested with
-//! `qdisc_path`). A qdisc's periodic work runs at a `Poll` event at `poll_at()`.
-//! With a device queue (the link's `device_queue = n`), the qdisc is asked whenever
-//! the device has room: while the line is busy it holds the next `n` packets, and a
-//! freeing line takes the oldest of them.
+//! or every direction with `qdisc_path = true`) keeps its waiting packets in the qdisc
+//! and only the packets on the line or propagating in its FIFO of slots. An arrival is
+//! offered with `enqueue` ([`Sim::offer_held`]); when the line is free the qdisc is
+//! asked for the next packet with `dequeue` ([`Sim::serve`]), which starts its
+//! transmission: a slot `(enqueued, start = now, end, packet)` joins the FIFO, whose
+//! delivery event works as on the plain path, and a `Serve` event at `end` asks again.
+//! The line's freeing comes before anything else at the same instant: an arrival, a
+//! sample or the end of the run first serves a line that freed by then (as `advance`
+//! does on the FIFO path), so a `Fifo` over an arrival-time discipline sees exactly the
+//! arrivals and removals of the FIFO path, and gives its results bit for bit (tested
+//! with `qdisc_path`). A qdisc's periodic work runs at a `Poll` event at `poll_at()`.
+//! With a device queue (the link's `device_queue = n`), the qdisc is asked whenever the
+//! device has room: while the line is busy it holds the next `n` packets, and a freeing
+//! line takes the oldest of them.
 //!
 //! Drops at either end count as the direction's drops with their reasons (a packet
 //! dropped after it was enqueued also counts its wait). A packet marked at enqueue is
