@@ -64,8 +64,9 @@ QUEUE_RULES: Dict[str, Tuple[Tuple[str, ...], Dict[str, Any]]] = {
     "noderand": (("pie",), {"derandomize": False}),
     "pieburst": (("pie",), {"burst_reset": "quiet"}),
 }
-#: rules on the bottleneck link
-LINK_RULES = ("dev",)
+#: rule -> keys the bottleneck link takes; its queues' ``limit`` shrinks by its
+#: ``device_queue``, so that as many packets wait in all
+LINK_RULES: Dict[str, Dict[str, Any]] = {"dev": {"device_queue": 1}}
 RULES = (*FLOW_RULES, *QUEUE_RULES, *LINK_RULES)
 
 
@@ -80,14 +81,14 @@ def apply(rules: str, d: Dict[str, Any]) -> None:
             f.update(FLOW_RULES.get(rule, {}))
             if rule in ("ns3", "ns3-cubic") and f.get("variant") == "cubic":
                 f.update(NS3_CUBIC)
-        if rule == "dev":
+        if rule in LINK_RULES:
             ends = set(d["bottleneck"].split("->"))
             for link in d["link"]:
                 if {link["a"], link["b"]} == ends:
-                    link["device_queue"] = 1
+                    link.update(LINK_RULES[rule])
                     for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")):
                         if isinstance(q, dict) and "limit" in q:
-                            q["limit"] -= 1
+                            q["limit"] -= LINK_RULES[rule].get("device_queue", 0)
         if rule not in QUEUE_RULES:
             continue
         types, keys = QUEUE_RULES[rule]

@@ -17,6 +17,16 @@ fn with_device(queue: &str, flows: &str, n: u32, duration: &str) -> String {
     )
 }
 
+/// The bottleneck `r1->k1` of a run of `flows` for `duration` with a Drop Tail queue of
+/// 25 packets and no device queue, and with one of 24 above a one-packet device queue;
+/// both runs' summaries.
+fn tail_with_and_without_device(flows: &str, duration: &str) -> [Summary; 2] {
+    [(25, 0), (24, 1)].map(|(limit, n)| {
+        let queue = format!("{{ type = \"droptail\", limit = {limit} }}");
+        summary(&with_device(&queue, flows, n, duration))
+    })
+}
+
 /// A Drop Tail queue of `limit - 1` above a one-packet device queue holds what one of
 /// `limit` holds: the same packets leave at the same times, the same are dropped, and
 /// the waiting, measured from the arrival at the queue to the start of transmission,
@@ -25,8 +35,7 @@ fn with_device(queue: &str, flows: &str, n: u32, duration: &str) -> String {
 fn a_device_queue_adds_one_packet_to_the_buffer() {
     let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\ncount = 4\n\
                  [[flow]]\ntype = \"cbr\"\nsrc = \"s1\"\ndst = \"k1\"\nrate = \"4Mbps\"\n";
-    let plain = summary(&with_device(r#"{ type = "droptail", limit = 25 }"#, flows, 0, "20s"));
-    let device = summary(&with_device(r#"{ type = "droptail", limit = 24 }"#, flows, 1, "20s"));
+    let [plain, device] = tail_with_and_without_device(flows, "20s");
     let (a, b) = (&plain.links["r1->k1"], &device.links["r1->k1"]);
     assert!(a.drops > 0, "the buffer must overflow: {a:?}");
     assert_eq!(
@@ -62,14 +71,13 @@ fn codel_sojourn_excludes_the_device_queue() {
 
 /// A link going down loses the packets of its device queue with those of its queue:
 /// with a Drop Tail queue of `limit - 1` above one device slot, the same packets as
-/// a queue of `limit` (the run of the first test with the link down for 0.5 s).
+/// a queue of `limit` (four TCP flows, the link down for 0.5 s).
 #[test]
 fn a_link_going_down_loses_the_device_queue() {
     let flows = "[[flow]]\ntype = \"tcp\"\nsrc = \"s1\"\ndst = \"k1\"\ncount = 4\n\
                  [[event]]\nat = \"3s\"\na = \"r1\"\nb = \"k1\"\naction = \"down\"\n\
                  [[event]]\nat = \"3.5s\"\na = \"r1\"\nb = \"k1\"\naction = \"up\"\n";
-    let plain = summary(&with_device(r#"{ type = "droptail", limit = 25 }"#, flows, 0, "6s"));
-    let device = summary(&with_device(r#"{ type = "droptail", limit = 24 }"#, flows, 1, "6s"));
+    let [plain, device] = tail_with_and_without_device(flows, "6s");
     let (a, b) = (&plain.links["r1->k1"], &device.links["r1->k1"]);
     assert!(a.link_down_drops > 1, "{a:?}");
     assert_eq!(
