@@ -13,7 +13,8 @@ the same interface::
     q.dequeue(now)                                 # (size, flow) or None
     q.dequeue_marked(now)                          # (size, flow, marked) or None
     q.last_dropped, q.last_dequeue_dropped         # [(size, flow, reason)] of the last call
-    q.avg, q.count, q.max_p, q.signal, q.len_packets, q.len_bytes, q.stats
+    q.signal, q.signal_kind, q.state, q.len_packets, q.len_bytes, q.stats
+    q.avg, q.count, q.max_p                        # the RED family's (0 for the others)
 
 Times are seconds (float, >= 0) and never go back: a call whose ``now`` is earlier
 than the previous call's raises ``ValueError``. Invalid parameters raise
@@ -25,7 +26,9 @@ discipline sees counts the packets waiting in the buffer (the caller dequeues a
 packet when it starts to transmit it). A discipline that decides at dequeue may
 discard packets there (``last_dequeue_dropped``, ``stats["dequeue_drops"]``) and mark
 the packet it hands out (``dequeue_marked``); ``signal`` is its main congestion
-signal (RED's average, PIE's drop probability, CoDel's drop count).
+signal (RED's average, PIE's drop probability, CoDel's drop count) and ``signal_kind``
+says which; ``state`` is a dict of the discipline's state under its paper's names
+(RED's ``avg``, ``count``, ``max_p``; BLUE's ``p_m``; PIE's ``drop_prob``, ...).
 """
 
 from __future__ import annotations

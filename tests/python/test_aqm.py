@@ -314,3 +314,52 @@ def test_every_type_runs_behind_queue():
         assert s["arrivals"] == 300 and s["departures"] == sent
         drops = s["early_drops"] + s["forced_drops"] + s["overflow_drops"]
         assert s["enqueued"] == sent + q.len_packets + drops - (300 - s["enqueued"])
+
+
+def test_state_names_the_red_family_values():
+    """``state`` holds RED's avg, count and max_p, the same as the properties; Drop Tail has none."""
+    q = aqm.Red(min_th=100, max_th=200, w_q=0.5, max_p=0.1, limit=50, seed=2)
+    for i in range(12):
+        q.enqueue(i * 1e-3, 1000, 0)
+    assert q.signal_kind == "average_queue"
+    assert q.state == {"avg": q.avg, "count": float(q.count), "max_p": q.max_p}
+    # w_q = 0.5, all accepted (avg below min_th), the n-th arrival sees n waiting:
+    # avg <- avg / 2 + n / 2 (eq. 1), the first (an empty queue, never idle before) no step
+    avg = 0.0
+    for n in range(12):
+        avg = 0.5 * avg + 0.5 * n if n else avg
+    assert q.avg == pytest.approx(avg, rel=1e-12)
+    d = aqm.DropTail(limit=5)
+    d.enqueue(0.0, 1000, 0)
+    assert (d.state, d.signal_kind, d.avg, d.count, d.max_p) == ({}, "none", 0.0, 0, 0.0)
+
+
+def test_red_properties_are_zero_for_codel_whose_count_is_its_own():
+    """CoDel's ``state["count"]`` is its drop count; ``count``, ``avg`` and ``max_p`` stay RED's (0)."""
+    q = aqm.CoDel(target=0.001, interval=0.01, limit=10_000)
+    # 200 packets at once, sent one per ms: the sojourn passes target at once, so CoDel
+    # drops from the first interval on
+    for _ in range(200):
+        q.enqueue(0.0, 1000, 0)
+    t = 0.0
+    while q.len_packets:
+        t += 1e-3
+        q.dequeue(t)
+    assert q.signal_kind == "drop_count"
+    assert q.state["count"] == q.signal > 0
+    assert (q.avg, q.count, q.max_p) == (0.0, 0, 0.0)
+
+
+def test_fred_flow_reports_qlen_and_strike_of_buffered_flows():
+    """``fred_flow`` gives FRED's (qlen, strike) of a flow with packets waiting, None otherwise."""
+    q = aqm.Fred(limit=100, min_th=20, max_th=40, min_q=50)
+    for flow, n in ((1, 3), (2, 2)):
+        for _ in range(n):
+            assert q.enqueue(0.0, 1000, flow) == "enqueue"
+    assert q.fred_flow(1) == (3.0, 0)
+    assert q.fred_flow(2) == (2.0, 0)
+    assert q.fred_flow(7) is None
+    while q.len_packets:
+        q.dequeue(1.0)
+    assert q.fred_flow(1) is None and q.fred_flow(2) is None
+    assert aqm.Red(limit=5).fred_flow(1) is None

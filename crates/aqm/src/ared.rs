@@ -4,8 +4,10 @@
 //! average into the target band `[min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)]`,
 //! with `w_q`, `min_th` and `max_th` optionally set from the link rate (Section 4.3, 6).
 
+use crate::common::Limit;
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::red::{RedCore, RedParams};
 use crate::time::{Duration, Time};
 
@@ -191,5 +193,35 @@ impl AdaptiveRed {
 
     pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
         self.core.on_removed(now, backlog_after);
+    }
+}
+
+impl QueueDiscipline for AdaptiveRed {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        AdaptiveRed::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
+        AdaptiveRed::on_removed(self, now, pkt, backlog_after)
+    }
+    fn limit(&self) -> Limit {
+        self.core.params.limit
+    }
+    fn poll_at(&self) -> Option<Time> {
+        Some(AdaptiveRed::poll_at(self))
+    }
+    fn poll(&mut self, now: Time) {
+        AdaptiveRed::poll(self, now)
+    }
+    /// avg.
+    fn signal(&self) -> f64 {
+        self.core.avg
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::AverageQueue
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out)
     }
 }

@@ -24,6 +24,7 @@
 use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::{Duration, Time};
 
 /// Validated BLUE parameters.
@@ -115,6 +116,32 @@ impl Blue {
         if departed && backlog_after.packets == 0 {
             self.on_idle(now);
         }
+    }
+}
+
+// BLUE, PI and SFB are kept out of line so that the RED family's inlined dispatch (the
+// simulator's hot path) compiles as before they were added.
+impl QueueDiscipline for Blue {
+    #[inline(never)]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Blue::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline(never)]
+    fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        Blue::on_removed(self, now, backlog_after, departed)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    /// p_m.
+    fn signal(&self) -> f64 {
+        self.p_m
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::Probability
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("p_m", self.p_m);
     }
 }
 

@@ -23,7 +23,7 @@ use crate::error::{AqmError, Result};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::red::{RedCore, RedParams};
 use crate::time::Time;
 use rand::Rng;
@@ -159,6 +159,14 @@ impl<P: Packet> Qdisc<P> for Choke<P> {
     /// RED's average.
     fn signal(&self) -> f64 {
         self.core.avg
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::AverageQueue
+    }
+    /// RED's `avg`, `count` and `max_p`, and `matched` (arrivals dropped by a match).
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out);
+        out("matched", self.matched as f64);
     }
 }
 

@@ -41,7 +41,7 @@ use crate::common::Limit;
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, Verdict};
 use crate::qdisc::{Dequeued, Held, PacketQueue, Qdisc};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
 
 /// Validated, immutable CoDel parameters (RFC 8289 Section 4; Linux's `ce_threshold`).
@@ -122,6 +122,13 @@ struct DoDequeue<P> {
 impl CodelCore {
     pub fn new() -> Self {
         CodelCore::default()
+    }
+
+    /// The state as named values: `count`, `lastcount`, `dropping` (1 or 0).
+    pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("count", f64::from(self.count));
+        out("lastcount", f64::from(self.lastcount));
+        out("dropping", if self.dropping { 1.0 } else { 0.0 });
     }
 
     /// Section 5, `dodequeue`: take the head packet and say whether the sojourn time
@@ -317,5 +324,11 @@ impl<P: Packet> Qdisc<P> for Codel<P> {
     /// CoDel's drop count.
     fn signal(&self) -> f64 {
         self.core.count as f64
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::DropCount
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out)
     }
 }

@@ -2,6 +2,8 @@
 
 use crate::common::{self, AqmRng, Limit};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::QueueDiscipline;
+use crate::time::Time;
 use rand::Rng;
 
 /// First-in first-out with a finite buffer: an arrival to a full buffer is dropped,
@@ -56,5 +58,46 @@ impl RandomDrop {
     /// A further victim among `backlog.packets` queued packets (byte limits may need several).
     pub fn victim(&mut self, backlog: Backlog) -> u32 {
         self.rng.random_range(0..backlog.packets.max(1))
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    #[inline]
+    fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        DropTail::on_arrival(self, pkt, backlog)
+    }
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+    #[inline]
+    fn on_removed(
+        &mut self,
+        _now: Time,
+        _pkt: &PacketInfo,
+        _backlog_after: Backlog,
+        _departed: bool,
+    ) {
+    }
+}
+
+impl QueueDiscipline for RandomDrop {
+    #[inline]
+    fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        RandomDrop::on_arrival(self, pkt, backlog)
+    }
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+    #[inline]
+    fn on_removed(
+        &mut self,
+        _now: Time,
+        _pkt: &PacketInfo,
+        _backlog_after: Backlog,
+        _departed: bool,
+    ) {
+    }
+    fn victim(&mut self, backlog: Backlog) -> u32 {
+        RandomDrop::victim(self, backlog)
     }
 }

@@ -54,7 +54,7 @@ use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, Verdict};
 use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
 
 /// Validated DualPI2 parameters.
@@ -331,6 +331,18 @@ impl<P: Packet> Qdisc<P> for DualPi2<P> {
     /// p', the base probability.
     fn signal(&self) -> f64 {
         self.p_base
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::Probability
+    }
+    /// `p_base` (p'), `p_c`, `p_cl`, `prevq` (seconds), `l_marks` and `c_marks`.
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("p_base", self.p_base);
+        out("p_c", self.p_c());
+        out("p_cl", self.p_cl());
+        out("prevq", self.prevq);
+        out("l_marks", self.l_marks as f64);
+        out("c_marks", self.c_marks as f64);
     }
 }
 

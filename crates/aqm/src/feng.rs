@@ -6,8 +6,10 @@
 //! (Section 7 of the Adaptive RED paper states the directions the other way round;
 //! aqmlab follows Feng et al.'s own algorithm: a low average means too many drops.)
 
+use crate::common::Limit;
 use crate::error::{AqmError, Result};
 use crate::packet::{Backlog, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::red::{RedCore, RedParams};
 use crate::time::Time;
 
@@ -83,5 +85,29 @@ impl FengAdaptiveRed {
 
     pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
         self.core.on_removed(now, backlog_after);
+    }
+}
+
+impl QueueDiscipline for FengAdaptiveRed {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        FengAdaptiveRed::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
+        FengAdaptiveRed::on_removed(self, now, pkt, backlog_after)
+    }
+    fn limit(&self) -> Limit {
+        self.core.params.limit
+    }
+    /// avg.
+    fn signal(&self) -> f64 {
+        self.core.avg
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::AverageQueue
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out)
     }
 }

@@ -35,7 +35,7 @@ use crate::common::{self, Limit};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::qdisc::{Dequeued, Held, PacketQueue, Qdisc};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
 
 /// The AQM of one flow queue under [`Fq`]: per-flow state, parameters shared by all
@@ -79,6 +79,10 @@ pub trait FlowAqm: Clone + fmt::Debug {
     /// The flow's congestion signal (CoDel's count, PIE's probability).
     fn signal(&self) -> f64 {
         0.0
+    }
+    /// What [`FlowAqm::signal`] measures.
+    fn signal_kind() -> SignalKind {
+        SignalKind::None
     }
 }
 
@@ -421,5 +425,13 @@ impl<P: Packet, A: FlowAqm> Qdisc<P> for Fq<P, A> {
             .chain(self.old_flows.iter())
             .map(|&i| self.flows[i as usize].aqm.signal())
             .fold(0.0, f64::max)
+    }
+    fn signal_kind(&self) -> SignalKind {
+        A::signal_kind()
+    }
+    /// `new_flows` and `old_flows`: the flows on each list.
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("new_flows", self.new_flows.len() as f64);
+        out("old_flows", self.old_flows.len() as f64);
     }
 }

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::fq::{FlowAqm, Fq, FqParams};
 use crate::packet::{DropReason, Packet};
 use crate::qdisc::{Dequeued, PacketQueue};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::Time;
 
 impl FlowAqm for CodelCore {
@@ -36,6 +36,9 @@ impl FlowAqm for CodelCore {
     /// CoDel's drop count.
     fn signal(&self) -> f64 {
         self.count as f64
+    }
+    fn signal_kind() -> SignalKind {
+        SignalKind::DropCount
     }
 }
 

@@ -30,7 +30,7 @@ use crate::fq::{FlowAqm, Fq, FqParams, Overflow};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::pie::{DelayMode, PieCore, PieParams};
 use crate::qdisc::{Dequeued, PacketQueue};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
 
 /// The parameters every flow's PIE shares.
@@ -111,6 +111,9 @@ impl FlowAqm for PieFlow {
     /// The flow's drop probability.
     fn signal(&self) -> f64 {
         self.core.drop_prob
+    }
+    fn signal_kind() -> SignalKind {
+        SignalKind::Probability
     }
 }
 

@@ -73,6 +73,7 @@ use std::collections::HashMap;
 use crate::common::{self, AqmRng, Limit, MarkMethod};
 use crate::error::{Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
 
 /// Validated FRED parameters. In byte mode every queue-length quantity (min_th,
@@ -423,5 +424,35 @@ impl Fred {
     /// maxq as set by the last arrival (min_th, or 2 packets in block A).
     pub fn maxq(&self) -> f64 {
         self.maxq
+    }
+}
+
+impl QueueDiscipline for Fred {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Fred::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        Fred::on_removed(self, now, pkt, backlog_after, departed)
+    }
+    fn limit(&self) -> Limit {
+        Fred::limit(self)
+    }
+    /// avg.
+    fn signal(&self) -> f64 {
+        self.avg
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::AverageQueue
+    }
+    /// `avg`, `count`, `max_p`, `avgcq`, `maxq` and `n_active`.
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("avg", self.avg);
+        out("count", self.count as f64);
+        out("max_p", self.params.max_p);
+        out("avgcq", self.avgcq);
+        out("maxq", self.maxq);
+        out("n_active", self.n_active as f64);
     }
 }

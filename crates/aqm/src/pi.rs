@@ -21,6 +21,7 @@
 use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::{Duration, Time};
 
 /// Validated PI parameters.
@@ -133,6 +134,45 @@ impl Pi {
     pub fn on_removed(&mut self, now: Time, backlog_after: Backlog) {
         self.poll(now);
         self.q = backlog_after.packets;
+    }
+}
+
+// (out of line: see BLUE's impl)
+impl QueueDiscipline for Pi {
+    #[inline(never)]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Pi::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline(never)]
+    fn on_removed(
+        &mut self,
+        now: Time,
+        _pkt: &PacketInfo,
+        backlog_after: Backlog,
+        _departed: bool,
+    ) {
+        Pi::on_removed(self, now, backlog_after)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    fn poll_at(&self) -> Option<Time> {
+        Some(Pi::poll_at(self))
+    }
+    fn poll(&mut self, now: Time) {
+        Pi::poll(self, now)
+    }
+    /// p.
+    fn signal(&self) -> f64 {
+        self.p
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::Probability
+    }
+    /// `p` and `q_old`.
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("p", self.p);
+        out("q_old", self.q_old);
     }
 }
 

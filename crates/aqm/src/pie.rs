@@ -30,7 +30,7 @@ use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::qdisc::PacketQueue;
 use crate::qdisc::{Dequeued, Qdisc};
-use crate::queue::QueueStats;
+use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
 
 /// How PIE measures the queueing delay. Written `"rate_estimator"` or `"timestamp"`.
@@ -183,6 +183,17 @@ impl PieCore {
             next_update: Time::ZERO + params.tupdate,
             params,
         }
+    }
+
+    /// The state as named values: `drop_prob`, `accu_prob`, `qdelay`, `qdelay_old`,
+    /// `burst_allowance` and `avg_dq_time` (seconds).
+    pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("drop_prob", self.drop_prob);
+        out("accu_prob", self.accu_prob);
+        out("qdelay", self.qdelay);
+        out("qdelay_old", self.qdelay_old);
+        out("burst_allowance", self.burst_allowance.as_secs_f64());
+        out("avg_dq_time", self.avg_dq_time);
     }
 
     /// current_qdelay: Section 4.3 from the backlog, or the last sojourn time.
@@ -483,6 +494,12 @@ impl<P: Packet> Qdisc<P> for Pie<P> {
     /// drop_prob.
     fn signal(&self) -> f64 {
         self.core.drop_prob
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::Probability
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out)
     }
 }
 

@@ -23,15 +23,9 @@
 
 use std::collections::VecDeque;
 
-use crate::choke::Choke;
-use crate::codel::Codel;
 use crate::common::Limit;
-use crate::dualpi2::DualPi2;
-use crate::fq_codel::FqCodel;
-use crate::fq_pie::FqPie;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-use crate::pie::Pie;
-use crate::queue::{AnyAqm, Queue, QueueDiscipline, QueueStats};
+use crate::queue::{Queue, QueueDiscipline, QueueStats, SignalKind};
 use crate::time::Time;
 
 /// A packet leaving a [`Qdisc`] for the line.
@@ -73,10 +67,18 @@ pub trait Qdisc<P: Packet> {
     /// Run periodic work due at `now`.
     fn poll(&mut self, _now: Time) {}
     /// The discipline's main congestion signal for monitors: RED's average queue, PIE's
-    /// and PI's drop probability, CoDel's drop count; 0 when it has none.
+    /// and PI's drop probability, CoDel's drop count; 0 when it has none. What it
+    /// measures is [`Qdisc::signal_kind`].
     fn signal(&self) -> f64 {
         0.0
     }
+    /// What [`Qdisc::signal`] measures.
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::None
+    }
+    /// The state as named values, for inspection (not the packet path); see
+    /// [`QueueDiscipline::inspect`].
+    fn inspect(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
 /// A packet waiting in a [`Fifo`], with what the qdisc must remember of it.
@@ -173,7 +175,7 @@ impl<P: Packet> PacketQueue<P> {
 
 /// An arrival-time discipline over one FIFO buffer, as a [`Qdisc`].
 #[derive(Clone, Debug)]
-pub struct Fifo<P, D = AnyAqm> {
+pub struct Fifo<P, D> {
     queue: Queue<Held<P>, D>,
 }
 
@@ -231,100 +233,18 @@ impl<P: Packet, D: QueueDiscipline> Qdisc<P> for Fifo<P, D> {
     fn signal(&self) -> f64 {
         self.queue.discipline().signal()
     }
-}
-
-/// Every qdisc of the crate, dispatched by `match`. The scheduler types are added as
-/// variants beside [`AnyQdisc::Fifo`].
-#[derive(Clone, Debug)]
-pub enum AnyQdisc<P> {
-    /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
-    Fifo(Fifo<P, AnyAqm>),
-    /// CoDel (RFC 8289) over one FIFO.
-    Codel(Codel<P>),
-    /// FQ-CoDel (RFC 8290): the flow-queue scheduler with CoDel per flow.
-    FqCodel(FqCodel<P>),
-    /// FQ-PIE (Linux's `sch_fq_pie`): the flow-queue scheduler with PIE per flow.
-    FqPie(FqPie<P>),
-    /// PIE (RFC 8033).
-    Pie(Pie<P>),
-    /// CHOKe (Pan, Prabhakar & Psounis 2000).
-    Choke(Choke<P>),
-    /// DualPI2 (RFC 9332).
-    DualPi2(DualPi2<P>),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQdisc::Fifo($q) => $e,
-            AnyQdisc::Codel($q) => $e,
-            AnyQdisc::FqCodel($q) => $e,
-            AnyQdisc::FqPie($q) => $e,
-            AnyQdisc::Pie($q) => $e,
-            AnyQdisc::Choke($q) => $e,
-            AnyQdisc::DualPi2($q) => $e,
-        }
-    };
-}
-
-impl<P: Packet> AnyQdisc<P> {
-    /// The configuration `type` name.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyQdisc::Fifo(f) => f.discipline().kind(),
-            AnyQdisc::Codel(_) => "codel",
-            AnyQdisc::FqCodel(_) => "fq_codel",
-            AnyQdisc::FqPie(_) => "fq_pie",
-            AnyQdisc::Pie(_) => "pie",
-            AnyQdisc::Choke(_) => "choke",
-            AnyQdisc::DualPi2(_) => "dualpi2",
-        }
+    fn signal_kind(&self) -> SignalKind {
+        self.queue.discipline().signal_kind()
     }
-    /// The arrival-time discipline, when this is a [`Fifo`].
-    pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
-        match self {
-            AnyQdisc::Fifo(f) => Some(f.discipline()),
-            _ => None,
-        }
-    }
-}
-
-impl<P: Packet> Qdisc<P> for AnyQdisc<P> {
-    #[inline]
-    fn enqueue(&mut self, now: Time, pkt: P, dropped: &mut dyn FnMut(P, DropReason)) -> Verdict {
-        dispatch!(self, q => q.enqueue(now, pkt, dropped))
-    }
-    #[inline]
-    fn dequeue(
-        &mut self,
-        now: Time,
-        dropped: &mut dyn FnMut(P, DropReason),
-    ) -> Option<Dequeued<P>> {
-        dispatch!(self, q => q.dequeue(now, dropped))
-    }
-    fn backlog(&self) -> Backlog {
-        dispatch!(self, q => q.backlog())
-    }
-    fn limit(&self) -> Limit {
-        dispatch!(self, q => q.limit())
-    }
-    fn stats(&self) -> &QueueStats {
-        dispatch!(self, q => q.stats())
-    }
-    fn poll_at(&self) -> Option<Time> {
-        dispatch!(self, q => q.poll_at())
-    }
-    fn poll(&mut self, now: Time) {
-        dispatch!(self, q => q.poll(now))
-    }
-    fn signal(&self) -> f64 {
-        dispatch!(self, q => q.signal())
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.queue.discipline().inspect(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::AnyQdisc;
     use crate::config::{BuildContext, QueueConfig};
 
     fn red_fifo() -> AnyQdisc<PacketInfo> {

@@ -1,20 +1,41 @@
-//! The outside view of a queue discipline ([`QueueDiscipline`]), the enum that
-//! dispatches to every algorithm ([`AnyAqm`]), and a FIFO buffer that applies the
-//! verdicts ([`Queue`]) for callers that want the packets held for them.
+//! The outside view of an arrival-time queue discipline ([`QueueDiscipline`]), what its
+//! congestion signal measures ([`SignalKind`]), and a FIFO buffer that applies the
+//! verdicts ([`Queue`]) for callers that want the packets held for them. The enum that
+//! dispatches among the disciplines is [`crate::dispatch`]'s.
 
 use std::collections::VecDeque;
 
-use crate::ared::AdaptiveRed;
-use crate::blue::Blue;
 use crate::common::Limit;
-use crate::droptail::{DropTail, RandomDrop};
-use crate::feng::FengAdaptiveRed;
-use crate::fred::Fred;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-use crate::pi::Pi;
-use crate::red::Red;
-use crate::sfb::Sfb;
 use crate::time::Time;
+
+/// What a discipline's congestion signal ([`QueueDiscipline::signal`],
+/// [`crate::Qdisc::signal`]) measures, so that a monitor can report it under its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalKind {
+    /// The discipline keeps no congestion signal (Drop Tail, Random Drop): it is 0.
+    None,
+    /// A time-averaged queue size, in the unit of the discipline's thresholds (packets,
+    /// or bytes when the queue is measured in bytes): the RED family, FRED, CHOKe.
+    AverageQueue,
+    /// A drop or mark probability in [0, 1]: BLUE, PI, SFB, PIE, DualPI2.
+    Probability,
+    /// A number of drops: CoDel's `count`.
+    DropCount,
+}
+
+impl SignalKind {
+    /// The name a monitor or the Python API shows: `"none"`, `"average_queue"`,
+    /// `"probability"` or `"drop_count"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignalKind::None => "none",
+            SignalKind::AverageQueue => "average_queue",
+            SignalKind::Probability => "probability",
+            SignalKind::DropCount => "drop_count",
+        }
+    }
+}
 
 /// A queue discipline seen from the outside. It holds no packets and reads no clock:
 /// the owner of the buffer reports arrivals (with the backlog *before* the arrival)
@@ -39,303 +60,20 @@ pub trait QueueDiscipline {
     fn victim(&mut self, _backlog: Backlog) -> u32 {
         0
     }
-    /// The average queue size (0 for disciplines without one).
-    fn avg(&self) -> f64 {
+    /// The main congestion signal for monitors (the average queue for the RED family,
+    /// the marking probability for BLUE and PI); what it measures is
+    /// [`QueueDiscipline::signal_kind`]. 0 for a discipline without one.
+    fn signal(&self) -> f64 {
         0.0
     }
-    /// RED's `count` (0 for disciplines without one).
-    fn count(&self) -> i64 {
-        0
+    /// What [`QueueDiscipline::signal`] measures.
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::None
     }
-    /// The current max_p (0 for disciplines without one).
-    fn max_p(&self) -> f64 {
-        0.0
-    }
-    /// The main congestion signal for monitors ([`crate::Qdisc::signal`]): the average
-    /// queue for the RED family, the marking probability for BLUE and PI.
-    fn signal(&self) -> f64 {
-        self.avg()
-    }
-}
-
-macro_rules! red_like {
-    ($t:ty) => {
-        impl QueueDiscipline for $t {
-            #[inline]
-            fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-                <$t>::on_arrival(self, now, pkt, backlog)
-            }
-            #[inline]
-            fn on_removed(
-                &mut self,
-                now: Time,
-                pkt: &PacketInfo,
-                backlog_after: Backlog,
-                _departed: bool,
-            ) {
-                <$t>::on_removed(self, now, pkt, backlog_after)
-            }
-            fn limit(&self) -> Limit {
-                self.core.params.limit
-            }
-            fn avg(&self) -> f64 {
-                self.core.avg
-            }
-            fn count(&self) -> i64 {
-                self.core.count
-            }
-            fn max_p(&self) -> f64 {
-                self.core.max_p
-            }
-        }
-    };
-}
-red_like!(Red);
-red_like!(FengAdaptiveRed);
-
-impl QueueDiscipline for AdaptiveRed {
-    #[inline]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        AdaptiveRed::on_arrival(self, now, pkt, backlog)
-    }
-    #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
-        AdaptiveRed::on_removed(self, now, pkt, backlog_after)
-    }
-    fn limit(&self) -> Limit {
-        self.core.params.limit
-    }
-    fn poll_at(&self) -> Option<Time> {
-        Some(AdaptiveRed::poll_at(self))
-    }
-    fn poll(&mut self, now: Time) {
-        AdaptiveRed::poll(self, now)
-    }
-    fn avg(&self) -> f64 {
-        self.core.avg
-    }
-    fn count(&self) -> i64 {
-        self.core.count
-    }
-    fn max_p(&self) -> f64 {
-        self.core.max_p
-    }
-}
-
-impl QueueDiscipline for DropTail {
-    #[inline]
-    fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        DropTail::on_arrival(self, pkt, backlog)
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
-    #[inline]
-    fn on_removed(
-        &mut self,
-        _now: Time,
-        _pkt: &PacketInfo,
-        _backlog_after: Backlog,
-        _departed: bool,
-    ) {
-    }
-}
-
-impl QueueDiscipline for RandomDrop {
-    #[inline]
-    fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        RandomDrop::on_arrival(self, pkt, backlog)
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
-    #[inline]
-    fn on_removed(
-        &mut self,
-        _now: Time,
-        _pkt: &PacketInfo,
-        _backlog_after: Backlog,
-        _departed: bool,
-    ) {
-    }
-    fn victim(&mut self, backlog: Backlog) -> u32 {
-        RandomDrop::victim(self, backlog)
-    }
-}
-
-impl QueueDiscipline for Fred {
-    #[inline]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        Fred::on_arrival(self, now, pkt, backlog)
-    }
-    #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
-        Fred::on_removed(self, now, pkt, backlog_after, departed)
-    }
-    fn limit(&self) -> Limit {
-        Fred::limit(self)
-    }
-    fn avg(&self) -> f64 {
-        Fred::avg(self)
-    }
-    fn count(&self) -> i64 {
-        Fred::count(self)
-    }
-    fn max_p(&self) -> f64 {
-        Fred::max_p(self)
-    }
-}
-
-// BLUE and PI are kept out of line so that the RED family's inlined dispatch (the
-// simulator's hot path) compiles as before they were added.
-impl QueueDiscipline for Blue {
-    #[inline(never)]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        Blue::on_arrival(self, now, pkt, backlog)
-    }
-    #[inline(never)]
-    fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
-        Blue::on_removed(self, now, backlog_after, departed)
-    }
-    fn limit(&self) -> Limit {
-        self.params.limit
-    }
-    /// p_m.
-    fn signal(&self) -> f64 {
-        self.p_m
-    }
-}
-
-impl QueueDiscipline for Pi {
-    #[inline(never)]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        Pi::on_arrival(self, now, pkt, backlog)
-    }
-    #[inline(never)]
-    fn on_removed(
-        &mut self,
-        now: Time,
-        _pkt: &PacketInfo,
-        backlog_after: Backlog,
-        _departed: bool,
-    ) {
-        Pi::on_removed(self, now, backlog_after)
-    }
-    fn limit(&self) -> Limit {
-        self.params.limit
-    }
-    fn poll_at(&self) -> Option<Time> {
-        Some(Pi::poll_at(self))
-    }
-    fn poll(&mut self, now: Time) {
-        Pi::poll(self, now)
-    }
-    /// p.
-    fn signal(&self) -> f64 {
-        self.p
-    }
-}
-
-impl QueueDiscipline for Sfb {
-    #[inline(never)]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        Sfb::on_arrival(self, now, pkt, backlog)
-    }
-    #[inline(never)]
-    fn on_removed(&mut self, _now: Time, pkt: &PacketInfo, _after: Backlog, _departed: bool) {
-        Sfb::on_removed(self, pkt)
-    }
-    fn limit(&self) -> Limit {
-        self.params.limit
-    }
-    /// The largest p_m of the bins.
-    fn signal(&self) -> f64 {
-        self.max_p_m()
-    }
-}
-
-/// Every discipline of the crate, dispatched by `match` (no boxing on the packet path).
-#[derive(Clone, Debug)]
-pub enum AnyAqm {
-    DropTail(DropTail),
-    RandomDrop(RandomDrop),
-    Red(Red),
-    AdaptiveRed(AdaptiveRed),
-    FengAdaptiveRed(FengAdaptiveRed),
-    Fred(Fred),
-    Blue(Blue),
-    Pi(Pi),
-    Sfb(Sfb),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyAqm::DropTail($q) => $e,
-            AnyAqm::RandomDrop($q) => $e,
-            AnyAqm::Red($q) => $e,
-            AnyAqm::AdaptiveRed($q) => $e,
-            AnyAqm::FengAdaptiveRed($q) => $e,
-            AnyAqm::Fred($q) => $e,
-            AnyAqm::Blue($q) => $e,
-            AnyAqm::Pi($q) => $e,
-            AnyAqm::Sfb($q) => $e,
-        }
-    };
-}
-
-impl AnyAqm {
-    /// The configuration `type` name of this discipline.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyAqm::DropTail(_) => "droptail",
-            AnyAqm::RandomDrop(_) => "randomdrop",
-            AnyAqm::Red(_) => "red",
-            AnyAqm::AdaptiveRed(_) => "ared",
-            AnyAqm::FengAdaptiveRed(_) => "feng_ared",
-            AnyAqm::Fred(_) => "fred",
-            AnyAqm::Blue(_) => "blue",
-            AnyAqm::Pi(_) => "pi",
-            AnyAqm::Sfb(_) => "sfb",
-        }
-    }
-}
-
-impl QueueDiscipline for AnyAqm {
-    // (always: with a second caller, the qdisc `Fifo`, the compiler stops inlining it
-    // into the simulator's decision, which costs 1.5% of a RED run's instructions)
-    #[inline(always)]
-    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        dispatch!(self, q => QueueDiscipline::on_arrival(q, now, pkt, backlog))
-    }
-    #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
-        dispatch!(self, q => QueueDiscipline::on_removed(q, now, pkt, backlog_after, departed))
-    }
-    fn poll_at(&self) -> Option<Time> {
-        dispatch!(self, q => QueueDiscipline::poll_at(q))
-    }
-    fn poll(&mut self, now: Time) {
-        dispatch!(self, q => QueueDiscipline::poll(q, now))
-    }
-    fn victim(&mut self, backlog: Backlog) -> u32 {
-        dispatch!(self, q => QueueDiscipline::victim(q, backlog))
-    }
-    fn limit(&self) -> Limit {
-        dispatch!(self, q => QueueDiscipline::limit(q))
-    }
-    fn avg(&self) -> f64 {
-        dispatch!(self, q => QueueDiscipline::avg(q))
-    }
-    fn count(&self) -> i64 {
-        dispatch!(self, q => QueueDiscipline::count(q))
-    }
-    fn max_p(&self) -> f64 {
-        dispatch!(self, q => QueueDiscipline::max_p(q))
-    }
-    fn signal(&self) -> f64 {
-        dispatch!(self, q => QueueDiscipline::signal(q))
-    }
+    /// The discipline's state as named values, for inspection (not the packet path):
+    /// `out(name, value)` for each, under the names of its paper (RED's `avg`, `count`
+    /// and `max_p`, BLUE's `p_m`, ...). Nothing for a discipline without state.
+    fn inspect(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
 /// Counters of a [`Queue`]: every arrival ends in exactly one of
@@ -373,7 +111,7 @@ impl QueueStats {
 /// A FIFO buffer driven by a discipline: the convenient way to use the crate when
 /// the caller does not manage its own buffer.
 #[derive(Clone, Debug)]
-pub struct Queue<P, D = AnyAqm> {
+pub struct Queue<P, D> {
     disc: D,
     buf: VecDeque<P>,
     bytes: u64,

@@ -9,6 +9,7 @@
 use crate::common::{self, AqmRng, IdleSince, Limit, MarkMethod};
 use crate::error::{Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
@@ -280,6 +281,13 @@ impl RedCore {
             self.idle_since = IdleSince(Some(now));
         }
     }
+
+    /// The state as named values: `avg`, `count`, `max_p`.
+    pub fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("avg", self.avg);
+        out("count", self.count as f64);
+        out("max_p", self.max_p);
+    }
 }
 
 /// Random Early Detection (Floyd & Jacobson 1993, Fig. 2).
@@ -302,5 +310,29 @@ impl Red {
 
     pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
         self.core.on_removed(now, backlog_after);
+    }
+}
+
+impl QueueDiscipline for Red {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Red::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline]
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
+        Red::on_removed(self, now, pkt, backlog_after)
+    }
+    fn limit(&self) -> Limit {
+        self.core.params.limit
+    }
+    /// avg.
+    fn signal(&self) -> f64 {
+        self.core.avg
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::AverageQueue
+    }
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.core.inspect(out)
     }
 }

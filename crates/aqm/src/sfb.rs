@@ -42,6 +42,7 @@ use crate::common::{self, AqmRng, Limit};
 use crate::error::{AqmError, Result, check};
 use crate::fq::mix64;
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
+use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
 
 /// Validated SFB parameters.
@@ -248,6 +249,35 @@ impl Sfb {
             let i = self.level_bin(h, l);
             self.qlen[i] = self.qlen[i].saturating_sub(1);
         }
+    }
+}
+
+// (out of line: see BLUE's impl)
+impl QueueDiscipline for Sfb {
+    #[inline(never)]
+    fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
+        Sfb::on_arrival(self, now, pkt, backlog)
+    }
+    #[inline(never)]
+    fn on_removed(&mut self, _now: Time, pkt: &PacketInfo, _after: Backlog, _departed: bool) {
+        Sfb::on_removed(self, pkt)
+    }
+    fn limit(&self) -> Limit {
+        self.params.limit
+    }
+    /// The largest p_m of the bins.
+    fn signal(&self) -> f64 {
+        self.max_p_m()
+    }
+    fn signal_kind(&self) -> SignalKind {
+        SignalKind::Probability
+    }
+    /// `max_p_m` (the largest p_m of the bins), and the drops of the penalty box and of
+    /// full bins (`penalty_drops`, `bucket_drops`).
+    fn inspect(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("max_p_m", self.max_p_m());
+        out("bucket_drops", self.drops.bucket as f64);
+        out("penalty_drops", self.drops.penalty as f64);
     }
 }
 

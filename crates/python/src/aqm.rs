@@ -4,7 +4,7 @@
 //! `aqmlab.aqm` gives it per-discipline constructors with documented signatures.
 
 use ::aqm::config::{BuildContext, QueueConfig};
-use ::aqm::{AnyAqm, AnyQdisc, DropReason, PacketInfo, Qdisc, QueueDiscipline, Time, Verdict};
+use ::aqm::{AnyQdisc, DropReason, Fred, PacketInfo, Qdisc, SignalKind, Time, Verdict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
@@ -63,8 +63,19 @@ impl PyQueue {
         Ok(out.map(|d| (d.pkt.size, d.pkt.flow, d.marked)))
     }
 
-    fn fifo(&self) -> Option<&AnyAqm> {
-        self.q.fifo_discipline()
+    /// The RED family's value named `name` (`avg`, `count`, `max_p`) of the discipline's
+    /// state ([`Qdisc::inspect`]), if it is of the family (its signal an average queue).
+    fn red_state(&self, name: &str) -> Option<f64> {
+        if self.q.signal_kind() != SignalKind::AverageQueue {
+            return None;
+        }
+        let mut found = None;
+        self.q.inspect(&mut |k, v| {
+            if k == name {
+                found = Some(v);
+            }
+        });
+        found
     }
 }
 
@@ -189,27 +200,45 @@ impl PyQueue {
     }
 
     /// The discipline's main congestion signal: RED's average queue, PIE's drop
-    /// probability, CoDel's drop count; 0 when it has none.
+    /// probability, CoDel's drop count; 0 when it has none (`signal_kind` says which).
     #[getter]
     fn signal(&self) -> f64 {
         self.q.signal()
     }
+    /// What `signal` measures: "average_queue", "probability", "drop_count" or "none".
+    #[getter]
+    fn signal_kind(&self) -> &'static str {
+        self.q.signal_kind().as_str()
+    }
+    /// The discipline's state under its paper's names (RED's avg, count and max_p,
+    /// BLUE's p_m, PIE's drop_prob, ...): a dict of floats.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let mut err = Ok(());
+        self.q.inspect(&mut |k, v| {
+            if err.is_ok() {
+                err = d.set_item(k, v);
+            }
+        });
+        err.map(|_| d)
+    }
 
-    /// Average queue size (packets, or bytes when measured in bytes); 0 for the
-    /// disciplines without one.
+    /// Average queue size (packets, or bytes when measured in bytes) of the RED family,
+    /// FRED and CHOKe (`state["avg"]`); 0 for the disciplines without one.
     #[getter]
     fn avg(&self) -> f64 {
-        self.fifo().map_or(0.0, |d| d.avg())
+        self.red_state("avg").unwrap_or(0.0)
     }
-    /// RED's count (0 for the disciplines without one).
+    /// RED's count (`state["count"]` of the RED family; 0 for the other disciplines).
     #[getter]
     fn count(&self) -> i64 {
-        self.fifo().map_or(0, |d| d.count())
+        self.red_state("count").map_or(0, |c| c as i64)
     }
-    /// The current max_p (0 for the disciplines without one).
+    /// The current max_p (`state["max_p"]` of the RED family; 0 for the other disciplines).
     #[getter]
     fn max_p(&self) -> f64 {
-        self.fifo().map_or(0.0, |d| d.max_p())
+        self.red_state("max_p").unwrap_or(0.0)
     }
     #[getter]
     fn len_packets(&self) -> usize {
@@ -261,10 +290,7 @@ impl PyQueue {
     /// Flow's FRED state `(qlen, strike)`, or None when the flow has nothing buffered
     /// (or the discipline is not FRED).
     fn fred_flow(&self, flow: u32) -> Option<(f64, u32)> {
-        match self.fifo() {
-            Some(AnyAqm::Fred(f)) => f.flow_state(flow),
-            _ => None,
-        }
+        self.q.downcast_ref::<Fred>().and_then(|f| f.flow_state(flow))
     }
 
     fn __len__(&self) -> usize {

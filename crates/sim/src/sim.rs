@@ -292,7 +292,7 @@ impl Sim {
             None => dir.aqm.on_arrival(Time(now), &info, dir.backlog()),
         };
         if dir.has_avg {
-            dir.mon.avg_change(now, dir.aqm.avg());
+            dir.mon.avg_change(now, dir.aqm.average_queue());
         }
         match verdict {
             Verdict::Enqueue => self.accept(d, pkt, now),
@@ -323,7 +323,7 @@ impl Sim {
         if let Some(t) = self.traces.as_mut() {
             let dir = &self.dirs[d];
             if dir.trace.q_every_arrival {
-                t.queue(now, d, dir.waiting(), dir.aqm.avg());
+                t.queue(now, d, dir.waiting(), dir.aqm.average_queue());
             }
         }
     }

@@ -151,9 +151,16 @@ fn check(cfg: &QueueConfig, ops: &[Op], seed: u64) -> Result<(), TestCaseError> 
             "conservation"
         );
         prop_assert_eq!(s.drops(), dropped);
-        let d = q.discipline();
-        prop_assert!(d.avg().is_finite() && d.avg() >= 0.0);
-        prop_assert!(d.max_p() >= 0.0 && d.max_p() <= 1.0);
+        let mut state = Vec::new();
+        q.discipline().inspect(&mut |k, v| state.push((k, v)));
+        for (k, v) in state {
+            prop_assert!(v.is_finite(), "{k} = {v}");
+            match k {
+                "avg" => prop_assert!(v >= 0.0, "avg = {v}"),
+                "max_p" => prop_assert!((0.0..=1.0).contains(&v), "max_p = {v}"),
+                _ => {}
+            }
+        }
     }
     Ok(())
 }

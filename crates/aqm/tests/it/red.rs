@@ -1,10 +1,7 @@
 //! RED against the properties Floyd & Jacobson (1993) state.
 
 use crate::common::*;
-use aqm::{
-    Backlog, CountMode, DropReason, MarkMethod, PacketInfo, Queue, QueueDiscipline, Red, Time,
-    Verdict,
-};
+use aqm::{Backlog, CountMode, DropReason, MarkMethod, PacketInfo, Queue, Red, Time, Verdict};
 
 const N_MARKS: usize = 20_000;
 
@@ -139,7 +136,7 @@ fn queue_burst_average_matches_eq2() {
     for _ in 0..=100 {
         q.enqueue(Time(5), pkt(1000), |_, _| panic!("no drop expected"));
     }
-    assert!((q.discipline().avg() - eq2(0.001, 100)).abs() < 1e-9);
+    assert!((q.discipline().core.avg - eq2(0.001, 100)).abs() < 1e-9);
 }
 
 // Idle-time aging: an arrival to an empty queue multiplies avg by (1 - w_q)^m, m = idle / s.
@@ -268,7 +265,7 @@ fn physical_limit_always_enforced() {
     }
     assert_eq!(q.len_packets(), 10);
     assert_eq!(drops, 90);
-    assert!(q.discipline().avg() < 50.0);
+    assert!(q.discipline().core.avg < 50.0);
 }
 
 // p_a never leaves [0, 1], even when count * p_b > 1 after avg fell (INET's negative p_a).

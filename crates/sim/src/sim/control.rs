@@ -120,7 +120,7 @@ impl Sim {
         let (w, avg) = if dir.held.is_some() {
             (dir.queued_at(now), dir.signal())
         } else {
-            (dir.waiting(), dir.aqm.avg())
+            (dir.waiting(), dir.aqm.average_queue())
         };
         if let Some(t) = self.traces.as_mut() {
             t.queue(now, d, w, avg);

@@ -219,7 +219,7 @@ impl Dir {
     pub(super) fn signal(&self) -> f64 {
         match &self.held {
             Some(h) => h.q.signal(),
-            None => self.aqm.avg(),
+            None => self.aqm.average_queue(),
         }
     }
 
