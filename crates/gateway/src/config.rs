@@ -13,6 +13,7 @@
 //! exit_after = "20s"      # the gateway exits (default: duration; absent both: at SIGTERM)
 //! stats = "/tmp/gw.json"  # summary written here at exit
 //! seed = 1
+//! io = "rings"            # or "mmsg" (recvmmsg / sendmmsg)
 //! ```
 //! Queue tables use the scenario's parameter names (`aqm::QueueConfig`).
 
@@ -80,6 +81,21 @@ pub struct FileConfig {
     /// Seed of the A->B discipline's generator (B->A takes seed + 1) [default: 1].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// How frames are read and written: PACKET_MMAP rings, or recvmmsg/sendmmsg
+    /// (the rings fall back to it where the kernel refuses them) [default: rings].
+    #[arg(long, value_enum)]
+    pub io: Option<IoMode>,
+}
+
+/// How the sockets' frames are read and written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IoMode {
+    /// PACKET_MMAP receive and transmit rings (TPACKET_V2).
+    #[default]
+    Rings,
+    /// `recvmmsg` / `sendmmsg` in batches of 64.
+    Mmsg,
 }
 
 /// One direction, validated.
@@ -105,6 +121,7 @@ pub struct Config {
     /// A file created once the sockets are bound (for scripts that wait for it).
     pub ready: Option<String>,
     pub seed: u64,
+    pub io: IoMode,
 }
 
 fn default_queue() -> QueueConfig {
@@ -193,6 +210,7 @@ impl FileConfig {
             stats: flags.stats.or(self.stats),
             ready: flags.ready.or(self.ready),
             seed: flags.seed.or(self.seed),
+            io: flags.io.or(self.io),
         }
     }
 
@@ -254,6 +272,7 @@ impl FileConfig {
             stats: self.stats,
             ready: self.ready,
             seed: self.seed.unwrap_or(1),
+            io: self.io.unwrap_or_default(),
         })
     }
 }
@@ -384,5 +403,25 @@ mod tests {
         }
         let q = parse_queue(r#"{"type":"red","limit":50,"min_th":5,"max_th":15}"#, "q").unwrap();
         assert_eq!(q, parse_queue("type='red', limit=50, min_th=5, max_th=15", "q").unwrap());
+    }
+
+    #[test]
+    fn io_defaults_to_the_rings_and_names_its_values() {
+        let base = "if_a='a'\nif_b='b'\nrate=1e6\n";
+        let c = parse_file(base, "x.toml").unwrap().validate().unwrap();
+        assert_eq!(c.io, IoMode::Rings);
+        let file = parse_file(&format!("{base}io='mmsg'"), "x.toml").unwrap();
+        assert_eq!(file.clone().validate().unwrap().io, IoMode::Mmsg);
+        assert_eq!(file.overlay(flags(&["--io", "rings"])).validate().unwrap().io, IoMode::Rings);
+        let e = parse_file(&format!("{base}io='xdp'"), "x.toml").unwrap_err().to_string();
+        assert!(e.contains("rings") && e.contains("mmsg"), "{e}");
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            f: FileConfig,
+        }
+        let e = <Flags as clap::Parser>::try_parse_from(["gw", "--io", "xdp"]).err().unwrap();
+        let e = e.to_string();
+        assert!(e.contains("--io") && e.contains("rings") && e.contains("mmsg"), "{e}");
     }
 }

@@ -24,6 +24,8 @@
 //! - [`config`]: TOML/JSON file and flags (the same fields).
 //! - [`cli`]: the command line (clap).
 //! - [`sock`]: AF_PACKET sockets, `recvmmsg` / `sendmmsg`.
+//! - [`ring`]: PACKET_MMAP receive and transmit rings (TPACKET_V2).
+//! - [`port`]: one interface's frames in and out, through the rings (or `sock`).
 //! - [`run`]: the single-threaded event loop and the statistics file.
 //! - [`tools`]: `blast` (traffic and garbage generator), `count` (receiver) and
 //!   `bench_pipeline` for the benchmark and the tests.
@@ -34,6 +36,8 @@ pub mod config;
 pub mod error;
 pub mod frame;
 pub mod pipe;
+pub mod port;
+pub mod ring;
 pub mod run;
 pub mod sock;
 pub mod tools;

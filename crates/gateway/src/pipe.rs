@@ -402,8 +402,14 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
     /// The next frame whose release time has come.
     #[inline]
     pub fn pop_due(&mut self, now: Time) -> Option<Frame> {
+        self.pop_due_at(now).map(|(_, f)| f)
+    }
+
+    /// The next frame whose release time has come, with that time.
+    #[inline]
+    pub fn pop_due_at(&mut self, now: Time) -> Option<(Time, Frame)> {
         if self.delay_line.front().is_some_and(|(t, _)| *t <= now) {
-            self.delay_line.pop_front().map(|(_, f)| f)
+            self.delay_line.pop_front()
         } else {
             None
         }

@@ -8,13 +8,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use aqm::Time;
+use aqm::stats::DelayStats;
 use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{GatewayError, Result};
 use crate::frame::{self, Class, Invalid};
 use crate::pipe::{DirSummary, Pipe};
-use crate::sock::{self, PacketSocket, RecvBatch};
+use crate::port::Port;
+use crate::ring::RxFrame;
+use crate::sock;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -47,6 +50,20 @@ pub struct SideCounters {
     pub rx_timestamped: u64,
     /// Largest gap between a frame's kernel timestamp and its processing, ns.
     pub max_rx_lag_ns: u64,
+    /// That gap over the IP frames read on this side (the wait that reading in
+    /// batches or a late wake-up adds before a frame meets its queue), s.
+    pub rx_lag_mean_s: f64,
+    pub rx_lag_p50_s: f64,
+    pub rx_lag_p99_s: f64,
+    /// For the frames sent from this side: how long after its release time (the end
+    /// of its transmission plus the delay) each was handed to the kernel, s.
+    pub tx_lag_mean_s: f64,
+    pub tx_lag_p50_s: f64,
+    pub tx_lag_p99_s: f64,
+    #[serde(skip)]
+    rx_lag: DelayStats,
+    #[serde(skip)]
+    tx_lag: DelayStats,
     pub ip: u64,
     pub arp_forwarded: u64,
     pub non_ip_dropped: u64,
@@ -59,6 +76,17 @@ pub struct SideCounters {
     pub tx_errors: u64,
     /// Frames the kernel dropped before the gateway read them (socket buffer full).
     pub kernel_drops: u64,
+}
+
+impl SideCounters {
+    /// The lag fields from the lags recorded.
+    fn summarize_lags(&mut self) {
+        let q = |d: &DelayStats, p: f64| d.quantile(p, 0) * 1e-9;
+        self.rx_lag_mean_s = self.rx_lag.mean_var(0).0;
+        (self.rx_lag_p50_s, self.rx_lag_p99_s) = (q(&self.rx_lag, 0.5), q(&self.rx_lag, 0.99));
+        self.tx_lag_mean_s = self.tx_lag.mean_var(0).0;
+        (self.tx_lag_p50_s, self.tx_lag_p99_s) = (q(&self.tx_lag, 0.5), q(&self.tx_lag, 0.99));
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -77,6 +105,8 @@ pub struct GatewayInfo {
     pub max_queue_ba: usize,
     pub max_in_flight: usize,
     pub stopped_by: String,
+    /// How frames were read and written: "rings" (PACKET_MMAP) or "mmsg".
+    pub io: String,
 }
 
 /// The statistics file: `links.ab` (A->B) and `links.ba` in the simulator's link
@@ -85,13 +115,6 @@ pub struct GatewayInfo {
 pub struct Stats {
     pub links: BTreeMap<String, DirSummary>,
     pub gateway: GatewayInfo,
-}
-
-struct Side {
-    sock: PacketSocket,
-    counters: SideCounters,
-    /// Frames to send out of this side's interface this turn.
-    out: Vec<Vec<u8>>,
 }
 
 /// Write `value` as JSON to `path` atomically (temporary file + rename).
@@ -132,14 +155,18 @@ struct Reading {
     latest: Time,
 }
 
+/// Frames read from one side per turn at most, so that sending is not starved.
+const READ_MAX: usize = 4 * sock::BATCH;
+
 /// The running gateway: both sides, both directions, the clock.
 struct Gateway {
-    /// sides[s]: the interface frames arrive on for pipes[s] and leave from for pipes[1 - s].
-    sides: [Side; 2],
+    /// ports[s]: the interface frames arrive on for pipes[s] and leave from for
+    /// pipes[1 - s]; counters[s] its frames; out[s] the frames to send from it this turn.
+    ports: [Port; 2],
+    counters: [SideCounters; 2],
+    out: [Vec<Vec<u8>>; 2],
     /// pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
     pipes: [Pipe; 2],
-    /// Receive buffers, reused by both sides.
-    batch: RecvBatch,
     clock: Clock,
     /// When to stop (`exit_after`; the end of time without it).
     exit_at: Time,
@@ -175,10 +202,7 @@ impl Gateway {
     /// both sockets and start the clock.
     fn open(cfg: &Config) -> Result<Gateway> {
         let (q_ab, q_ba) = cfg.build_queues()?;
-        let side = |name: &str| -> Result<Side> {
-            Ok(Side { sock: sock::open(name)?, counters: SideCounters::default(), out: Vec::new() })
-        };
-        let sides = [side(&cfg.if_a)?, side(&cfg.if_b)?];
+        let ports = [Port::open(&cfg.if_a, cfg.io)?, Port::open(&cfg.if_b, cfg.io)?];
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
         let warmup = Time::from_secs_f64(cfg.warmup_s);
         let end = cfg.duration_s.map(Time::from_secs_f64).unwrap_or(Time::MAX);
@@ -188,9 +212,10 @@ impl Gateway {
             Pipe::new(q_ba, cfg.ba.rate_bps, ns(cfg.ba.delay_s), warmup, end),
         ];
         Ok(Gateway {
-            sides,
+            ports,
+            counters: Default::default(),
+            out: Default::default(),
             pipes,
-            batch: RecvBatch::new(),
             clock: Clock::start(),
             exit_at: cfg.exit_after_s.map(Time::from_secs_f64).unwrap_or(Time::MAX),
             loops: 0,
@@ -208,74 +233,25 @@ impl Gateway {
         Ok(())
     }
 
-    /// Read what waits on side `s`: at most 4 batches, so that sending is not starved.
+    /// Read what waits on side `s`, at most [`READ_MAX`] frames.
     /// `drained`: every frame that arrived before this turn's reads has been read, so
     /// the direction may be served up to now; otherwise only up to the newest arrival
     /// read (`latest`), or frames still in the socket would arrive "in the past" of a
     /// line already served past them (conservative time keeping).
     fn receive(&mut self, s: usize) -> Result<Reading> {
         let mut reading = Reading { drained: true, latest: Time::ZERO };
-        for round in 0..4 {
-            let n = self.sides[s].sock.recv(&mut self.batch).map_err(|source| {
-                GatewayError::Receive { iface: self.sides[s].sock.name.clone(), source }
-            })?;
-            if n == 0 {
-                break;
-            }
-            if round == 3 && n == sock::BATCH {
-                reading.drained = false;
-            }
-            for i in 0..n {
-                if !self.batch.outgoing(i) {
-                    self.offer(s, i, &mut reading);
-                }
-            }
-            if n < sock::BATCH {
-                break;
-            }
-        }
+        let [out_a, out_b] = &mut self.out;
+        let mut inbound = Inbound {
+            counters: &mut self.counters[s],
+            pipe: &mut self.pipes[s],
+            out: if s == 0 { out_b } else { out_a },
+            clock: &self.clock,
+        };
+        let port = &mut self.ports[s];
+        reading.drained = port
+            .receive(READ_MAX, |fr| inbound.offer(fr, &mut reading.latest))
+            .map_err(|source| GatewayError::Receive { iface: port.sock.name.clone(), source })?;
         Ok(reading)
-    }
-
-    /// Frame `i` of the batch read on side `s`: counted, then forwarded (ARP), offered
-    /// to the direction's pipe (IP) or dropped.
-    fn offer(&mut self, s: usize, i: usize, reading: &mut Reading) {
-        let (data, truncated) = self.batch.frame(i);
-        let c = &mut self.sides[s].counters;
-        c.rx_frames += 1;
-        c.rx_bytes += data.len() as u64;
-        if truncated {
-            c.oversize_dropped += 1;
-            return;
-        }
-        match frame::classify(data) {
-            Class::Arp => {
-                c.arp_forwarded += 1;
-                self.sides[1 - s].out.push(data.to_vec());
-            }
-            Class::Ip(meta) => {
-                c.ip += 1;
-                let len = frame::ETH_HLEN + meta.ip_len as usize;
-                // Each frame gets its own arrival time (the kernel's receive timestamp,
-                // so a gateway descheduled for a while still sees the arrivals as they
-                // were spaced), and transmissions due by then start first: the AQM must
-                // not see a batch as one burst that the line would have drained meanwhile.
-                let now = self.clock.now();
-                let stamp = self.batch.timestamp_ns(i).map(|ts| self.clock.stamp(ts, now));
-                if let Some(st) = stamp {
-                    c.rx_timestamped += 1;
-                    c.max_rx_lag_ns = c.max_rx_lag_ns.max((now - st).as_nanos());
-                }
-                let pipe = &mut self.pipes[s];
-                let t = stamp.unwrap_or(now).max(pipe.last_event());
-                reading.latest = reading.latest.max(t);
-                pipe.advance(t);
-                pipe.arrive(t, data[..len].to_vec(), meta);
-            }
-            Class::Invalid(Invalid::Runt) => c.runt_dropped += 1,
-            Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
-            Class::Invalid(Invalid::Malformed) => c.malformed_dropped += 1,
-        }
     }
 
     /// Serve both directions (up to now, or up to the newest arrival read where a
@@ -286,8 +262,9 @@ impl Gateway {
             let pipe = &mut self.pipes[d];
             let horizon = if r.drained { now } else { r.latest.max(pipe.last_event()) };
             pipe.advance(horizon);
-            while let Some(f) = pipe.pop_due(now) {
-                self.sides[1 - d].out.push(f.data);
+            while let Some((release, f)) = pipe.pop_due_at(now) {
+                self.counters[1 - d].tx_lag.add((now - release).as_nanos());
+                self.out[1 - d].push(f.data);
             }
             self.max_queue[d] = self.max_queue[d].max(pipe.queue_len());
         }
@@ -296,12 +273,12 @@ impl Gateway {
     }
 
     fn send(&mut self) {
-        for side in self.sides.iter_mut() {
-            if !side.out.is_empty() {
-                let n = side.sock.send(&side.out);
-                side.counters.tx_frames += n as u64;
-                side.counters.tx_errors += (side.out.len() - n) as u64;
-                side.out.clear();
+        for s in 0..2 {
+            if !self.out[s].is_empty() {
+                let n = self.ports[s].send(&self.out[s]);
+                self.counters[s].tx_frames += n as u64;
+                self.counters[s].tx_errors += (self.out[s].len() - n) as u64;
+                self.out[s].clear();
             }
         }
     }
@@ -317,7 +294,7 @@ impl Gateway {
             .unwrap_or(Time::MAX);
         let now = self.clock.now();
         if wake > now && drained {
-            let fds = [self.sides[0].sock.fd, self.sides[1].sock.fd];
+            let fds = [self.ports[0].sock.fd, self.ports[1].sock.fd];
             sock::wait_readable(&fds, (wake - now).as_nanos().min(100_000_000));
         }
     }
@@ -325,8 +302,13 @@ impl Gateway {
     /// The statistics at the stop.
     fn finish(mut self, cfg: &Config, stopped_by: &str) -> Stats {
         let now = self.clock.now();
-        for side in self.sides.iter_mut() {
-            side.counters.kernel_drops += side.sock.kernel_stats().drops;
+        for (c, port) in self.counters.iter_mut().zip(&self.ports) {
+            c.kernel_drops += port.sock.kernel_stats().drops;
+            // Frames counted as sent that the kernel then rejected.
+            let rejected = port.tx_rejected().min(c.tx_frames);
+            c.tx_frames -= rejected;
+            c.tx_errors += rejected;
+            c.summarize_lags();
         }
         let mut links = BTreeMap::new();
         for (d, (name, from, to)) in
@@ -336,7 +318,8 @@ impl Gateway {
             (s.link.index, s.link.from, s.link.to) = (d, from.clone(), to.clone());
             links.insert(name.to_string(), s);
         }
-        let [a, b] = self.sides;
+        let io = self.ports[0].kind().to_string();
+        let [a, b] = self.counters;
         Stats {
             links,
             gateway: GatewayInfo {
@@ -346,14 +329,70 @@ impl Gateway {
                 warmup_s: cfg.warmup_s,
                 duration_s: cfg.duration_s,
                 exit_after_s: cfg.exit_after_s,
-                side_a: a.counters,
-                side_b: b.counters,
+                side_a: a,
+                side_b: b,
+                io,
                 loops: self.loops,
                 max_queue_ab: self.max_queue[0],
                 max_queue_ba: self.max_queue[1],
                 max_in_flight: self.max_in_flight,
                 stopped_by: stopped_by.to_string(),
             },
+        }
+    }
+}
+
+/// Where the frames read on one side go: its counters, the direction's pipe, and the
+/// other side's frames to send.
+struct Inbound<'a> {
+    counters: &'a mut SideCounters,
+    pipe: &'a mut Pipe,
+    out: &'a mut Vec<Vec<u8>>,
+    clock: &'a Clock,
+}
+
+impl Inbound<'_> {
+    /// A frame read: counted, then forwarded (ARP), offered to the direction's pipe
+    /// (IP) or dropped. `latest`: the newest arrival time offered this turn.
+    fn offer(&mut self, fr: RxFrame<'_>, latest: &mut Time) {
+        if fr.outgoing {
+            return;
+        }
+        let (data, c) = (fr.data, &mut *self.counters);
+        c.rx_frames += 1;
+        c.rx_bytes += data.len() as u64;
+        if fr.truncated {
+            c.oversize_dropped += 1;
+            return;
+        }
+        match frame::classify(data) {
+            Class::Arp => {
+                c.arp_forwarded += 1;
+                self.out.push(data.to_vec());
+            }
+            Class::Ip(meta) => {
+                c.ip += 1;
+                let len = frame::ETH_HLEN + meta.ip_len as usize;
+                // Each frame gets its own arrival time (the kernel's receive timestamp,
+                // so a gateway descheduled for a while still sees the arrivals as they
+                // were spaced), and transmissions due by then start first: the AQM must
+                // not see a batch as one burst that the line would have drained meanwhile.
+                let now = self.clock.now();
+                let stamp = fr.stamp_ns.map(|ts| self.clock.stamp(ts, now));
+                if let Some(st) = stamp {
+                    let lag = (now - st).as_nanos();
+                    c.rx_timestamped += 1;
+                    c.max_rx_lag_ns = c.max_rx_lag_ns.max(lag);
+                    c.rx_lag.add(lag);
+                }
+                let t = stamp.unwrap_or(now).max(self.pipe.last_event());
+                *latest = (*latest).max(t);
+                self.pipe.advance(t);
+                self.pipe.arrive(t, data[..len].to_vec(), meta);
+            }
+            Class::Invalid(Invalid::Runt) => c.runt_dropped += 1,
+            Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
+            Class::Invalid(Invalid::Malformed) => c.malformed_dropped += 1,
         }
     }
 }

@@ -1,18 +1,31 @@
-"""``python -m aqmlab.testbed.bench``: the gateway's forwarding capacity on this machine.
+"""``python -m aqmlab.testbed.bench``: the gateway's forwarding capacity and its CPU
+time per forwarded packet on this machine.
 
-For each packet size, `aqmlab-gateway blast` floods UDP frames (64 flows) from side A
-as fast as it can, the gateway forwards them with RED on (limit 1000, min_th 5,
+For each packet size and offered rate, `aqmlab-gateway blast` sends UDP frames (64
+flows) from side A, the gateway forwards them with RED on (limit 1000, min_th 5,
 max_th 15) over a line fast enough (100 Gb/s, no delay) never to be the limit, and
-`aqmlab-gateway count` counts them on side B. The capacity is the packets per second
-the gateway sent on (its departures over the flood). Sender, gateway and counter share
-the machine's cores, so on a small machine this is a lower bound of what the gateway
-alone can do; `bench-pipeline` gives the in-process figure without the kernel.
+`aqmlab-gateway count` counts them on side B. Reported per run: the offered and the
+forwarded rate (the gateway's departures over the sender's time), the share lost, and
+the CPU time of the gateway, the sender and the counter, each read from the process's
+own scheduler accounting (``/proc/PID/task/*/schedstat``, nanoseconds on the CPU,
+which on a machine with shared cores measures better than throughput): the gateway's
+over the flood, per forwarded packet and as a share of the flood's wall time (a share
+below 1 means the gateway waited for work). Kernel work done in a process's context
+(the veth transmit runs the receiving namespace's stack) is charged to that process.
+
+``--baseline PATH`` runs another gateway executable (an earlier install) on the same
+cases, alternating with the gateway under test, with the same sender and counter.
+Sender, gateway and counter share the machine's cores, so on a small machine the rates
+are lower bounds of what the gateway alone can do; `bench-pipeline` gives the
+in-process figure without the kernel.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,55 +39,109 @@ from .network import Testbed
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 
 
-def measure(size: int, seconds: float, out: Path, gateway: str, pps: float = 0) -> Dict[str, Any]:
-    """Forwarding rate for IP packets of `size` bytes (frames of size + 14)."""
+def cpu_ns(pid: int) -> Optional[int]:
+    """CPU time of process `pid` so far (all its threads), ns; None if it is gone."""
+    total = 0
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+def _reap(p: subprocess.Popen, timeout: float) -> float:
+    """Wait for `p` (a direct child) and return its whole CPU time, s (its rusage)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid == p.pid:
+            p.returncode = os.waitstatus_to_exitcode(status)
+            return ru.ru_utime + ru.ru_stime
+        if time.monotonic() > deadline:
+            p.kill()
+            deadline = time.monotonic() + 5
+        time.sleep(0.02)
+
+
+def measure(
+    size: int,
+    seconds: float,
+    out: Path,
+    gateway: str,
+    pps: float = 0,
+    tools: Optional[str] = None,
+) -> Dict[str, Any]:
+    """One run: IP packets of `size` bytes (frames of size + 14) offered at `pps`
+    (0: as fast as the sender can) for `seconds` through `gateway`; `tools` is the
+    executable whose `blast` and `count` load it (default: `gateway`)."""
+    tools = tools or gateway
     args = ["--rate", "100Gbps", "--delay", "0", "--queue", RED]
-    d = out / f"size{size}-pps{int(pps)}"
+    d = out / f"size{size}-pps{int(pps)}-{len(list(out.glob('size*')))}"
     with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway) as tb:
-        cnt = tb.spawn("b", [tb.gateway_bin, "count", "--iface", "eth0"], stdout=d / "count.json")
-        time.sleep(0.2)
-        blast = tb.spawn(
-            "a",
-            [
-                tb.gateway_bin,
-                "blast",
-                "--iface",
-                "eth0",
-                "--size",
-                str(size),
-                "--flows",
-                "64",
-                "--seconds",
-                str(seconds),
-                "--pps",
-                str(pps),
-            ],
-            stdout=d / "blast.json",
-        )
-        blast.wait(seconds + 30)
+        assert tb.gw is not None
+        cnt = tb.spawn("b", [tools, "count", "--iface", "eth0"], stdout=d / "count.json")
         time.sleep(0.3)
+        blast_cmd = [tools, "blast", "--iface", "eth0", "--size", str(size), "--flows", "64"]
+        blast_cmd += ["--seconds", str(seconds), "--pps", str(pps)]
+        gw0, t0 = cpu_ns(tb.gw.pid), time.monotonic()
+        blast = tb.spawn("a", blast_cmd, stdout=d / "blast.json")
+        blast_cpu = _reap(blast, seconds + 30)
+        time.sleep(0.3)
+        gw1, wall = cpu_ns(tb.gw.pid), time.monotonic() - t0
         cnt.terminate()
-        cnt.wait(5)
+        count_cpu = _reap(cnt, 5)
         stats = tb.stop_gateway()
-    if stats is None:
+    if stats is None or gw0 is None or gw1 is None:
         raise RuntimeError(f"the gateway wrote no statistics; see {d / 'gateway.log'}")
+    return _row(size, pps, d, stats, (gw1 - gw0) * 1e-9, wall, blast_cpu, count_cpu)
+
+
+def _row(
+    size: int,
+    pps: float,
+    d: Path,
+    stats: Dict[str, Any],
+    gw_cpu: float,
+    wall: float,
+    blast_cpu: float,
+    count_cpu: float,
+) -> Dict[str, Any]:
     b = json.loads((d / "blast.json").read_text())
     c = json.loads((d / "count.json").read_text())
     ab = stats["links"]["ab"]
     side_a = stats["gateway"]["side_a"]
+    fwd = ab["departures"]
+    offered = b["sent"]
+    us = lambda cpu, n: 1e6 * cpu / n if n else float("nan")  # noqa: E731
     return {
         "ip_bytes": size,
         "frame_bytes": size + 14,
+        "asked_pps": pps,
         "seconds": b["seconds"],
-        "offered_pps": b["pps"],
+        "offered": offered,
+        "offered_pps": offered / b["seconds"],
+        "forwarded": fwd,
+        "forwarded_pps": fwd / b["seconds"],
+        "forwarded_mbps": ab["departed_bytes"] * 8 / b["seconds"] / 1e6,
+        "lost_pct": 100.0 * (1 - fwd / offered) if offered else 0.0,
         "gateway_rx": side_a["rx_frames"],
         "kernel_drops_before_gateway": side_a["kernel_drops"],
-        "asked_pps": pps,
-        "forwarded": ab["departures"],
-        "forwarded_pps": ab["departures"] / b["seconds"],
-        "forwarded_mbps": ab["departed_bytes"] * 8 / b["seconds"] / 1e6,
         "received_at_b": c["frames"],
         "red_drops": ab["drops"],
+        "io": stats["gateway"].get("io", "mmsg"),
+        "rx_lag_p50_s": side_a.get("rx_lag_p50_s", float("nan")),
+        "rx_lag_p99_s": side_a.get("rx_lag_p99_s", float("nan")),
+        "gateway_cpu_s": gw_cpu,
+        "gateway_wall_s": wall,
+        "gateway_cpu_share": gw_cpu / wall,
+        "gateway_us_per_packet": us(gw_cpu, fwd),
+        "sender_cpu_s": blast_cpu,
+        "sender_cpu_share": blast_cpu / b["seconds"],
+        "sender_us_per_packet": us(blast_cpu, offered),
+        "counter_cpu_s": count_cpu,
+        "counter_us_per_packet": us(count_cpu, c["frames"]),
     }
 
 
@@ -88,41 +155,92 @@ def pipeline(gateway: str, size: int) -> Dict[str, Any]:
     return json.loads(r.stdout)
 
 
+def run_cases(
+    gateways: Dict[str, str],
+    sizes: List[int],
+    rates: List[float],
+    seconds: float,
+    repeat: int,
+    tools: str,
+) -> List[Dict[str, Any]]:
+    """Every case `repeat` times, the gateways alternating within each repetition."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as tmp:
+        for size in sizes:
+            for pps in rates:
+                for rep in range(repeat):
+                    for label, gw in gateways.items():
+                        r = measure(size, seconds, Path(tmp), gw, pps, tools=tools)
+                        rows.append({"gateway": label, "repeat": rep, **r})
+    return rows
+
+
+def summarize(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Medians over repetitions of each (gateway, size, asked rate)."""
+    groups: Dict[tuple, List[Dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["gateway"], r["ip_bytes"], r["asked_pps"]), []).append(r)
+    keys = [k for k, v in rows[0].items() if isinstance(v, float)] if rows else []
+    out = []
+    for (label, size, pps), rs in groups.items():
+        m = {k: statistics.median(r[k] for r in rs) for k in keys}
+        out.append({"gateway": label, "ip_bytes": size, "asked_pps": pps, "runs": len(rs), **m})
+    return out
+
+
+def print_table(summary: List[Dict[str, Any]]) -> None:
+    head = (
+        f"{'gateway':>9} {'IP B':>5} {'offered pps':>11} {'fwd pps':>9} {'lost %':>7} "
+        f"{'gw us/pkt':>9} {'gw CPU':>7} {'snd us/pkt':>10} {'snd CPU':>8} "
+        f"{'cnt us/pkt':>10} {'runs':>4}"
+    )
+    print(head)
+    for r in summary:
+        print(
+            f"{r['gateway']:>9} {r['ip_bytes']:>5} {r['offered_pps']:>11.0f} "
+            f"{r['forwarded_pps']:>9.0f} {r['lost_pct']:>7.1f} "
+            f"{r['gateway_us_per_packet']:>9.2f} {r['gateway_cpu_share']:>7.2f} "
+            f"{r['sender_us_per_packet']:>10.2f} {r['sender_cpu_share']:>8.2f} "
+            f"{r['counter_us_per_packet']:>10.2f} {r['runs']:>4}"
+        )
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aqmlab.testbed.bench", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--sizes", default="1500,64", help="IP packet sizes, bytes (default 1500,64)")
-    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--seconds", type=float, default=5.0, help="length of each flood, s")
     p.add_argument(
         "--pps",
         default="0",
         help="offered loads to try, packets/s, comma-separated (0 = as fast as the sender can)",
     )
-    p.add_argument("--gateway", default=None)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each case (medians shown)")
+    p.add_argument("--gateway", default=None, help="gateway under test (default: installed)")
+    p.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="[LABEL=]PATH",
+        help="another gateway executable run alternately beside it (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="every run as JSON")
     a = p.parse_args(argv)
     gw = a.gateway or gateway_binary()
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as tmp:
-        for s in (int(x) for x in a.sizes.split(",")):
-            inproc = pipeline(gw, s)["pps"]
-            for pps in (float(x) for x in a.pps.split(",")):
-                r = measure(s, a.seconds, Path(tmp), gw, pps)
-                r["in_process_pps"] = inproc
-                rows.append(r)
+    gateways = {"test": gw}
+    for b in a.baseline:
+        label, _, path = b.rpartition("=")
+        gateways[label or "baseline"] = path
+    sizes = [int(x) for x in a.sizes.split(",")]
+    rows = run_cases(gateways, sizes, [float(x) for x in a.pps.split(",")], a.seconds, a.repeat, gw)
     if a.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(
-        f"{'IP bytes':>8} {'offered pps':>12} {'forwarded pps':>14} {'Mb/s':>8} {'lost %':>7} {'in-process pps':>15}"
-    )
-    for r in rows:
-        lost = 100 * (1 - r["forwarded"] / max(1, r["offered_pps"] * r["seconds"]))
-        print(
-            f"{r['ip_bytes']:>8} {r['offered_pps']:>12.0f} {r['forwarded_pps']:>14.0f} {r['forwarded_mbps']:>8.0f} "
-            f"{lost:>7.1f} {r['in_process_pps']:>15.0f}"
-        )
+    print_table(summarize(rows))
+    for s in sizes:
+        inproc = pipeline(gw, s)["pps"]
+        print(f"in-process path (bench-pipeline, RED), {s + 14}-byte frames: {inproc:.0f} pps")
     return 0
 
 
