@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from aqmlab.testbed.gateway import gateway_binary
 from aqmlab.testbed.network import Testbed
 from aqmlab.testbed.testing import skip_reason
 
@@ -70,3 +71,17 @@ def test_reading_in_batches_adds_under_a_tenth_of_a_millisecond_at_10_mbps(tmp_p
     # The line is as fast as the flow: the model's queueing delay (arrival to start of
     # transmission) stays within a few packet times.
     assert stats["links"]["ab"]["delay_p50"] < 3 * 1500 * 8 / 10e6
+
+
+def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path):
+    """The benchmark's run at a rate the gateway keeps up with: nothing lost, and each process's CPU time, divided by its packets, in the row."""
+    from aqmlab.testbed.bench import measure
+
+    r = measure(1500, 1.0, tmp_path, gateway_binary(), pps=2000)
+    # (side A may add a few IPv6 neighbour discovery packets to the flood)
+    assert r["offered"] >= 1500 and r["lost_pct"] <= 0.0
+    assert r["offered"] <= r["forwarded"] <= r["received_at_b"] <= r["offered"] + 20
+    for who, n in (("gateway", r["forwarded"]), ("sender", r["offered"])):
+        assert r[f"{who}_cpu_s"] > 0
+        assert r[f"{who}_us_per_packet"] == pytest.approx(1e6 * r[f"{who}_cpu_s"] / n)
+    assert 0 < r["gateway_cpu_share"] < 1 and r["gateway_wait_share"] >= 0

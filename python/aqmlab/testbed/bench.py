@@ -9,9 +9,11 @@ forwarded rate (the gateway's departures over the sender's time), the share lost
 the CPU time of the gateway, the sender and the counter, each read from the process's
 own scheduler accounting (``/proc/PID/task/*/schedstat``, nanoseconds on the CPU,
 which on a machine with shared cores measures better than throughput): the gateway's
-over the flood, per forwarded packet and as a share of the flood's wall time (a share
-below 1 means the gateway waited for work). Kernel work done in a process's context
-(the veth transmit runs the receiving namespace's stack) is charged to that process.
+over the flood, per forwarded packet and as a share of the flood's wall time; beside
+it the share of that time it was runnable but waiting for a CPU (``wait``: what the
+machine denied it). CPU plus wait well below 1 means the gateway waited for frames,
+not for a CPU. Kernel work done in a process's context (the veth transmit runs the
+receiving namespace's stack) is charged to that process.
 
 ``--baseline PATH`` runs another gateway executable (an earlier install) on the same
 cases, alternating with the gateway under test, with the same sender and counter.
@@ -31,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .gateway import gateway_binary
 from .network import Testbed
@@ -39,26 +41,33 @@ from .network import Testbed
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 
 
-def cpu_ns(pid: int) -> Optional[int]:
-    """CPU time of process `pid` so far (all its threads), ns; None if it is gone."""
-    total = 0
+def sched_ns(pid: int) -> Optional[Tuple[int, int]]:
+    """(time on a CPU, time runnable but waiting for one) of process `pid` so far, all
+    its threads, ns (``/proc/PID/task/*/schedstat``); None if it is gone."""
+    cpu = wait = 0
     try:
         for t in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{t}/schedstat") as f:
-                total += int(f.read().split()[0])
+                fields = f.read().split()
+            cpu, wait = cpu + int(fields[0]), wait + int(fields[1])
     except (OSError, ValueError, IndexError):
         return None
-    return total
+    return cpu, wait
 
 
-def _reap(p: subprocess.Popen, timeout: float) -> float:
-    """Wait for `p` (a direct child) and return its whole CPU time, s (its rusage)."""
+def _reap(p: subprocess.Popen, timeout: float) -> Tuple[float, float]:
+    """Wait for `p` (a direct child); its whole CPU time (its rusage) and its time
+    waiting for a CPU (sampled until it exits), s."""
     deadline = time.monotonic() + timeout
+    wait = 0
     while True:
+        st = sched_ns(p.pid)
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid == p.pid:
             p.returncode = os.waitstatus_to_exitcode(status)
-            return ru.ru_utime + ru.ru_stime
+            return ru.ru_utime + ru.ru_stime, wait * 1e-9
+        if st is not None:
+            wait = st[1]
         if time.monotonic() > deadline:
             p.kill()
             deadline = time.monotonic() + 5
@@ -85,17 +94,18 @@ def measure(
         time.sleep(0.3)
         blast_cmd = [tools, "blast", "--iface", "eth0", "--size", str(size), "--flows", "64"]
         blast_cmd += ["--seconds", str(seconds), "--pps", str(pps)]
-        gw0, t0 = cpu_ns(tb.gw.pid), time.monotonic()
+        gw0, t0 = sched_ns(tb.gw.pid), time.monotonic()
         blast = tb.spawn("a", blast_cmd, stdout=d / "blast.json")
-        blast_cpu = _reap(blast, seconds + 30)
+        sender = _reap(blast, seconds + 30)
         time.sleep(0.3)
-        gw1, wall = cpu_ns(tb.gw.pid), time.monotonic() - t0
+        gw1, wall = sched_ns(tb.gw.pid), time.monotonic() - t0
         cnt.terminate()
-        count_cpu = _reap(cnt, 5)
+        counter = _reap(cnt, 5)
         stats = tb.stop_gateway()
     if stats is None or gw0 is None or gw1 is None:
         raise RuntimeError(f"the gateway wrote no statistics; see {d / 'gateway.log'}")
-    return _row(size, pps, d, stats, (gw1 - gw0) * 1e-9, wall, blast_cpu, count_cpu)
+    gw = ((gw1[0] - gw0[0]) * 1e-9, (gw1[1] - gw0[1]) * 1e-9)
+    return _row(size, pps, d, stats, gw, wall, sender, counter)
 
 
 def _row(
@@ -103,11 +113,13 @@ def _row(
     pps: float,
     d: Path,
     stats: Dict[str, Any],
-    gw_cpu: float,
+    gw: Tuple[float, float],
     wall: float,
-    blast_cpu: float,
-    count_cpu: float,
+    sender: Tuple[float, float],
+    counter: Tuple[float, float],
 ) -> Dict[str, Any]:
+    """A run's figures; `gw`, `sender`, `counter`: (CPU time, time waiting for a
+    CPU), s, the gateway's over `wall` s (the flood and 0.3 s after)."""
     b = json.loads((d / "blast.json").read_text())
     c = json.loads((d / "count.json").read_text())
     ab = stats["links"]["ab"]
@@ -133,15 +145,17 @@ def _row(
         "io": stats["gateway"].get("io", "mmsg"),
         "rx_lag_p50_s": side_a.get("rx_lag_p50_s", float("nan")),
         "rx_lag_p99_s": side_a.get("rx_lag_p99_s", float("nan")),
-        "gateway_cpu_s": gw_cpu,
+        "gateway_cpu_s": gw[0],
         "gateway_wall_s": wall,
-        "gateway_cpu_share": gw_cpu / wall,
-        "gateway_us_per_packet": us(gw_cpu, fwd),
-        "sender_cpu_s": blast_cpu,
-        "sender_cpu_share": blast_cpu / b["seconds"],
-        "sender_us_per_packet": us(blast_cpu, offered),
-        "counter_cpu_s": count_cpu,
-        "counter_us_per_packet": us(count_cpu, c["frames"]),
+        "gateway_cpu_share": gw[0] / wall,
+        "gateway_wait_share": gw[1] / wall,
+        "gateway_us_per_packet": us(gw[0], fwd),
+        "sender_cpu_s": sender[0],
+        "sender_cpu_share": sender[0] / b["seconds"],
+        "sender_wait_share": sender[1] / b["seconds"],
+        "sender_us_per_packet": us(sender[0], offered),
+        "counter_cpu_s": counter[0],
+        "counter_us_per_packet": us(counter[0], c["frames"]),
     }
 
 
@@ -191,8 +205,8 @@ def summarize(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 def print_table(summary: List[Dict[str, Any]]) -> None:
     head = (
         f"{'gateway':>9} {'IP B':>5} {'offered pps':>11} {'fwd pps':>9} {'lost %':>7} "
-        f"{'gw us/pkt':>9} {'gw CPU':>7} {'snd us/pkt':>10} {'snd CPU':>8} "
-        f"{'cnt us/pkt':>10} {'runs':>4}"
+        f"{'gw us/pkt':>9} {'gw CPU':>7} {'gw wait':>7} {'snd us/pkt':>10} {'snd CPU':>8} "
+        f"{'snd wait':>8} {'cnt us/pkt':>10} {'runs':>4}"
     )
     print(head)
     for r in summary:
@@ -200,7 +214,8 @@ def print_table(summary: List[Dict[str, Any]]) -> None:
             f"{r['gateway']:>9} {r['ip_bytes']:>5} {r['offered_pps']:>11.0f} "
             f"{r['forwarded_pps']:>9.0f} {r['lost_pct']:>7.1f} "
             f"{r['gateway_us_per_packet']:>9.2f} {r['gateway_cpu_share']:>7.2f} "
-            f"{r['sender_us_per_packet']:>10.2f} {r['sender_cpu_share']:>8.2f} "
+            f"{r['gateway_wait_share']:>7.2f} {r['sender_us_per_packet']:>10.2f} "
+            f"{r['sender_cpu_share']:>8.2f} {r['sender_wait_share']:>8.2f} "
             f"{r['counter_us_per_packet']:>10.2f} {r['runs']:>4}"
         )
 
