@@ -54,10 +54,11 @@ def test_every_frame_of_a_paced_flow_crosses_intact(tmp_path, io):
     assert ab["arrivals"] == side_a["ip"] and ab["drops"] == 0
     assert ab["departures"] == side_a["ip"]
     assert side_b["tx_frames"] == side_a["rx_frames"] and side_b["tx_errors"] == 0
-    # Everything read on A arrives on B, byte for byte as many; a corrupted frame
-    # would fail the IPv4 header checksum and not count as IP.
-    assert (c["frames"], c["bytes"]) == (side_a["rx_frames"], side_a["rx_bytes"]), (c, side_a)
-    assert c["ip"] == side_a["ip"], (c, side_a)
+    # Every frame of the flood arrives on B, whole; a corrupted one would fail the
+    # IPv4 header checksum and not count as IP. (A neighbour discovery packet sent
+    # after the counter stopped is the only frame that may miss it.)
+    assert b["sent"] <= c["ip"] <= side_a["ip"], (c, side_a)
+    assert b["sent"] * (1500 + 14) <= c["bytes"] <= side_a["rx_bytes"], (c, side_a)
 
 
 def test_reading_in_batches_adds_under_a_tenth_of_a_millisecond_at_10_mbps(tmp_path):
@@ -80,7 +81,8 @@ def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path):
     r = measure(1500, 1.0, tmp_path, gateway_binary(), pps=2000)
     # (side A may add a few IPv6 neighbour discovery packets to the flood)
     assert r["offered"] >= 1500 and r["lost_pct"] <= 0.0
-    assert r["offered"] <= r["forwarded"] <= r["received_at_b"] <= r["offered"] + 20
+    assert r["offered"] <= r["forwarded"] <= r["offered"] + 20
+    assert r["offered"] <= r["received_at_b"] <= r["offered"] + 20
     for who, n in (("gateway", r["forwarded"]), ("sender", r["offered"])):
         assert r[f"{who}_cpu_s"] > 0
         assert r[f"{who}_us_per_packet"] == pytest.approx(1e6 * r[f"{who}_cpu_s"] / n)
