@@ -5,11 +5,85 @@
 //! with `w_q`, `min_th` and `max_th` optionally set from the link rate (Section 4.3, 6).
 
 use crate::common::Limit;
+use crate::config::build::{secs_number, seed};
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
-use crate::red::{RedCore, RedParams};
+use crate::red::{RedCore, RedFields, RedParams};
 use crate::time::{Duration, Time};
+use crate::units::Quantity;
+
+config_struct! {
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001, Fig. 10): RED in gentle mode whose
+    /// max_p moves by AIMD every `interval`. RED's keys (initial max_p 0.1, gentle on);
+    /// `min_th`, `max_th`, `w_q` left out (or None) are set automatically from the link
+    /// rate (Sections 4.3, 6): w_q = 1 - exp(-1/C), min_th = max(5, target_delay C / 2),
+    /// max_th = 3 min_th.
+    pub struct AredConfig {
+        /// Minimum threshold (None: automatic).
+        min_th: Option<f64> = None,
+        /// Maximum threshold (None: 3 min_th).
+        max_th: Option<f64> = None,
+        /// Weight of the average (None: 1 - exp(-1/C)).
+        w_q: Option<f64> = None,
+        ..red: RedFields = RedFields::ared(),
+        /// Adaptation interval (0.5 s; seconds or "500ms").
+        interval: Quantity = Quantity::Number(0.5),
+        /// delay_target of the automatic min_th (5 ms).
+        target_delay: Quantity = Quantity::Number(0.005),
+        /// Additive increase; None: min(0.01, max_p/4) at each step.
+        alpha: Option<f64> = None,
+        /// Multiplicative decrease (0.9).
+        beta: f64 = 0.9,
+        /// Lower bound of max_p (0.01).
+        max_p_min: f64 = 0.01,
+        /// Upper bound of max_p (0.5).
+        max_p_max: f64 = 0.5,
+    }
+}
+
+impl AqmConfig for AredConfig {
+    fn may_evict(&self) -> bool {
+        self.red.drop_front
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.red.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        secs_number(&mut self.interval, "interval")?;
+        secs_number(&mut self.target_delay, "target_delay")?;
+        self.red.normalize()
+    }
+}
+
+impl BuildAqm for AredConfig {
+    type Aqm = AdaptiveRed;
+    fn build(&self, ctx: &BuildContext) -> Result<AdaptiveRed> {
+        let r = &self.red;
+        let rate = r.rate(ctx)?;
+        let target_delay =
+            check::positive("target_delay", self.target_delay.secs("target_delay")?)?;
+        let unit = if r.queue_in_bytes { r.mean_pkt_size as f64 } else { 1.0 };
+        let min_th = match self.min_th {
+            Some(v) => v,
+            None => auto_min_th(rate, r.mean_pkt_size, target_delay) * unit,
+        };
+        let max_th = self.max_th.unwrap_or_else(|| auto_max_th(min_th));
+        let w_q = self.w_q.unwrap_or_else(|| auto_w_q(rate, r.mean_pkt_size));
+        let interval = check::positive("interval", self.interval.secs("interval")?)?;
+        let params = r.params(min_th, max_th, w_q, rate)?;
+        let adaptation = AredAdaptation {
+            interval: Duration::from_secs_f64(interval),
+            alpha: self.alpha,
+            beta: self.beta,
+            max_p_min: self.max_p_min,
+            max_p_max: self.max_p_max,
+        };
+        AdaptiveRed::new(params, adaptation, seed(r.seed, ctx))
+    }
+}
 
 /// Link capacity in packets per second for packets of `mean_pkt_size` bytes (C of eq. 1).
 pub fn capacity_pkts(link_rate_bps: f64, mean_pkt_size: u32) -> f64 {

@@ -22,10 +22,63 @@
 //! - `p_m` is kept in [0, 1].
 
 use crate::common::{self, AqmRng, Limit};
+use crate::config::build::{duration, secs_number, seed};
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::{Duration, Time};
+use crate::units::Quantity;
+
+config_struct! {
+    /// BLUE (Feng, Kandlur, Saha & Shin 2002): a marking probability p_m raised by `d1`
+    /// on buffer overflow and lowered by `d2` when the link goes idle, at most once per
+    /// `freeze_time`. Defaults: one of the paper's configurations (d1 0.02, d2 0.002,
+    /// freeze_time 100 ms).
+    pub struct BlueConfig {
+        /// Increase of p_m on a loss event, (0, 1].
+        d1: f64 = 0.02,
+        /// Decrease of p_m on a link idle event, (0, 1].
+        d2: f64 = 0.002,
+        /// The least time between two changes of p_m (seconds or "100ms").
+        freeze_time: Quantity = Quantity::Number(0.1),
+        /// Buffer in packets (required unless `limit_bytes`).
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// L, packets: an arrival that would make more than L wait is a loss event too.
+        threshold: Option<u32> = None,
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Seed of the drop decisions' random stream.
+        seed: Option<u64> = None,
+    }
+}
+
+impl AqmConfig for BlueConfig {
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        secs_number(&mut self.freeze_time, "freeze_time")
+    }
+}
+
+impl BuildAqm for BlueConfig {
+    type Aqm = Blue;
+    fn build(&self, ctx: &BuildContext) -> Result<Blue> {
+        let params = BlueParams {
+            d1: self.d1,
+            d2: self.d2,
+            freeze_time: duration(&self.freeze_time, "freeze_time", false)?,
+            limit: Limit::new(self.limit, self.limit_bytes)?,
+            threshold: self.threshold,
+            ecn: self.ecn,
+        };
+        Blue::new(params, seed(self.seed, ctx))
+    }
+}
 
 /// Validated BLUE parameters.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,15 +18,57 @@
 //! with the arrival. The candidates are drawn from their own seeded stream, so RED's
 //! decisions use the same random numbers as a RED queue would.
 
+use rand::Rng;
+
 use crate::common::{self, AqmRng, Limit};
+use crate::config::build::seed;
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildContext, BuildQdisc};
 use crate::error::{AqmError, Result};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-use crate::qdisc::PacketQueue;
-use crate::qdisc::{Dequeued, Qdisc};
+use crate::qdisc::{Dequeued, PacketQueue, Qdisc};
 use crate::queue::{QueueStats, SignalKind};
-use crate::red::{RedCore, RedParams};
+use crate::red::{RedCore, RedFields, RedParams};
 use crate::time::Time;
-use rand::Rng;
+
+config_struct! {
+    /// CHOKe (Pan, Prabhakar & Psounis 2000, Section II): RED, plus a random match:
+    /// above min_th each arrival is compared with packets drawn from the queue and both
+    /// are dropped if they belong to the same flow. RED's keys and defaults.
+    pub struct ChokeConfig {
+        /// Minimum threshold of the average.
+        min_th: f64 = 5.0,
+        /// Maximum threshold of the average.
+        max_th: f64 = 15.0,
+        /// Weight of the average, (0, 1].
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+        /// m, drop candidates drawn per arrival (1; the paper's extension uses more), 1 ..= 64.
+        candidates: u32 = 1,
+    }
+}
+
+impl AqmConfig for ChokeConfig {
+    /// (A queue that holds its packets; the matched victims.)
+    fn may_evict(&self) -> bool {
+        true
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.red.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        self.red.normalize()
+    }
+}
+
+impl BuildQdisc for ChokeConfig {
+    type Qdisc<P: Packet> = Choke<P>;
+    fn build<P: Packet>(&self, ctx: &BuildContext) -> Result<Choke<P>> {
+        let rate = self.red.rate(ctx)?;
+        let params = self.red.params(self.min_th, self.max_th, self.w_q, rate)?;
+        Choke::new(params, self.candidates, seed(self.red.seed, ctx))
+    }
+}
 
 /// What CHOKe draws its candidates with: a stream apart from RED's, from the same seed.
 const CANDIDATE_STREAM: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -38,11 +38,94 @@
 //!   buffer: [`DropReason::Forced`].
 
 use crate::common::Limit;
+use crate::config::build::{count_in, secs_number, whole_ns};
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildContext, BuildQdisc};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, Verdict};
 use crate::qdisc::{Dequeued, Held, PacketQueue, Qdisc};
 use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
+use crate::units::Quantity;
+
+config_struct! {
+    /// The CoDel keys CoDel and FQ-CoDel share (RFC 8289 Section 4; Linux's
+    /// `ce_threshold`). Times are seconds or strings with a unit ("5ms").
+    pub struct CodelFields {
+        /// TARGET, the acceptable standing queue delay (5 ms), > 0.
+        target: Quantity = Quantity::Number(0.005),
+        /// INTERVAL, the window the minimum sojourn time must stay above target before
+        /// dropping starts, and the control law's base (100 ms), > 0.
+        interval: Quantity = Quantity::Number(0.1),
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Mark ECN-capable packets whose sojourn time exceeds this (Linux's; off when
+        /// absent), >= 0.
+        ce_threshold: Option<Quantity> = None,
+        /// maxpacket, bytes: no drop while at most this many bytes are left queued (the
+        /// MTU, 1500), >= 1.
+        maxpacket: u32 = 1500,
+    }
+}
+
+impl CodelFields {
+    /// CoDel's parameters from these fields, validated.
+    pub fn params(&self) -> Result<CodelParams> {
+        let p = CodelParams {
+            target: whole_ns(&self.target, "target", false)?,
+            interval: whole_ns(&self.interval, "interval", false)?,
+            ecn: self.ecn,
+            ce_threshold: match &self.ce_threshold {
+                Some(q) => Some(whole_ns(q, "ce_threshold", true)?),
+                None => None,
+            },
+            maxpacket: self.maxpacket,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Every time a number of seconds (the normalised form).
+    pub fn normalize(&mut self) -> Result<()> {
+        secs_number(&mut self.target, "target")?;
+        secs_number(&mut self.interval, "interval")?;
+        if let Some(q) = &mut self.ce_threshold {
+            secs_number(q, "ce_threshold")?;
+        }
+        Ok(())
+    }
+}
+
+config_struct! {
+    /// CoDel, Controlled Delay (RFC 8289): decides at dequeue on the time the head packet
+    /// waited. A packet limit (Linux's 1000) and the CoDel keys.
+    pub struct CodelConfig {
+        /// Buffer, packets (arrivals beyond it are overflow drops), 1 .. 2^32 - 1.
+        limit: u64 = 1000,
+        ..codel: CodelFields = CodelFields::default(),
+    }
+}
+
+impl AqmConfig for CodelConfig {
+    /// CoDel drops queued packets at dequeue.
+    fn may_evict(&self) -> bool {
+        true
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        Some(self.limit)
+    }
+    fn normalize(&mut self) -> Result<()> {
+        self.codel.normalize()
+    }
+}
+
+impl BuildQdisc for CodelConfig {
+    type Qdisc<P: Packet> = Codel<P>;
+    fn build<P: Packet>(&self, _ctx: &BuildContext) -> Result<Codel<P>> {
+        let limit = count_in("limit", self.limit, u32::MAX as u64)?;
+        Codel::new(self.codel.params()?, limit)
+    }
+}
 
 /// Validated, immutable CoDel parameters (RFC 8289 Section 4; Linux's `ce_threshold`).
 #[derive(Clone, Debug, PartialEq)]

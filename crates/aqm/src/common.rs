@@ -1,6 +1,7 @@
 //! Small pieces shared by the RED family: the buffer limit, the EWMA with idle-time
 //! aging, the linear drop ramp, and the ways of turning p_b into a mark decision.
 
+use crate::config::fields::param_enum;
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, PacketInfo};
 use crate::time::Time;
@@ -110,6 +111,8 @@ pub enum MarkMethod {
     /// `p_a = p_b / (2 - count p_b)`: gaps uniform on [1/p_b, 2/p_b].
     Ns2Wait,
 }
+
+param_enum!(MarkMethod);
 
 impl MarkMethod {
     /// p_a from p_b and `count` (unmarked arrivals counted as the chosen count

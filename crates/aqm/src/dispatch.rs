@@ -1,7 +1,10 @@
 //! The enums that dispatch among the crate's disciplines by `match` (no boxing on the
 //! packet path): [`AnyAqm`] over the arrival-time disciplines ([`QueueDiscipline`]) and
 //! [`AnyQdisc`] over the queues that hold their packets ([`Qdisc`]), an arrival-time
-//! discipline among them over a [`Fifo`].
+//! discipline among them over a [`Fifo`]. Their variants are the registry's lines
+//! ([`crate::registry`]), one per AQM, named as its type; a queue from outside the table
+//! is a further variant written here, beside [`AnyQdisc::Fifo`], with an arm in each
+//! match.
 //!
 //! Both answer the general traits; what only one type has (RED's `avg`, `count` and
 //! `max_p`, FRED's per-flow state) is read through the type's own
@@ -10,72 +13,76 @@
 
 use std::any::Any;
 
-use crate::ared::AdaptiveRed;
-use crate::blue::Blue;
-use crate::choke::Choke;
-use crate::codel::Codel;
 use crate::common::Limit;
-use crate::droptail::{DropTail, RandomDrop};
-use crate::dualpi2::DualPi2;
-use crate::feng::FengAdaptiveRed;
-use crate::fq_codel::FqCodel;
-use crate::fq_pie::FqPie;
-use crate::fred::Fred;
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-use crate::pi::Pi;
-use crate::pie::Pie;
 use crate::qdisc::{Dequeued, Fifo, Qdisc};
 use crate::queue::{QueueDiscipline, QueueStats, SignalKind};
-use crate::red::Red;
-use crate::sfb::Sfb;
 use crate::time::Time;
 
-/// Every arrival-time discipline of the crate, dispatched by `match`.
-#[derive(Clone, Debug)]
-pub enum AnyAqm {
-    DropTail(DropTail),
-    RandomDrop(RandomDrop),
-    Red(Red),
-    AdaptiveRed(AdaptiveRed),
-    FengAdaptiveRed(FengAdaptiveRed),
-    Fred(Fred),
-    Blue(Blue),
-    Pi(Pi),
-    Sfb(Sfb),
-}
+macro_rules! dispatch_enums {
+    (
+        arrival [$($amo:ident::$aty:ident($acfg:ident) = $an:literal, $ac:literal, $at:literal;)*]
+        qdisc [$($qmo:ident::$qty:ident($qcfg:ident) = $qn:literal, $qc:literal, $qt:literal;)*]
+    ) => {
+        /// Every arrival-time discipline of the crate, dispatched by `match`.
+        #[derive(Clone, Debug)]
+        pub enum AnyAqm {
+            $( #[doc = $at] $aty(crate::$amo::$aty), )*
+        }
 
-macro_rules! dispatch_aqm {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyAqm::DropTail($q) => $e,
-            AnyAqm::RandomDrop($q) => $e,
-            AnyAqm::Red($q) => $e,
-            AnyAqm::AdaptiveRed($q) => $e,
-            AnyAqm::FengAdaptiveRed($q) => $e,
-            AnyAqm::Fred($q) => $e,
-            AnyAqm::Blue($q) => $e,
-            AnyAqm::Pi($q) => $e,
-            AnyAqm::Sfb($q) => $e,
+        /// `match` over [`AnyAqm`]'s variants, binding each as `$q`.
+        macro_rules! dispatch_aqm {
+            ($self:ident, $q:ident => $e:expr) => {
+                match $self {
+                    $( AnyAqm::$aty($q) => $e, )*
+                }
+            };
+        }
+
+        impl AnyAqm {
+            /// The configuration `type` name of this discipline.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( AnyAqm::$aty(_) => $an, )*
+                }
+            }
+        }
+
+        /// Every qdisc of the crate, dispatched by `match`: the arrival-time disciplines
+        /// over a FIFO ([`AnyQdisc::Fifo`]) and the queues that decide at dequeue or
+        /// schedule.
+        #[derive(Clone, Debug)]
+        pub enum AnyQdisc<P> {
+            /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
+            Fifo(Fifo<P, AnyAqm>),
+            $( #[doc = $qt] $qty(crate::$qmo::$qty<P>), )*
+        }
+
+        /// `match` over [`AnyQdisc`]'s variants, binding each as `$q`.
+        macro_rules! dispatch_qdisc {
+            ($self:ident, $q:ident => $e:expr) => {
+                match $self {
+                    AnyQdisc::Fifo($q) => $e,
+                    $( AnyQdisc::$qty($q) => $e, )*
+                }
+            };
+        }
+
+        impl<P: Packet> AnyQdisc<P> {
+            /// The configuration `type` name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    AnyQdisc::Fifo(f) => f.discipline().kind(),
+                    $( AnyQdisc::$qty(_) => $qn, )*
+                }
+            }
         }
     };
 }
 
-impl AnyAqm {
-    /// The configuration `type` name of this discipline.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyAqm::DropTail(_) => "droptail",
-            AnyAqm::RandomDrop(_) => "randomdrop",
-            AnyAqm::Red(_) => "red",
-            AnyAqm::AdaptiveRed(_) => "ared",
-            AnyAqm::FengAdaptiveRed(_) => "feng_ared",
-            AnyAqm::Fred(_) => "fred",
-            AnyAqm::Blue(_) => "blue",
-            AnyAqm::Pi(_) => "pi",
-            AnyAqm::Sfb(_) => "sfb",
-        }
-    }
+builtin_aqms!(partition dispatch_enums [] []);
 
+impl AnyAqm {
     /// The average queue the discipline keeps, for the monitors: its signal when that
     /// is an average queue ([`SignalKind::AverageQueue`]: the RED family, FRED), else 0.
     #[inline]
@@ -125,53 +132,7 @@ impl QueueDiscipline for AnyAqm {
     }
 }
 
-/// Every qdisc of the crate, dispatched by `match`: the arrival-time disciplines over a
-/// FIFO ([`AnyQdisc::Fifo`]) and the queues that decide at dequeue or schedule.
-#[derive(Clone, Debug)]
-pub enum AnyQdisc<P> {
-    /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
-    Fifo(Fifo<P, AnyAqm>),
-    /// CoDel (RFC 8289) over one FIFO.
-    Codel(Codel<P>),
-    /// FQ-CoDel (RFC 8290): the flow-queue scheduler with CoDel per flow.
-    FqCodel(FqCodel<P>),
-    /// FQ-PIE (Linux's `sch_fq_pie`): the flow-queue scheduler with PIE per flow.
-    FqPie(FqPie<P>),
-    /// PIE (RFC 8033).
-    Pie(Pie<P>),
-    /// CHOKe (Pan, Prabhakar & Psounis 2000).
-    Choke(Choke<P>),
-    /// DualPI2 (RFC 9332).
-    DualPi2(DualPi2<P>),
-}
-
-macro_rules! dispatch_qdisc {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQdisc::Fifo($q) => $e,
-            AnyQdisc::Codel($q) => $e,
-            AnyQdisc::FqCodel($q) => $e,
-            AnyQdisc::FqPie($q) => $e,
-            AnyQdisc::Pie($q) => $e,
-            AnyQdisc::Choke($q) => $e,
-            AnyQdisc::DualPi2($q) => $e,
-        }
-    };
-}
-
 impl<P: Packet> AnyQdisc<P> {
-    /// The configuration `type` name.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyQdisc::Fifo(f) => f.discipline().kind(),
-            AnyQdisc::Codel(_) => "codel",
-            AnyQdisc::FqCodel(_) => "fq_codel",
-            AnyQdisc::FqPie(_) => "fq_pie",
-            AnyQdisc::Pie(_) => "pie",
-            AnyQdisc::Choke(_) => "choke",
-            AnyQdisc::DualPi2(_) => "dualpi2",
-        }
-    }
     /// The arrival-time discipline, when this is a [`Fifo`].
     pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
         match self {

@@ -1,10 +1,41 @@
-//! The baselines: Drop Tail and Random Drop (Floyd & Jacobson Section II; Hashem).
+//! Drop Tail, the baseline every AQM is compared with (Floyd & Jacobson 1993, Section II).
 
-use crate::common::{self, AqmRng, Limit};
+use crate::common::Limit;
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
+use crate::error::Result;
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::QueueDiscipline;
 use crate::time::Time;
-use rand::Rng;
+
+config_struct! {
+    /// Drop Tail (Floyd & Jacobson 1993, Section II): first in, first out with a finite
+    /// buffer.
+    pub struct DropTailConfig {
+        /// Buffer in packets (required unless `limit_bytes`).
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// On overflow drop the head of the queue instead of the arrival.
+        drop_front: bool = false,
+    }
+}
+
+impl AqmConfig for DropTailConfig {
+    fn may_evict(&self) -> bool {
+        self.drop_front
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+}
+
+impl BuildAqm for DropTailConfig {
+    type Aqm = DropTail;
+    fn build(&self, _ctx: &BuildContext) -> Result<DropTail> {
+        Ok(DropTail::new(Limit::new(self.limit, self.limit_bytes)?, self.drop_front))
+    }
+}
 
 /// First-in first-out with a finite buffer: an arrival to a full buffer is dropped,
 /// or, with `drop_front`, the packet at the head of the queue is dropped instead.
@@ -30,37 +61,6 @@ impl DropTail {
     }
 }
 
-/// Random Drop: when a packet arrives to a full buffer, one packet chosen uniformly
-/// among the queued packets and the arrival is dropped (ns-2's `drop_rand_` does the same).
-#[derive(Clone, Debug)]
-pub struct RandomDrop {
-    pub limit: Limit,
-    rng: AqmRng,
-}
-
-impl RandomDrop {
-    pub fn new(limit: Limit, seed: u64) -> RandomDrop {
-        RandomDrop { limit, rng: common::rng_from_seed(seed) }
-    }
-
-    pub fn on_arrival(&mut self, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        if !self.limit.overflows(backlog, pkt) {
-            return Verdict::Enqueue;
-        }
-        let k = self.rng.random_range(0..=backlog.packets);
-        if k == backlog.packets {
-            Verdict::Drop(DropReason::Overflow)
-        } else {
-            Verdict::Evict { victim: k }
-        }
-    }
-
-    /// A further victim among `backlog.packets` queued packets (byte limits may need several).
-    pub fn victim(&mut self, backlog: Backlog) -> u32 {
-        self.rng.random_range(0..backlog.packets.max(1))
-    }
-}
-
 impl QueueDiscipline for DropTail {
     #[inline]
     fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
@@ -77,27 +77,5 @@ impl QueueDiscipline for DropTail {
         _backlog_after: Backlog,
         _departed: bool,
     ) {
-    }
-}
-
-impl QueueDiscipline for RandomDrop {
-    #[inline]
-    fn on_arrival(&mut self, _now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        RandomDrop::on_arrival(self, pkt, backlog)
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
-    #[inline]
-    fn on_removed(
-        &mut self,
-        _now: Time,
-        _pkt: &PacketInfo,
-        _backlog_after: Backlog,
-        _departed: bool,
-    ) {
-    }
-    fn victim(&mut self, backlog: Backlog) -> u32 {
-        RandomDrop::victim(self, backlog)
     }
 }

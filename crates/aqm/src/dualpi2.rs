@@ -50,12 +50,97 @@
 //!   instant itself).
 
 use crate::common::{self, AqmRng, Limit};
+use crate::config::build::{duration, secs_number, seed};
+use crate::config::fields::{config_struct, param_enum};
+use crate::config::{AqmConfig, BuildContext, BuildQdisc};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, Packet, Verdict};
-use crate::qdisc::PacketQueue;
-use crate::qdisc::{Dequeued, Qdisc};
+use crate::qdisc::{Dequeued, PacketQueue, Qdisc};
 use crate::queue::{QueueStats, SignalKind};
 use crate::time::{Duration, Time};
+use crate::units::Quantity;
+
+config_struct! {
+    /// DualPI2 (RFC 9332): an L4S queue (ECT(1) and CE packets) and a Classic queue
+    /// coupled by one PI controller on the Classic delay; Classic drop/mark probability
+    /// p'^2, L4S marking max(step, min(k p', 1)). Defaults: Appendix A's (and Linux's)
+    /// target 15 ms, tupdate 16 ms, alpha 0.16, beta 3.2, k = 2, step 1 ms; Linux's
+    /// classic protection of 10% and drop on overload.
+    pub struct DualPi2Config {
+        /// Classic queue delay target (15 ms), > 0.
+        target: Quantity = Quantity::Number(0.015),
+        /// Period of the p' update (16 ms), > 0.
+        tupdate: Quantity = Quantity::Number(0.016),
+        /// PI gain alpha, 1/s (0.16), > 0.
+        alpha: f64 = 0.16,
+        /// PI gain beta, 1/s (3.2), >= 0.
+        beta: f64 = 3.2,
+        /// The coupling factor k (2), [1, 64].
+        k: f64 = 2.0,
+        /// The native L4S AQM: mark an L packet that waited at least this (1 ms).
+        step_thresh: Quantity = Quantity::Number(0.001),
+        /// Classic's share of a saturated line (the WRR weight, 0.1), (0, 1).
+        c_protection: f64 = 0.1,
+        /// Drop L packets with p_C once p_C > 1/k^2.
+        drop_on_overload: bool = true,
+        /// Mark ECN-capable Classic packets instead of dropping them.
+        ecn: bool = true,
+        /// Packets, both queues (Linux's default 10000).
+        limit: Option<u64> = Some(10000),
+        /// Bytes, both queues.
+        limit_bytes: Option<u64> = None,
+        /// Bytes: no PI-derived drop or mark while fewer than 2 mtu remain queued
+        /// (Linux's guard); 0 turns it off. [0, 65536].
+        mtu: u64 = 1500,
+        /// "wrr" (byte WRR with `c_protection`, Linux's) or "tsfifo" (RFC 9332 Appendix
+        /// A.1's time-shifted FIFO).
+        scheduler: DualPi2Scheduler = DualPi2Scheduler::Wrr,
+        /// The time-shifted FIFO's bias towards L (40 ms), [0, 10] s.
+        tshift: Quantity = Quantity::Number(0.04),
+        /// Seed of the marking and dropping draws.
+        seed: Option<u64> = None,
+    }
+}
+
+impl AqmConfig for DualPi2Config {
+    /// (A queue that holds its packets; drops at dequeue.)
+    fn may_evict(&self) -> bool {
+        true
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        secs_number(&mut self.target, "target")?;
+        secs_number(&mut self.tupdate, "tupdate")?;
+        secs_number(&mut self.step_thresh, "step_thresh")?;
+        secs_number(&mut self.tshift, "tshift")
+    }
+}
+
+impl BuildQdisc for DualPi2Config {
+    type Qdisc<P: Packet> = DualPi2<P>;
+    fn build<P: Packet>(&self, ctx: &BuildContext) -> Result<DualPi2<P>> {
+        let c = self;
+        let params = DualPi2Params {
+            target: duration(&c.target, "target", true)?,
+            tupdate: duration(&c.tupdate, "tupdate", true)?,
+            alpha: c.alpha,
+            beta: c.beta,
+            k: c.k,
+            step_thresh: duration(&c.step_thresh, "step_thresh", false)?,
+            c_protection: c.c_protection,
+            drop_on_overload: c.drop_on_overload,
+            ecn: c.ecn,
+            limit: Limit::new(c.limit, c.limit_bytes)?,
+            mtu: u32::try_from(c.mtu)
+                .map_err(|_| AqmError::invalid("mtu", c.mtu, "[0, 65536] bytes"))?,
+            scheduler: c.scheduler,
+            tshift: duration(&c.tshift, "tshift", false)?,
+        };
+        DualPi2::new(params, seed(c.seed, ctx))
+    }
+}
 
 /// Validated DualPI2 parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +183,8 @@ pub enum DualPi2Scheduler {
     /// Time-shifted FIFO with `tshift` (RFC 9332 Appendix A.1).
     Tsfifo,
 }
+
+param_enum!(DualPi2Scheduler);
 
 impl DualPi2Params {
     pub fn validate(&self) -> Result<()> {

@@ -7,11 +7,55 @@
 //! aqmlab follows Feng et al.'s own algorithm: a low average means too many drops.)
 
 use crate::common::Limit;
+use crate::config::build::seed;
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result};
 use crate::packet::{Backlog, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
-use crate::red::{RedCore, RedParams};
+use crate::red::{RedCore, RedFields, RedParams};
 use crate::time::Time;
+
+config_struct! {
+    /// Feng et al.'s original Adaptive RED (1997, 1999): max_p divided by `feng_alpha`
+    /// when avg falls below min_th, multiplied by `feng_beta` when it rises above
+    /// max_th. RED's keys and defaults otherwise.
+    pub struct FengConfig {
+        /// Minimum threshold of the average.
+        min_th: f64 = 5.0,
+        /// Maximum threshold of the average.
+        max_th: f64 = 15.0,
+        /// Weight of the average, (0, 1].
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+        /// Divisor of max_p when avg falls below min_th (3), > 1.
+        feng_alpha: f64 = 3.0,
+        /// Factor of max_p when avg rises above max_th (2), > 1.
+        feng_beta: f64 = 2.0,
+    }
+}
+
+impl AqmConfig for FengConfig {
+    fn may_evict(&self) -> bool {
+        self.red.drop_front
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.red.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        self.red.normalize()
+    }
+}
+
+impl BuildAqm for FengConfig {
+    type Aqm = FengAdaptiveRed;
+    fn build(&self, ctx: &BuildContext) -> Result<FengAdaptiveRed> {
+        let rate = self.red.rate(ctx)?;
+        let params = self.red.params(self.min_th, self.max_th, self.w_q, rate)?;
+        let adaptation = FengAdaptation { alpha: self.feng_alpha, beta: self.feng_beta };
+        FengAdaptiveRed::new(params, adaptation, seed(self.red.seed, ctx))
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {

@@ -76,6 +76,10 @@ pub trait FlowAqm: Clone + fmt::Debug {
     }
     /// Periodic work at `now` on a flow whose queue holds `queue`.
     fn poll(&mut self, _params: &Self::Params, _now: Time, _queue: Backlog) {}
+    /// Packets of this flow were dropped from its head at `now` because the scheduler
+    /// was full ([`Overflow::FattestFlow`]'s batch; once per batch). CAKE's COBALT takes
+    /// it as BLUE's queue-full event; CoDel and PIE ignore it.
+    fn on_overflow(&mut self, _params: &Self::Params, _now: Time) {}
     /// The flow's congestion signal (CoDel's count, PIE's probability).
     fn signal(&self) -> f64 {
         0.0
@@ -250,9 +254,10 @@ impl<P: Packet, A: FlowAqm> Fq<P, A> {
     }
 
     /// Drop a batch from the head of the fattest flow (Section 4.1; Linux's batch):
-    /// up to `drop_batch_size` packets, stopping once half of its bytes are gone.
-    /// Returns the bucket and the number of packets dropped.
-    fn drop_fattest(&mut self, dropped: &mut dyn FnMut(P, DropReason)) -> (usize, u32) {
+    /// up to `drop_batch_size` packets, stopping once half of its bytes are gone; its AQM
+    /// is told ([`FlowAqm::on_overflow`]). Returns the bucket and the number of packets
+    /// dropped.
+    fn drop_fattest(&mut self, now: Time, dropped: &mut dyn FnMut(P, DropReason)) -> (usize, u32) {
         let mut fat = 0;
         let mut most = 0;
         for (i, f) in self.flows.iter().enumerate() {
@@ -277,6 +282,7 @@ impl<P: Packet, A: FlowAqm> Fq<P, A> {
                 break;
             }
         }
+        flow.aqm.on_overflow(&self.aqm, now);
         (fat, n)
     }
 
@@ -338,7 +344,7 @@ impl<P: Packet, A: FlowAqm> Qdisc<P> for Fq<P, A> {
             return verdict;
         }
         let own_len = self.flows[idx].queue.len();
-        let (fat, n) = self.drop_fattest(dropped);
+        let (fat, n) = self.drop_fattest(now, dropped);
         if fat == idx && n as usize == own_len {
             // The batch took the arrival too (the last packet of its flow): it counts
             // as an arrival dropped, not as one enqueued.

@@ -58,7 +58,7 @@
 //! - **Idle aging.** `m = f(time - q_time)` is `(time - q_time) / s` with
 //!   `s = idle_pkt_time`, as in RED ([`common::idle_decay`]).
 //! - **Default `min_th`.** `MIN(buffer size / 4, RTT)`: the RTT term needs the path,
-//!   so `config.rs` defaults to `buffer / 4` and `max_th = 2 min_th`.
+//!   so [`FredConfig`] defaults to `buffer / 4` and `max_th = 2 min_th`.
 //! - **`min_th > 0`.** `maxq = min_th`, and a flow with `qleni = 0 >= maxq` could
 //!   never send; [`Fred::new`] rejects `min_th <= 0` besides the ranges RED checks.
 //!
@@ -71,10 +71,102 @@
 use std::collections::HashMap;
 
 use crate::common::{self, AqmRng, Limit, MarkMethod};
+use crate::config::build::{idle_pkt_time, link_rate, number_of, seed};
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
+use crate::units::{Dimension, Quantity};
+
+config_struct! {
+    /// FRED, Flow RED (Lin & Morris 1997, Section 4.5), with Section 6's "two packet
+    /// buffer" many-flows extension and byte mode. Defaults from Section 4.5: w_q 0.002,
+    /// max_p 0.02, min_q 2, min_th = limit / 4, max_th = 2 min_th.
+    pub struct FredConfig {
+        /// Minimum threshold (None: the buffer / 4, the buffer term of MIN(buffer/4, RTT)).
+        min_th: Option<f64> = None,
+        /// Maximum threshold (None: 2 min_th).
+        max_th: Option<f64> = None,
+        /// Weight of the average, (0, 1].
+        w_q: f64 = 0.002,
+        /// max_p, (0, 1].
+        max_p: f64 = 0.02,
+        /// Buffer in packets (required unless `limit_bytes`).
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// minq: packets every flow may buffer without loss while avg < max_th (2 for
+        /// small buffers, 4 for large ones, says Section 4.5).
+        min_q: f64 = 2.0,
+        /// Section 6's "two packet buffer" many-flows extension.
+        many_flows: bool = false,
+        /// Everything in bytes, the constants times `max_pkt_size` (end of Section 6).
+        byte_mode: bool = false,
+        /// Bytes per packet of the idle-time packet time s.
+        mean_pkt_size: u32 = 500,
+        /// MaximumPacketSize, bytes.
+        max_pkt_size: u32 = 1500,
+        /// Link rate for s (b/s or "10Mbps"; the simulator's link, else 10 Mb/s).
+        link_rate_bps: Option<Quantity> = None,
+        /// s given directly (seconds or "0.4ms").
+        idle_pkt_time: Option<Quantity> = None,
+        /// Seed of the random drops.
+        seed: Option<u64> = None,
+    }
+}
+
+impl AqmConfig for FredConfig {
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        number_of(&mut self.link_rate_bps, "link_rate_bps", Dimension::Rate)?;
+        number_of(&mut self.idle_pkt_time, "idle_pkt_time", Dimension::Time)
+    }
+}
+
+impl BuildAqm for FredConfig {
+    type Aqm = Fred;
+    fn build(&self, ctx: &BuildContext) -> Result<Fred> {
+        let c = self;
+        let rate = link_rate(&c.link_rate_bps, ctx)?;
+        check::positive_int("mean_pkt_size", c.mean_pkt_size as u64)?;
+        let limit = Limit::new(c.limit, c.limit_bytes)?;
+        // Section 4.5: min_th = MIN(buffer size / 4, RTT); the RTT term needs the path,
+        // so the default takes the buffer term.
+        let buffer = match (limit.packets, limit.bytes) {
+            (Some(p), _) if !c.byte_mode => p as f64,
+            (_, Some(b)) if c.byte_mode => b as f64,
+            (Some(p), _) => p as f64 * c.max_pkt_size as f64,
+            (None, Some(b)) => b as f64 / c.max_pkt_size as f64,
+            (None, None) => unreachable!("Limit::new requires one limit"),
+        };
+        let min_th = c.min_th.unwrap_or(buffer / 4.0);
+        let max_th = c.max_th.unwrap_or(2.0 * min_th);
+        check::finite("min_th", min_th)?;
+        check::finite("max_th", max_th)?;
+        check::thresholds(min_th, max_th)?;
+        check::unit_open_closed("w_q", c.w_q)?;
+        check::unit_open_closed("max_p", c.max_p)?;
+        check::positive("min_q", c.min_q)?;
+        check::positive_int("max_pkt_size", c.max_pkt_size as u64)?;
+        let params = FredParams {
+            min_th,
+            max_th,
+            w_q: c.w_q,
+            max_p: c.max_p,
+            limit,
+            min_q: c.min_q,
+            many_flows: c.many_flows,
+            byte_mode: c.byte_mode,
+            max_pkt_size: c.max_pkt_size,
+            idle_pkt_time: idle_pkt_time(&c.idle_pkt_time, rate, c.mean_pkt_size)?,
+        };
+        Fred::new(params, seed(c.seed, ctx))
+    }
+}
 
 /// Validated FRED parameters. In byte mode every queue-length quantity (min_th,
 /// max_th, min_q, and the per-flow counts) is in bytes.
@@ -262,7 +354,7 @@ impl Fred {
     /// arrival.
     pub fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
         let p = &self.params;
-        let (min_th, max_th, min_q, many_flows) = (p.min_th, p.max_th, p.min_q, p.many_flows);
+        let (min_th, max_th, many_flows) = (p.min_th, p.max_th, p.many_flows);
         let unit = self.unit;
         let flow = pkt.flow;
 
@@ -297,41 +389,8 @@ impl Fred {
             return self.drop_packet(flow, DropReason::FlowLimit);
         }
 
-        if min_th <= avg && avg < max_th {
-            // operate in random drop mode:
-            self.count += 1;
-            // only random drop from robust flows:
-            if qlen >= min_q.max(avgcq) {
-                // calculate probability pa:
-                //   pb = maxp (avg - minth) / (maxth - minth);
-                //   byte mode: pb = pb * PacketSize(P) / MaximumPacketSize;
-                //   pa = pb / (1 - count * pb)   (1 once count * pb >= 1)
-                let mut pb = common::ramp(avg, min_th, max_th, self.params.max_p);
-                if self.params.byte_mode {
-                    pb = pb * pkt.size as f64 / self.params.max_pkt_size as f64;
-                }
-                let pa = MarkMethod::Uniform.p_a(pb.clamp(0.0, 1.0), self.count);
-                // with probability pa: drop packet P; count = 0; return;
-                if pa > 0.0 && common::uniform01(&mut self.rng) < pa {
-                    self.count = 0;
-                    return self.drop_packet(flow, DropReason::Early);
-                }
-            }
-        } else if avg < min_th {
-            // no drop mode:
-            self.count = -1;
-        } else if !many_flows {
-            // block C, drop-tail mode (avg >= maxth):
-            self.count = 0;
-            return self.drop_packet(flow, DropReason::Forced);
-        } else {
-            // Section 6, block C replaced by two packet mode (avg >= maxth):
-            // if (qleni >= 2) { count = 0; drop packet P; return; }
-            // A flow with fewer than two packets (2 MaximumPacketSize bytes) falls through.
-            if qlen >= 2.0 * unit {
-                self.count = 0;
-                return self.drop_packet(flow, DropReason::FlowLimit);
-            }
+        if let Some(reason) = self.by_average(pkt, qlen, avg, avgcq) {
+            return self.drop_packet(flow, reason);
         }
 
         // Not in the paper: the physical buffer. A dropped arrival does not average.
@@ -352,6 +411,52 @@ impl Fred {
             s.qlen += add;
         }
         Verdict::Enqueue
+    }
+
+    /// Section 4.5 after "identify and manage non-adaptive flows": the modes of the
+    /// average (random drop, no drop, drop tail; Section 6's two packet mode in place of
+    /// drop tail), for an arrival of a flow holding `qlen`. The reason to drop it, if any.
+    fn by_average(&mut self, pkt: &PacketInfo, qlen: f64, avg: f64, avgcq: f64) -> Option<DropReason> {
+        let p = &self.params;
+        let (min_th, max_th) = (p.min_th, p.max_th);
+        if min_th <= avg && avg < max_th {
+            // operate in random drop mode:
+            self.count += 1;
+            // only random drop from robust flows:
+            if qlen >= p.min_q.max(avgcq) {
+                // calculate probability pa:
+                //   pb = maxp (avg - minth) / (maxth - minth);
+                //   byte mode: pb = pb * PacketSize(P) / MaximumPacketSize;
+                //   pa = pb / (1 - count * pb)   (1 once count * pb >= 1)
+                let mut pb = common::ramp(avg, min_th, max_th, p.max_p);
+                if p.byte_mode {
+                    pb = pb * pkt.size as f64 / p.max_pkt_size as f64;
+                }
+                let pa = MarkMethod::Uniform.p_a(pb.clamp(0.0, 1.0), self.count);
+                // with probability pa: drop packet P; count = 0; return;
+                if pa > 0.0 && common::uniform01(&mut self.rng) < pa {
+                    self.count = 0;
+                    return Some(DropReason::Early);
+                }
+            }
+            None
+        } else if avg < min_th {
+            // no drop mode:
+            self.count = -1;
+            None
+        } else if !p.many_flows {
+            // block C, drop-tail mode (avg >= maxth):
+            self.count = 0;
+            Some(DropReason::Forced)
+        } else if qlen >= 2.0 * self.unit {
+            // Section 6, block C replaced by two packet mode (avg >= maxth):
+            // if (qleni >= 2) { count = 0; drop packet P; return; }
+            self.count = 0;
+            Some(DropReason::FlowLimit)
+        } else {
+            // A flow with fewer than two packets (2 MaximumPacketSize bytes) falls through.
+            None
+        }
     }
 
     /// Section 4.5, "for each departing packet P" (`departed`), or a packet discarded

@@ -23,7 +23,14 @@
 //!   constructor ([`QueueConfig::build`] or each type's `new`) and are immutable;
 //!   counters live in [`QueueStats`].
 //! - **One variant, one type.** [`Red`], [`AdaptiveRed`], [`FengAdaptiveRed`] share
-//!   [`red::RedCore`]; dispatch is the [`AnyAqm`] enum.
+//!   [`red::RedCore`]; dispatch is the [`AnyAqm`] enum ([`dispatch`]).
+//! - **One AQM, one file.** A built-in AQM's module holds its parameters (a
+//!   `config_struct!`), their validation, its behaviour at arrival and dequeue, its
+//!   trait implementations and its build; one line of the [`registry`] table gives its
+//!   configuration `type`, its [`QueueConfig`] and dispatch variants, its Python class
+//!   and its place in the docs' lists. What several share stays in shared modules:
+//!   [`common`] (the buffer limit, the EWMA, the linear ramp), [`fq`] (the flow-queue
+//!   scheduler), [`red::RedCore`], [`codel::CodelCore`], [`pie_core`].
 //! - **Deterministic.** Each random discipline owns one seeded generator.
 //!
 //! [`stats`] holds what the simulator's monitors and the gateway measure alike: the
@@ -33,53 +40,44 @@
 //! The queue size a discipline sees counts the packets waiting, not the one being
 //! transmitted (as ns-2 and Linux count it).
 
-pub mod ared;
-pub mod blue;
-pub mod choke;
-pub mod codel;
+#[macro_use]
+pub mod registry;
+
+// What the AQMs share.
 pub mod common;
 pub mod config;
 pub mod dispatch;
-pub mod droptail;
-pub mod dualpi2;
 pub mod error;
-pub mod feng;
 pub mod fq;
-pub mod fq_codel;
-pub mod fq_pie;
-pub mod fred;
 pub mod packet;
-pub mod pi;
-pub mod pie;
+pub mod pie_core;
 pub mod qdisc;
 pub mod queue;
-pub mod red;
-pub mod sfb;
 pub mod stats;
 pub mod time;
 pub mod units;
 
-pub use ared::{AdaptiveRed, AredAdaptation};
-pub use blue::{Blue, BlueParams};
-pub use choke::Choke;
-pub use codel::{Codel, CodelCore, CodelParams};
+// The AQMs, a module each (`src/<module>.rs`), and their types, from the registry's table.
+builtin_aqms!(declare_modules);
+
+pub use ared::AredAdaptation;
+pub use blue::BlueParams;
+pub use codel::{CodelCore, CodelParams};
 pub use common::{Limit, MarkMethod};
 pub use config::{BuildContext, QueueConfig};
 pub use dispatch::{AnyAqm, AnyQdisc};
-pub use droptail::{DropTail, RandomDrop};
-pub use dualpi2::{DualPi2, DualPi2Params};
+pub use dualpi2::DualPi2Params;
 pub use error::{AqmError, Result};
-pub use feng::{FengAdaptation, FengAdaptiveRed};
+pub use feng::FengAdaptation;
 pub use fq::{FlowAqm, Fq, FqParams, Overflow};
-pub use fq_codel::FqCodel;
-pub use fq_pie::{FqPie, PieFlow};
-pub use fred::{Fred, FredParams};
+pub use fq_pie::PieFlow;
+pub use fred::FredParams;
 pub use packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
-pub use pi::{Pi, PiParams};
-pub use pie::{DelayMode, Pie, PieCore, PieParams};
+pub use pi::PiParams;
+pub use pie_core::{DelayMode, PieCore, PieParams};
 pub use qdisc::{Dequeued, Fifo, Held, PacketQueue, Qdisc};
 pub use queue::{Queue, QueueDiscipline, QueueStats, SignalKind};
-pub use red::{CountMode, Red, RedParams};
-pub use sfb::{Sfb, SfbParams};
+pub use red::{CountMode, RedParams};
+pub use sfb::SfbParams;
 pub use time::{Duration, Time};
 pub use units::Quantity;

@@ -19,10 +19,59 @@
 //! - The physical buffer always drops (overflow), whatever `p`.
 
 use crate::common::{self, AqmRng, Limit};
+use crate::config::build::seed;
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::{Duration, Time};
+
+config_struct! {
+    /// The PI controller (Hollot, Misra, Towsley & Gong 2001, Section V):
+    /// p(kT) = p((k-1)T) + a (q(kT) - q_ref) - b (q((k-1)T) - q_ref). Defaults: the
+    /// paper's example (a = 1.822e-5, b = 1.816e-5, 160 Hz, q_ref = 200 packets);
+    /// `aqmlab.analysis.pi_design` computes a and b for other networks.
+    pub struct PiConfig {
+        /// Gain on the current error, 1/packet, > 0.
+        a: f64 = 1.822e-5,
+        /// Gain on the previous error, 1/packet, >= 0.
+        b: f64 = 1.816e-5,
+        /// Sampling frequency 1/T, Hz, (0, 1e9].
+        sample_freq: f64 = 160.0,
+        /// The queue regulated to, packets.
+        q_ref: f64 = 200.0,
+        /// Buffer in packets (required unless `limit_bytes`).
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Seed of the drop decisions' random stream.
+        seed: Option<u64> = None,
+    }
+}
+
+impl AqmConfig for PiConfig {
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+}
+
+impl BuildAqm for PiConfig {
+    type Aqm = Pi;
+    fn build(&self, ctx: &BuildContext) -> Result<Pi> {
+        let params = PiParams {
+            a: self.a,
+            b: self.b,
+            sample_freq: self.sample_freq,
+            q_ref: self.q_ref,
+            limit: Limit::new(self.limit, self.limit_bytes)?,
+            ecn: self.ecn,
+        };
+        Pi::new(params, seed(self.seed, ctx))
+    }
+}
 
 /// Validated PI parameters.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,16 +2,21 @@
 //! and the peers use: gentle mode, ECN marking, byte mode, queue measured in bytes,
 //! the Fig. 17 efficient variant, and drop-from-front on overflow.
 //!
-//! [`RedCore`] holds what RED, Adaptive RED and Feng's Adaptive RED share: the
-//! parameters, the average, `count`, and the marking decision. The three public types
-//! wrap it; only how `max_p` moves differs between them.
+//! [`RedCore`] holds what RED, Adaptive RED, Feng's Adaptive RED and CHOKe share: the
+//! parameters, the average, `count`, and the marking decision; [`RedFields`] the keys
+//! they share. The public types wrap it; only how `max_p` moves differs between them.
+
+use serde::{Deserialize, Serialize};
 
 use crate::common::{self, AqmRng, IdleSince, Limit, MarkMethod};
+use crate::config::build::{idle_pkt_time, link_rate, number_of, seed};
+use crate::config::fields::{config_struct, param_enum};
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{Result, check};
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
-use serde::{Deserialize, Serialize};
+use crate::units::{Dimension, Quantity};
 
 /// What `count` counts, where Fig. 2 and the text of Section VII disagree.
 ///
@@ -40,6 +45,137 @@ impl CountMode {
             CountMode::Text => -1,
             CountMode::Figure2 => 0,
         }
+    }
+}
+
+param_enum!(CountMode);
+
+config_struct! {
+    /// The keys RED, Adaptive RED, Feng's Adaptive RED and CHOKe share, after their
+    /// thresholds and weight. The defaults are RED's; ARED starts from
+    /// [`RedFields::ared`].
+    pub struct RedFields {
+        /// max_p, the largest p_b between the thresholds, (0, 1] (for the adaptive
+        /// variants its initial value): Floyd & Jacobson's 1/50.
+        max_p: f64 = 0.02,
+        /// Buffer in packets (required unless `limit_bytes`); always enforced.
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// Gentle mode: p_b from max_p to 1 between max_th and 2 max_th.
+        gentle: bool = false,
+        /// Mark ECN-capable packets instead of dropping them on early decisions (forced
+        /// decisions and a full buffer always drop).
+        ecn: bool = false,
+        /// Byte mode: p_b scaled by size / max_pkt_size (Section IV).
+        byte_mode: bool = false,
+        /// Queue, average and thresholds measured in bytes.
+        queue_in_bytes: bool = false,
+        /// How p_b becomes p_a: "uniform" (Method 2), "geometric" (Method 1) or
+        /// "ns2_wait".
+        mark_method: MarkMethod = MarkMethod::Uniform,
+        /// What `count` counts: "text" (Section VII) or "figure2" (Fig. 2 literally).
+        count_mode: CountMode = CountMode::Text,
+        /// Fig. 17's efficient variant: one random number per mark.
+        efficient: bool = false,
+        /// On overflow drop the head of the queue instead of the arrival.
+        drop_front: bool = false,
+        /// No drop decision while fewer packets wait (Fig. 2: 0; ns-2 and ns-3: 2).
+        min_backlog: u32 = 0,
+        /// Bytes per packet of the idle-time packet time s (and of automatic
+        /// parameters).
+        mean_pkt_size: u32 = 500,
+        /// The largest packet, bytes (byte mode's divisor).
+        max_pkt_size: u32 = 1500,
+        /// Link rate for `s = 8 mean_pkt_size / link_rate` (b/s or "10Mbps"; the
+        /// simulator's link, else 10 Mb/s).
+        link_rate_bps: Option<Quantity> = None,
+        /// `s` given directly (seconds or "0.4ms"), overriding the link-rate rule.
+        idle_pkt_time: Option<Quantity> = None,
+        /// Seed of the marking decisions' random stream.
+        seed: Option<u64> = None,
+    }
+}
+
+impl RedFields {
+    /// Adaptive RED's defaults (Section 4.3): initial max_p 0.1, gentle on.
+    pub fn ared() -> RedFields {
+        RedFields { max_p: 0.1, gentle: true, ..RedFields::default() }
+    }
+
+    /// The link rate (b/s) these fields give or the context supplies, after checking
+    /// `mean_pkt_size`, which every automatic parameter divides by.
+    pub fn rate(&self, ctx: &BuildContext) -> Result<f64> {
+        let rate = link_rate(&self.link_rate_bps, ctx)?;
+        check::positive_int("mean_pkt_size", self.mean_pkt_size as u64)?;
+        Ok(rate)
+    }
+
+    /// RED's parameters from these fields and the thresholds and weight, validated.
+    pub fn params(&self, min_th: f64, max_th: f64, w_q: f64, rate: f64) -> Result<RedParams> {
+        let idle_pkt_time = idle_pkt_time(&self.idle_pkt_time, rate, self.mean_pkt_size)?;
+        let p = RedParams {
+            min_th,
+            max_th,
+            w_q,
+            max_p: self.max_p,
+            limit: Limit::new(self.limit, self.limit_bytes)?,
+            gentle: self.gentle,
+            ecn: self.ecn,
+            byte_mode: self.byte_mode,
+            queue_in_bytes: self.queue_in_bytes,
+            mark_method: self.mark_method,
+            count_mode: self.count_mode,
+            efficient: self.efficient,
+            drop_front: self.drop_front,
+            min_backlog: self.min_backlog,
+            idle_pkt_time,
+            max_pkt_size: self.max_pkt_size,
+            mean_pkt_size: self.mean_pkt_size,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// `link_rate_bps` and `idle_pkt_time` as numbers (b/s, seconds).
+    pub fn normalize(&mut self) -> Result<()> {
+        number_of(&mut self.link_rate_bps, "link_rate_bps", Dimension::Rate)?;
+        number_of(&mut self.idle_pkt_time, "idle_pkt_time", Dimension::Time)
+    }
+}
+
+config_struct! {
+    /// RED (Floyd & Jacobson 1993, Fig. 2). Defaults: the paper's simulations (min_th 5,
+    /// max_th 15, w_q 0.002, max_p 1/50).
+    pub struct RedConfig {
+        /// Minimum threshold of the average (packets; bytes with `queue_in_bytes`).
+        min_th: f64 = 5.0,
+        /// Maximum threshold of the average.
+        max_th: f64 = 15.0,
+        /// Weight of the average (eq. 1), (0, 1].
+        w_q: f64 = 0.002,
+        ..red: RedFields = RedFields::default(),
+    }
+}
+
+impl AqmConfig for RedConfig {
+    fn may_evict(&self) -> bool {
+        self.red.drop_front
+    }
+    fn limit_packets(&self) -> Option<u64> {
+        self.red.limit
+    }
+    fn normalize(&mut self) -> Result<()> {
+        self.red.normalize()
+    }
+}
+
+impl BuildAqm for RedConfig {
+    type Aqm = Red;
+    fn build(&self, ctx: &BuildContext) -> Result<Red> {
+        let rate = self.red.rate(ctx)?;
+        let params = self.red.params(self.min_th, self.max_th, self.w_q, rate)?;
+        Red::new(params, seed(self.red.seed, ctx))
     }
 }
 

@@ -39,11 +39,74 @@
 //!   purposes; Linux splits one 32-bit hash into eight 4-bit ones.
 
 use crate::common::{self, AqmRng, Limit};
+use crate::config::build::seed;
+use crate::config::fields::config_struct;
+use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result, check};
 use crate::fq::mix64;
 use crate::packet::{Backlog, DropReason, PacketInfo, Verdict};
 use crate::queue::{QueueDiscipline, SignalKind};
 use crate::time::Time;
+
+config_struct! {
+    /// SFB, Stochastic Fair BLUE (Feng, Kandlur, Saha & Shin 2002, Section V; Linux
+    /// `sch_sfb`): each flow hashes to a bin per level; a bin keeps a BLUE probability,
+    /// and a packet is marked or dropped with the least of its bins'; a flow whose bins
+    /// are all at 1 is rate-limited. Defaults: Linux's (8 levels of 16 bins, bin_size 20,
+    /// max 25, increment 0.001, decrement 1/6000, penalty 10 packets/s with a burst of 20).
+    pub struct SfbConfig {
+        /// L, independent hash levels, [1, 16].
+        levels: u32 = 8,
+        /// N, bins per level, [2, 65536].
+        bins: u32 = 16,
+        /// Packets: a bin holding this many raises its p_m on an arrival, >= 1.
+        bin_size: u32 = 20,
+        /// Packets: an arrival whose bins all hold this many is dropped, >= 1.
+        max: u32 = 25,
+        /// p_m's step up, (0, 1].
+        increment: f64 = 0.001,
+        /// p_m's step down, (0, 1].
+        decrement: f64 = 1.0 / 6000.0,
+        /// Packets per second a flow with p_min = 1 may still send, >= 0.
+        penalty_rate: f64 = 10.0,
+        /// Burst of that rate limiter, packets.
+        penalty_burst: u32 = 20,
+        /// Buffer in packets (required unless `limit_bytes`).
+        limit: Option<u64> = None,
+        /// Buffer in bytes.
+        limit_bytes: Option<u64> = None,
+        /// Mark ECN-capable packets instead of dropping them.
+        ecn: bool = false,
+        /// Seed of the hash salt and of the draws.
+        seed: Option<u64> = None,
+    }
+}
+
+impl AqmConfig for SfbConfig {
+    fn limit_packets(&self) -> Option<u64> {
+        self.limit
+    }
+}
+
+impl BuildAqm for SfbConfig {
+    type Aqm = Sfb;
+    fn build(&self, ctx: &BuildContext) -> Result<Sfb> {
+        let c = self;
+        let params = SfbParams {
+            levels: c.levels,
+            bins: c.bins,
+            bin_size: c.bin_size,
+            max: c.max,
+            increment: c.increment,
+            decrement: c.decrement,
+            penalty_rate: c.penalty_rate,
+            penalty_burst: c.penalty_burst,
+            limit: Limit::new(c.limit, c.limit_bytes)?,
+            ecn: c.ecn,
+        };
+        Sfb::new(params, seed(c.seed, ctx))
+    }
+}
 
 /// Validated SFB parameters.
 #[derive(Clone, Debug, PartialEq)]

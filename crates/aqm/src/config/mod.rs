@@ -1,55 +1,50 @@
 //! Configurations as data: the same structure is read from a scenario's TOML
 //! (`queue = { type = "red", ... }`), from a gateway's flags and from Python keyword
 //! arguments, by one reader ([`parse_queue`], [`QueueTable`]), and validated in one
-//! place, [`QueueConfig::build`], with errors naming the parameter.
+//! place, each AQM's build ([`QueueConfig::build`], [`QueueConfig::build_qdisc`]), with
+//! errors naming the parameter.
 //!
 //! - `table`: reading a table key by key, whatever its source.
-//! - `params`: each discipline's fields and defaults.
-//! - `build`: checking a configuration and building the discipline.
+//! - `fields`: declaring a configuration's keys once (`config_struct!`) and describing them.
+//! - `build`: what every AQM's configuration answers and how it is built, and the checks
+//!   the builds share.
+//!
+//! [`QueueConfig`] has a variant per line of the registry ([`crate::registry`]); each
+//! AQM's file holds its configuration struct and build.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::error::Result;
-use crate::units::{Dimension, Quantity};
+use crate::dispatch::{AnyAqm, AnyQdisc};
+use crate::error::{AqmError, Result};
+use crate::packet::Packet;
+use crate::qdisc::Fifo;
 
-mod build;
-mod modern;
-mod params;
-mod table;
+pub mod build;
+pub mod fields;
+pub(crate) mod table;
 
-pub use params::{
-    AredConfig, BlueConfig, ChokeConfig, CodelConfig, CodelFields, DropTailConfig, DualPi2Config,
-    FengConfig, FqCodelConfig, FqPieConfig, FredConfig, PiConfig, PieConfig, RandomDropConfig,
-    RedConfig, RedFields, SfbConfig,
+pub use build::{
+    AqmConfig, BuildAqm, BuildContext, BuildQdisc, DEFAULT_LINK_RATE_BPS, DEFAULT_SEED,
 };
-use table::Fields;
-pub use table::QueueTable;
+pub use fields::{Fields, Param, ParamType};
+pub use table::{QueueTable, Value};
 
-/// Link rate assumed for idle-time aging and automatic parameters when neither the
-/// configuration nor the caller (the simulator passes the real link rate) gives one.
-pub const DEFAULT_LINK_RATE_BPS: f64 = 10e6;
-/// Seed used when neither the configuration nor the caller gives one.
-pub const DEFAULT_SEED: u64 = 1;
+pub use crate::codel::CodelFields;
+pub use crate::red::RedFields;
 
-/// What the owner of the queue knows that the configuration may leave out.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BuildContext {
-    /// Rate of the link the queue feeds, b/s.
-    pub link_rate_bps: Option<f64>,
-    /// Seed for this queue's random stream (a `seed` in the configuration wins).
-    pub seed: Option<u64>,
-}
+/// Declares [`QueueConfig`], [`QUEUE_TYPES`] and what the generic code asks of a
+/// configuration, from the registry's table. (A type outside the table, such as a
+/// queue written in another language, is a further variant with an arm in each match.)
+macro_rules! queue_config {
+    ($($kind:ident $mo:ident::$ty:ident($cfg:ident) = $name:literal, $c:literal, $t:literal;)*) => {
+        $( pub use crate::$mo::$cfg; )*
 
-/// Declares [`QueueConfig`], [`QUEUE_TYPES`] and the lookups by name from the one
-/// table of disciplines: variant, configuration type, `type` name.
-macro_rules! disciplines {
-    ($($variant:ident($config:ty) = $name:literal,)*) => {
         /// A queue discipline and its parameters, tagged by `type`. Serialized as its
         /// table with `type` first and every default filled in.
         #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(tag = "type")]
         pub enum QueueConfig {
-            $( #[serde(rename = $name)] $variant($config), )*
+            $( #[serde(rename = $name)] $ty($cfg), )*
         }
 
         /// The `type` names accepted in configurations.
@@ -59,7 +54,7 @@ macro_rules! disciplines {
             /// The `type` name.
             pub fn kind(&self) -> &'static str {
                 match self {
-                    $( QueueConfig::$variant(_) => $name, )*
+                    $( QueueConfig::$ty(_) => $name, )*
                 }
             }
 
@@ -67,37 +62,118 @@ macro_rules! disciplines {
             /// `kind` is one of [`QUEUE_TYPES`].
             pub fn default_of(kind: &str) -> Option<QueueConfig> {
                 match kind {
-                    $( $name => Some(QueueConfig::$variant(<$config>::default())), )*
+                    $( $name => Some(QueueConfig::$ty(<$cfg>::default())), )*
                     _ => None,
                 }
             }
 
             /// The parameters, to be set key by key.
-            fn fields_mut(&mut self) -> &mut dyn Fields {
+            pub(crate) fn fields_mut(&mut self) -> &mut dyn Fields {
                 match self {
-                    $( QueueConfig::$variant(c) => c, )*
+                    $( QueueConfig::$ty(c) => c, )*
                 }
+            }
+
+            /// Whether the discipline must hold its packets ([`crate::Qdisc`]): it
+            /// decides at dequeue or schedules among several queues. The others decide
+            /// on arrival only ([`crate::QueueDiscipline`]) and leave the FIFO to their
+            /// owner.
+            pub fn holds_packets(&self) -> bool {
+                match self {
+                    $( QueueConfig::$ty(_) => holds!($kind), )*
+                }
+            }
+
+            /// Whether the discipline may discard a packet already waiting (Random Drop,
+            /// drop-from-front on overflow, CoDel's drops at dequeue, FQ-CoDel's drops
+            /// from the fattest flow) instead of, or besides, the arriving one.
+            pub fn may_evict(&self) -> bool {
+                match self {
+                    $( QueueConfig::$ty(c) => c.may_evict(), )*
+                }
+            }
+
+            /// Packet limit given in the configuration, if any.
+            pub fn limit_packets(&self) -> Option<u64> {
+                match self {
+                    $( QueueConfig::$ty(c) => c.limit_packets(), )*
+                }
+            }
+
+            /// The same configuration with every quantity a number in SI units
+            /// (seconds, b/s), as the normalised scenario shows it; an error names a
+            /// string that does not parse.
+            pub fn normalized(&self) -> Result<QueueConfig> {
+                let mut c = self.clone();
+                match &mut c {
+                    $( QueueConfig::$ty(k) => k.normalize()?, )*
+                }
+                Ok(c)
+            }
+
+            /// Validate and build the arrival-time discipline. Errors name the parameter
+            /// (without a path; callers add theirs with [`crate::AqmError::at`]); a
+            /// discipline that holds its packets is refused, naming
+            /// [`QueueConfig::build_qdisc`].
+            pub fn build(&self, ctx: &BuildContext) -> Result<AnyAqm> {
+                match self {
+                    $( QueueConfig::$ty(c) => build_aqm!($kind $ty c ctx self), )*
+                }
+            }
+
+            /// Validate and build the discipline as a queue that holds packets of type
+            /// `P`: an arrival-time discipline over a [`Fifo`], or a scheduler.
+            pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
+                Ok(match self {
+                    $( QueueConfig::$ty(c) => build_qdisc!($kind $ty c ctx), )*
+                })
             }
         }
     };
 }
 
-disciplines! {
-    DropTail(DropTailConfig) = "droptail",
-    RandomDrop(RandomDropConfig) = "randomdrop",
-    Red(RedConfig) = "red",
-    Ared(AredConfig) = "ared",
-    FengAred(FengConfig) = "feng_ared",
-    Fred(FredConfig) = "fred",
-    Codel(CodelConfig) = "codel",
-    FqCodel(FqCodelConfig) = "fq_codel",
-    FqPie(FqPieConfig) = "fq_pie",
-    Pie(PieConfig) = "pie",
-    Blue(BlueConfig) = "blue",
-    Pi(PiConfig) = "pi",
-    Choke(ChokeConfig) = "choke",
-    DualPi2(DualPi2Config) = "dualpi2",
-    Sfb(SfbConfig) = "sfb",
+/// `QueueConfig::build`'s arm of a line of kind `arrival` or `qdisc`.
+macro_rules! build_aqm {
+    (arrival $ty:ident $c:ident $ctx:ident $self:ident) => {
+        Ok(AnyAqm::$ty(BuildAqm::build($c, $ctx)?))
+    };
+    (qdisc $ty:ident $c:ident $ctx:ident $self:ident) => {{
+        let _ = ($c, $ctx);
+        Err($self.arrival_only())
+    }};
+}
+
+/// `QueueConfig::build_qdisc`'s arm of a line of kind `arrival` or `qdisc`.
+macro_rules! build_qdisc {
+    (arrival $ty:ident $c:ident $ctx:ident) => {
+        AnyQdisc::Fifo(Fifo::new(AnyAqm::$ty(BuildAqm::build($c, $ctx)?)))
+    };
+    (qdisc $ty:ident $c:ident $ctx:ident) => {
+        AnyQdisc::$ty(BuildQdisc::build::<P>($c, $ctx)?)
+    };
+}
+
+builtin_aqms!(queue_config);
+
+impl QueueConfig {
+    /// The error of [`QueueConfig::build`] on a discipline that holds its packets.
+    fn arrival_only(&self) -> AqmError {
+        let arrival_only: Vec<&str> = QUEUE_TYPES
+            .iter()
+            .copied()
+            .filter(|k| !QueueConfig::default_of(k).is_some_and(|c| c.holds_packets()))
+            .collect();
+        AqmError::config(
+            "type",
+            format!(
+                "`{}` decides at dequeue or schedules among queues, so it needs a queue that \
+                 holds its packets (QueueConfig::build_qdisc); this arrival-time path takes \
+                 only {}",
+                self.kind(),
+                arrival_only.join(", ")
+            ),
+        )
+    }
 }
 
 /// Read a queue table (`{ type = "red", limit = 100, ... }`) from any serde source:
@@ -114,118 +190,5 @@ pub fn parse_queue<'de, D: Deserializer<'de>>(table: D, path: &str) -> Result<Qu
 impl<'de> Deserialize<'de> for QueueConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<QueueConfig, D::Error> {
         QueueTable::deserialize(d)?.config("").map_err(serde::de::Error::custom)
-    }
-}
-
-impl QueueConfig {
-    /// Whether the discipline may discard a packet already waiting (Random Drop,
-    /// drop-from-front on overflow, CoDel's drops at dequeue, FQ-CoDel's drops from the
-    /// fattest flow) instead of, or besides, the arriving one.
-    pub fn may_evict(&self) -> bool {
-        match self {
-            QueueConfig::DropTail(c) => c.drop_front,
-            QueueConfig::RandomDrop(_) => true,
-            QueueConfig::Red(c) => c.red.drop_front,
-            QueueConfig::Ared(c) => c.red.drop_front,
-            QueueConfig::FengAred(c) => c.red.drop_front,
-            // The packet-holding queues may discard queued packets (CoDel at dequeue,
-            // FQ-CoDel from the fattest flow, CHOKe's matched victim, DualPI2 on overload).
-            QueueConfig::Codel(_)
-            | QueueConfig::FqCodel(_)
-            | QueueConfig::Pie(_)
-            | QueueConfig::Choke(_)
-            | QueueConfig::DualPi2(_) => true,
-            // FQ-PIE drops the arrival, never a queued packet.
-            QueueConfig::FqPie(_) => false,
-            QueueConfig::Fred(_)
-            | QueueConfig::Blue(_)
-            | QueueConfig::Pi(_)
-            | QueueConfig::Sfb(_) => false,
-        }
-    }
-
-    /// The same configuration with every quantity a number in SI units (seconds,
-    /// b/s), as the normalised scenario shows it; an error names a string that does
-    /// not parse.
-    pub fn normalized(&self) -> Result<QueueConfig> {
-        fn num(q: &mut Option<Quantity>, param: &str, dim: Dimension) -> Result<()> {
-            if let Some(v) = q {
-                *v = Quantity::Number(v.value(param, dim)?);
-            }
-            Ok(())
-        }
-        let mut c = self.clone();
-        let (rate, idle) = match &mut c {
-            QueueConfig::Codel(k) => {
-                k.codel.normalize()?;
-                return Ok(c);
-            }
-            QueueConfig::FqCodel(k) => {
-                k.codel.normalize()?;
-                return Ok(c);
-            }
-            QueueConfig::DropTail(_)
-            | QueueConfig::RandomDrop(_)
-            | QueueConfig::Pi(_)
-            | QueueConfig::Sfb(_) => {
-                return Ok(c);
-            }
-            QueueConfig::FqPie(p) => {
-                p.target = Quantity::Number(p.target.secs("target")?);
-                p.tupdate = Quantity::Number(p.tupdate.secs("tupdate")?);
-                p.max_burst = Quantity::Number(p.max_burst.secs("max_burst")?);
-                return Ok(c);
-            }
-            QueueConfig::Pie(p) => {
-                p.target = Quantity::Number(p.target.secs("target")?);
-                p.tupdate = Quantity::Number(p.tupdate.secs("tupdate")?);
-                p.max_burst = Quantity::Number(p.max_burst.secs("max_burst")?);
-                return Ok(c);
-            }
-            QueueConfig::Blue(b) => {
-                b.freeze_time = Quantity::Number(b.freeze_time.secs("freeze_time")?);
-                return Ok(c);
-            }
-            QueueConfig::DualPi2(d) => {
-                d.target = Quantity::Number(d.target.secs("target")?);
-                d.tupdate = Quantity::Number(d.tupdate.secs("tupdate")?);
-                d.step_thresh = Quantity::Number(d.step_thresh.secs("step_thresh")?);
-                d.tshift = Quantity::Number(d.tshift.secs("tshift")?);
-                return Ok(c);
-            }
-            QueueConfig::Choke(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
-            QueueConfig::Red(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
-            QueueConfig::Ared(a) => {
-                a.interval = Quantity::Number(a.interval.secs("interval")?);
-                a.target_delay = Quantity::Number(a.target_delay.secs("target_delay")?);
-                (&mut a.red.link_rate_bps, &mut a.red.idle_pkt_time)
-            }
-            QueueConfig::FengAred(c) => (&mut c.red.link_rate_bps, &mut c.red.idle_pkt_time),
-            QueueConfig::Fred(c) => (&mut c.link_rate_bps, &mut c.idle_pkt_time),
-        };
-        num(rate, "link_rate_bps", Dimension::Rate)?;
-        num(idle, "idle_pkt_time", Dimension::Time)?;
-        Ok(c)
-    }
-
-    /// Packet limit given in the configuration, if any.
-    pub fn limit_packets(&self) -> Option<u64> {
-        match self {
-            QueueConfig::DropTail(c) => c.limit,
-            QueueConfig::RandomDrop(c) => c.limit,
-            QueueConfig::Red(c) => c.red.limit,
-            QueueConfig::Ared(c) => c.red.limit,
-            QueueConfig::FengAred(c) => c.red.limit,
-            QueueConfig::Fred(c) => c.limit,
-            QueueConfig::Codel(c) => Some(c.limit),
-            QueueConfig::FqCodel(c) => Some(c.limit),
-            QueueConfig::FqPie(c) => Some(c.limit),
-            QueueConfig::Pie(c) => c.limit,
-            QueueConfig::Blue(c) => c.limit,
-            QueueConfig::Pi(c) => c.limit,
-            QueueConfig::Sfb(c) => c.limit,
-            QueueConfig::Choke(c) => c.red.limit,
-            QueueConfig::DualPi2(c) => c.limit,
-        }
     }
 }

@@ -7,10 +7,8 @@
 //! (`link[0].queue.min_tj: unknown field ...`, `link[0].queue.gentle: invalid type ...`)
 //! whatever the source and wherever `type` stands in the table.
 //!
-//! The configuration types are declared with [`config_struct!`]: each field once, with
-//! its type, default and documentation; the fields RED, ARED and Feng share are one
-//! struct ([`super::RedFields`]) that the three embed, read from the same table and
-//! written back into it (`#[serde(flatten)]` on output only).
+//! The configuration types are declared with `config_struct!` ([`super::fields`]): each
+//! field once, with its type, default and documentation.
 
 use std::fmt;
 
@@ -20,78 +18,6 @@ use serde::de::{
 
 use super::{QUEUE_TYPES, QueueConfig};
 use crate::error::{AqmError, Result};
-
-/// A configuration whose fields are set one key at a time.
-pub(crate) trait Fields {
-    /// Append the keys it reads, in the order they are documented (and serialized).
-    fn keys(&self, out: &mut Vec<&'static str>);
-    /// Set the field named `key` from `value`: `Ok(false)` if no field has that name,
-    /// an error (without a path) if the value does not fit the field.
-    fn set(&mut self, key: &str, value: &Value) -> Result<bool>;
-}
-
-/// Declare a configuration struct, each field with its default, and read it by key
-/// ([`Fields`]). An optional `..name: Type = default,` entry embeds a shared struct of
-/// fields: its keys are read from the same table and serialized in its place.
-macro_rules! config_struct {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $default:expr, )*
-            $( ..$shared:ident : $sty:ty = $sdefault:expr,
-               $( $(#[$pmeta:meta])* $post:ident : $pty:ty = $pdefault:expr, )* )?
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-        pub struct $name {
-            $( $(#[$fmeta])* pub $field: $ty, )*
-            $(
-                #[serde(flatten)]
-                pub $shared: $sty,
-                $( $(#[$pmeta])* pub $post: $pty, )*
-            )?
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                $name {
-                    $( $field: $default, )*
-                    $( $shared: $sdefault, $( $post: $pdefault, )* )?
-                }
-            }
-        }
-
-        impl $crate::config::table::Fields for $name {
-            fn keys(&self, out: &mut Vec<&'static str>) {
-                $( out.push(stringify!($field)); )*
-                $(
-                    self.$shared.keys(out);
-                    $( out.push(stringify!($post)); )*
-                )?
-            }
-            fn set(
-                &mut self,
-                key: &str,
-                value: &$crate::config::table::Value,
-            ) -> $crate::error::Result<bool> {
-                match key {
-                    $( stringify!($field) => self.$field = serde::Deserialize::deserialize(value)?, )*
-                    $(
-                        $( stringify!($post) => {
-                            self.$post = serde::Deserialize::deserialize(value)?
-                        } )*
-                        _ => return self.$shared.set(key, value),
-                    )?
-                    #[allow(unreachable_patterns)]
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            }
-        }
-    };
-}
-pub(crate) use config_struct;
 
 /// A value of a queue table as written.
 #[derive(Clone, Debug, PartialEq)]

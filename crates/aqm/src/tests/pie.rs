@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::common::Limit;
+use crate::time::Duration;
 
 fn params(mode: DelayMode) -> PieParams {
     PieParams {

@@ -131,7 +131,7 @@ fn automatic_parameters_from_link_rate() {
 }
 
 fn serde_json_like(rate: f64) -> QueueConfig {
-    QueueConfig::Ared(aqm::config::AredConfig {
+    QueueConfig::AdaptiveRed(aqm::config::AredConfig {
         min_th: None,
         max_th: None,
         w_q: None,

@@ -18,12 +18,12 @@ fn defaults_as_documented() {
     assert_eq!((r.red.mark_method, r.red.count_mode), (MarkMethod::Uniform, CountMode::Text));
     assert_eq!((r.red.mean_pkt_size, r.red.max_pkt_size), (500, 1500));
     assert_eq!((r.red.limit, r.red.link_rate_bps.clone(), r.red.seed), (None, None, None));
-    let QueueConfig::Ared(a) = read("type = \"ared\"").unwrap() else { panic!() };
+    let QueueConfig::AdaptiveRed(a) = read("type = \"ared\"").unwrap() else { panic!() };
     assert_eq!((a.min_th, a.max_th, a.w_q), (None, None, None));
     assert_eq!((a.red.max_p, a.red.gentle), (0.1, true));
     assert_eq!((a.interval, a.target_delay), (Quantity::Number(0.5), Quantity::Number(0.005)));
     assert_eq!((a.alpha, a.beta, a.max_p_min, a.max_p_max), (None, 0.9, 0.01, 0.5));
-    let QueueConfig::FengAred(f) = read("type = \"feng_ared\"").unwrap() else { panic!() };
+    let QueueConfig::FengAdaptiveRed(f) = read("type = \"feng_ared\"").unwrap() else { panic!() };
     assert_eq!(
         (f.min_th, f.max_th, f.w_q, f.red.max_p, f.red.gentle),
         (5.0, 15.0, 0.002, 0.02, false)

@@ -12,4 +12,5 @@ mod invariants;
 mod qdiscs;
 mod qdiscs_algo;
 mod red;
+mod registry;
 mod units;
