@@ -81,3 +81,9 @@ pub use red::{CountMode, RedParams};
 pub use sfb::SfbParams;
 pub use time::{Duration, Time};
 pub use units::Quantity;
+
+/// The README's Rust (its "From Rust" example), compiled and run as this crate's doctest
+/// (`cargo test -p aqm --doc`), so that the README shows code that works.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,13 +1,13 @@
 //! Bindings of the AQM library: one class, `Queue`, built from a configuration
 //! dict (`{"type": "red", "min_th": 5, ...}`) as an `aqm::AnyQdisc` (every type: an
 //! arrival-time discipline over a FIFO, or one that decides at dequeue or schedules);
-//! `aqmlab.aqm` gives it per-discipline constructors with documented signatures.
+//! `aqmlab.aqm` makes a class per type of the AQM registry from `queue_schema`.
 
 use ::aqm::config::{BuildContext, QueueConfig};
 use ::aqm::{AnyQdisc, DropReason, Fred, PacketInfo, Qdisc, SignalKind, Time, Verdict};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict};
+use pyo3::types::{PyBool, PyDict, PyList};
 
 use crate::errors::{aqm_error, config_error, guard};
 
@@ -312,6 +312,41 @@ fn queue_types() -> Vec<&'static str> {
     ::aqm::config::QUEUE_TYPES.to_vec()
 }
 
+/// The built-in queue types as the AQM registry describes them (`aqm::registry::AQMS`),
+/// in its order: a dict each with `type`, `class` (in `aqmlab.aqm`), `name`, `module`,
+/// `holds_packets`, `doc` (the lines of its configuration's documentation) and
+/// `params`, a list of dicts with `name`, `type` (the Python annotation), `doc` and
+/// `default` (the value the reader fills in when the key is left out).
+#[pyfunction]
+fn queue_schema(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let mut out = Vec::new();
+    for info in ::aqm::registry::AQMS {
+        let default = QueueConfig::default_of(info.type_name).ok_or_else(|| {
+            PyRuntimeError::new_err(format!("registry type {} has no default", info.type_name))
+        })?;
+        let defaults = pythonize::pythonize(py, &default).map_err(config_error)?;
+        let d = PyDict::new(py);
+        d.set_item("type", info.type_name)?;
+        d.set_item("class", info.class)?;
+        d.set_item("name", info.name)?;
+        d.set_item("module", info.module)?;
+        d.set_item("holds_packets", info.holds_packets)?;
+        d.set_item("doc", info.doc.iter().map(|l| l.trim()).collect::<Vec<_>>())?;
+        let params = PyList::empty(py);
+        for p in (info.params)() {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("type", &p.py_type)?;
+            pd.set_item("doc", &p.doc)?;
+            pd.set_item("default", defaults.get_item(p.name).ok())?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        out.push(d);
+    }
+    Ok(out)
+}
+
 /// A quantity in SI units read by the one unit grammar (`aqm::units`): `value` a
 /// number (passed through) or a string with a unit, `dimension` "time", "rate" or
 /// "size"; a string that does not parse is a ValueError naming `name`.
@@ -343,5 +378,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQueue>()?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(queue_types, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_schema, m)?)?;
     Ok(())
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List, Literal
 
 import numpy as np
 import pandas as pd
@@ -254,7 +254,12 @@ FIG7 = Experiment(
 FIG8_PACKETS = 5000
 
 
-def marks(method: str, p_b: float, seed: int, n: int = FIG8_PACKETS) -> np.ndarray:
+def marks(
+    method: Literal["uniform", "geometric", "ns2_wait"],
+    p_b: float,
+    seed: int,
+    n: int = FIG8_PACKETS,
+) -> np.ndarray:
     """The packet numbers RED marks among n arrivals at a held average, p_b = q / 100
     (thresholds 0..100, max_p = 1, w_q = 1, the queue held at 100 p_b packets)."""
     from .. import aqm
