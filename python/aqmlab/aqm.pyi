@@ -28,6 +28,8 @@ __all__ = [
     "Choke",
     "DualPi2",
     "Sfb",
+    "Cobalt",
+    "FqCobalt",
 ]
 
 QUEUE_TYPES: tuple[str, ...]
@@ -748,5 +750,89 @@ class Sfb(Queue):
         limit: Optional[int] = None,
         limit_bytes: Optional[int] = None,
         ecn: bool = False,
+        seed: Optional[int] = None,
+    ) -> None: ...
+
+class Cobalt(Queue):
+    """COBALT, CoDel and BLUE side by side at dequeue (the AQM of Linux's CAKE, `sch_cake.c`):
+    CoDel's control law on the sojourn time, BLUE's drop probability raised on overflow and
+    lowered when the queue empties. One FIFO of `limit` packets (ns-3's CobaltQueueDisc,
+    1000).
+
+    Keyword arguments (the keys of a scenario's ``queue = { type = "cobalt", ... }``):
+
+    limit (int, default 1000): Buffer, packets (arrivals beyond it are overflow drops), 1 ..
+        2^32 - 1.
+    target (Union[float, str], default 0.005): CoDel's target, the acceptable standing queue
+        delay (5 ms), > 0.
+    interval (Union[float, str], default 0.1): CoDel's interval: the first signal's delay
+        and the control law's base (100 ms), > 0.
+    ecn (bool, default True): Mark ECN-capable packets instead of CoDel's drops (BLUE's
+        drops stay drops).
+    p_inc (float, default 0.00390625): BLUE's increase of p_drop on an overflow or a sojourn
+        above blue_timeout (1/256), (0, 1].
+    p_dec (float, default 0.000244140625): BLUE's decrease of p_drop when a dequeue finds
+        the queue empty (1/4096), (0, 1].
+    blue_timeout (Union[float, str], default 0.4): A packet waiting longer than this raises
+        p_drop as an overflow does (400 ms), > 0.
+    seed (Optional[int], default None): Seed of BLUE's random stream.
+    """
+
+    def __init__(
+        self,
+        *,
+        limit: int = 1000,
+        target: Union[float, str] = 0.005,
+        interval: Union[float, str] = 0.1,
+        ecn: bool = True,
+        p_inc: float = 0.00390625,
+        p_dec: float = 0.000244140625,
+        blue_timeout: Union[float, str] = 0.4,
+        seed: Optional[int] = None,
+    ) -> None: ...
+
+class FqCobalt(Queue):
+    """FQ-COBALT (CAKE's flow queueing without its shaper and tins; ns-3's FqCobaltQueueDisc):
+    flows hashed into `flows` queues served by deficit round robin, new flows first, each
+    queue managed by COBALT. FQ-CoDel's scheduler defaults.
+
+    Keyword arguments (the keys of a scenario's ``queue = { type = "fq_cobalt", ... }``):
+
+    limit (int, default 10240): Packets held in all (10240), 1 .. 2^32 - 1.
+    flows (int, default 1024): Flow queues, hash buckets (1024), 1 .. 65536.
+    quantum (int, default 1514): DRR quantum, bytes per round (1514).
+    memory_limit (int, default 33554432): Bytes held in all (32 MB = 33554432).
+    drop_batch_size (int, default 64): Packets dropped at most from the head of the fattest
+        flow per overflow, stopping once half its bytes are gone (64).
+    target (Union[float, str], default 0.005): CoDel's target, the acceptable standing queue
+        delay (5 ms), > 0.
+    interval (Union[float, str], default 0.1): CoDel's interval: the first signal's delay
+        and the control law's base (100 ms), > 0.
+    ecn (bool, default True): Mark ECN-capable packets instead of CoDel's drops (BLUE's
+        drops stay drops).
+    p_inc (float, default 0.00390625): BLUE's increase of p_drop on an overflow or a sojourn
+        above blue_timeout (1/256), (0, 1].
+    p_dec (float, default 0.000244140625): BLUE's decrease of p_drop when a dequeue finds
+        the queue empty (1/4096), (0, 1].
+    blue_timeout (Union[float, str], default 0.4): A packet waiting longer than this raises
+        p_drop as an overflow does (400 ms), > 0.
+    seed (Optional[int], default None): Seed of the flow hash's salt and of the flows'
+        random streams.
+    """
+
+    def __init__(
+        self,
+        *,
+        limit: int = 10240,
+        flows: int = 1024,
+        quantum: int = 1514,
+        memory_limit: int = 33554432,
+        drop_batch_size: int = 64,
+        target: Union[float, str] = 0.005,
+        interval: Union[float, str] = 0.1,
+        ecn: bool = True,
+        p_inc: float = 0.00390625,
+        p_dec: float = 0.000244140625,
+        blue_timeout: Union[float, str] = 0.4,
         seed: Optional[int] = None,
     ) -> None: ...

@@ -41,6 +41,8 @@ macro_rules! builtin_aqms {
             qdisc choke::Choke(ChokeConfig) = "choke", "Choke", "CHOKe";
             qdisc dualpi2::DualPi2(DualPi2Config) = "dualpi2", "DualPi2", "DualPI2";
             arrival sfb::Sfb(SfbConfig) = "sfb", "Sfb", "SFB";
+            qdisc cobalt::Cobalt(CobaltConfig) = "cobalt", "Cobalt", "COBALT";
+            qdisc fq_cobalt::FqCobalt(FqCobaltConfig) = "fq_cobalt", "FqCobalt", "FQ-COBALT";
         }
     };
 }
