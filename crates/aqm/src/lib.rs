@@ -1,13 +1,14 @@
 //! # aqm — active queue management algorithms
 //!
-//! The RED family as a library: Drop Tail and Random Drop, RED (Floyd & Jacobson
-//! 1993), Adaptive RED (Floyd, Gummadi & Shenker 2001), Feng et al.'s original
-//! Adaptive RED, and FRED (Lin & Morris 1997); and the AQMs RED is compared with
-//! today. The queues that hold their packets ([`Qdisc`], dispatched by [`AnyQdisc`]):
-//! CoDel (RFC 8289), which decides at dequeue, FQ-CoDel (RFC 8290), a flow-queue
-//! scheduler ([`Fq`]) generic over the AQM of each flow ([`FlowAqm`]), PIE (RFC 8033),
-//! CHOKe (Pan et al. 2000) and DualPI2 (RFC 9332); BLUE (Feng et al. 2002) and the PI
-//! controller (Hollot et al. 2001) decide on arrival like the RED family ([`AnyAqm`]).
+//! The RED family as a library (Drop Tail and Random Drop, RED, Adaptive RED, Feng et
+//! al.'s Adaptive RED, FRED) and the AQMs set beside it today, every one a line of the
+//! [`registry`] ([`registry::AQMS`] lists them, with their keys; docs/algorithms.md's
+//! table is generated from it). Two shapes: an arrival-time discipline
+//! ([`QueueDiscipline`], dispatched by [`AnyAqm`], such as the RED family and BLUE)
+//! leaves the FIFO to its owner; a queue that holds its packets ([`Qdisc`], dispatched
+//! by [`AnyQdisc`]) decides at dequeue, as CoDel, PIE and COBALT do, or schedules among
+//! several queues, as the flow-queue scheduler [`Fq`] does, generic over the AQM of each
+//! flow ([`FlowAqm`]; FQ-CoDel, FQ-PIE, FQ-COBALT).
 //!
 //! ## Design
 //! - **Time is an argument.** Nothing reads a clock; every call takes `now: Time`

@@ -19,7 +19,7 @@
 //! Every arrival-time discipline is also a qdisc: [`Fifo`] holds the packets of a
 //! [`QueueDiscipline`](crate::QueueDiscipline) in one FIFO and applies its verdicts,
 //! so a caller written against [`Qdisc`] (the gateway, the Python API, the simulator's
-//! scheduled links) serves every type. [`AnyQdisc`] dispatches among them by `match`.
+//! scheduled links) serves every type. [`AnyQdisc`](crate::AnyQdisc) dispatches among them by `match`.
 
 use std::collections::VecDeque;
 

@@ -14,7 +14,7 @@
 //! - `"type"`: its name in configurations (`queue = { type = "red", ... }`);
 //! - `"PythonClass"`: its class in `aqmlab.aqm`; `"Name"`: how the docs list it.
 //!
-//! From the table come the module declarations and re-exports ([`declare_modules!`]),
+//! From the table come the module declarations and re-exports (`declare_modules!`),
 //! [`crate::config::QueueConfig`] and [`crate::config::QUEUE_TYPES`], the dispatch enums
 //! ([`crate::AnyAqm`], [`crate::AnyQdisc`]) and [`AQMS`], the description the Python
 //! classes and the docs' lists are generated from. Adding an AQM is its file and its
