@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional
 
+from .base import ArgumentError
+
 # (name, one-line help, module, add-arguments function, run function); a command whose
 # module is None is planned but not built yet and says so.
 _COMMANDS = [
@@ -122,12 +124,12 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         if built and name == command:
             mod = importlib.import_module(module)
             getattr(mod, add)(p)
-            p.set_defaults(_run=getattr(mod, run))
+            p.set_defaults(_run=getattr(mod, run), _parser=p)
         elif built:
             p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         else:
             p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-            p.set_defaults(_run=_not_built(name))
+            p.set_defaults(_run=_not_built(name), _parser=p)
     return parser
 
 
@@ -150,16 +152,41 @@ def _not_built(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(command)
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return 2
+def flag_for(parser: argparse.ArgumentParser, argument: str) -> Optional[str]:
+    """How `parser` names the argument stored as `argument`: its long option
+    (``--jobs``), else its short one, else (a positional) its metavar or the upper-cased
+    name; None when `parser` has no such argument."""
+    for action in parser._actions:  # (argparse keeps no public list of its arguments)
+        if action.dest == argument:
+            longs = [s for s in action.option_strings if s.startswith("--")]
+            names = longs or action.option_strings
+            if names:
+                return names[0]
+            return str(action.metavar or action.dest.upper())
+    return None
+
+
+def error_text(parser: argparse.ArgumentParser, error: ValueError) -> str:
+    """The message of `error` for the command line: a bad argument of a library
+    function (:class:`aqmlab.base.ArgumentError`) is named by the flag it came from."""
+    if isinstance(error, ArgumentError):
+        flag = flag_for(parser, error.argument)
+        if flag is not None:
+            return error.naming(flag)
+    return str(error)
+
+
+def run_command(
+    run: Callable[[argparse.Namespace], Optional[int]],
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    prog: str,
+) -> int:
+    """Run a command's `run(args)` and turn what it raises into an exit status: 130
+    interrupted, 141 when the reader of its output went away, 2 (with the message, its
+    flags named) for a bad argument or configuration."""
     try:
-        return int(args._run(args) or 0)
+        return int(run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -168,9 +195,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Point stdout at /dev/null so that the interpreter's final flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except ValueError as e:  # configuration errors name the field
-        print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)
+    except ValueError as e:  # configuration errors name the field, or the flag
+        print(f"{prog}: error: {error_text(parser, e)}", file=sys.stderr)
         return 2
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command)
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    return run_command(args._run, args, args._parser, f"aqmlab {args.command}")
 
 
 if __name__ == "__main__":  # pragma: no cover

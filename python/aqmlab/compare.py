@@ -21,15 +21,13 @@ import argparse
 import copy
 import csv
 import json
-import os
-import shutil
-import sys
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["COLUMNS", "with_queue", "compare", "add_arguments", "run"]
+from .base import ArgumentError, PathLike, check_out_dir, positive_int, read_toml, staged_dir
+
+__all__ = ["COLUMNS", "with_queue", "compare", "queue_tables", "add_arguments", "run"]
 
 #: The columns of ``compare.csv``.
 COLUMNS = [
@@ -118,7 +116,9 @@ def compare(
     jobs: int = 1,
 ) -> Tuple[List[Dict[str, Any]], Dict[Tuple[str, int], Dict[str, Any]]]:
     """Run `scenario` once per queue (label -> queue table) and seed. Returns the rows of
-    ``compare.csv`` (in the order of `queues`, then `seeds`) and each run's summary."""
+    ``compare.csv`` (in the order of `queues`, then `seeds`) and each run's summary;
+    `jobs` runs in parallel."""
+    positive_int("jobs", jobs)
     data = dict(scenario)
     key = data["bottleneck"].replace(" ", "")
     runs = []
@@ -173,33 +173,46 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def _queues(names: Optional[str], path: Optional[str]) -> Dict[str, Dict[str, Any]]:
+def queue_tables(
+    aqms: Optional[str], aqm_file: Optional[PathLike] = None
+) -> Dict[str, Dict[str, Any]]:
+    """The queues to set side by side, label -> queue table: the comma-separated types
+    `aqms`, each at its defaults (labelled by its type), then the ``[queue.LABEL]``
+    tables of the TOML file `aqm_file`. ArgumentError naming `aqms` for an unknown type,
+    `aqm_file` for a file that cannot be read or holds no such tables; ValueError when
+    there is no queue at all."""
     from . import _native
-    from .sim import _load_toml
 
     out: Dict[str, Dict[str, Any]] = {}
     types = set(_native.queue_types())
-    for n in filter(None, (x.strip() for x in (names or "").split(","))):
+    for n in filter(None, (x.strip() for x in (aqms or "").split(","))):
         if n not in types:
-            raise ValueError(f"--aqm: unknown type {n!r}; allowed {', '.join(sorted(types))}")
+            detail = f": unknown type {n!r}; allowed {', '.join(sorted(types))}"
+            raise ArgumentError("aqms", detail)
         out[n] = {"type": n}
-    if path:
-        tables = _load_toml(Path(path).read_text()).get("queue")
+    if aqm_file:
+        try:
+            tables = read_toml(aqm_file).get("queue")
+        except ValueError as e:
+            raise ArgumentError("aqm_file", str(e)) from None
         if not isinstance(tables, dict) or not tables:
-            raise ValueError(f"--aqm-file {path}: expected one or more [queue.LABEL] tables")
+            detail = f"{aqm_file}: expected one or more [queue.LABEL] tables"
+            raise ArgumentError("aqm_file", detail)
         for label, t in tables.items():
             if not isinstance(t, dict) or "type" not in t:
-                raise ValueError(f"--aqm-file {path}: queue.{label}.type: missing")
+                raise ArgumentError("aqm_file", f"{aqm_file}: queue.{label}.type: missing")
             out[label] = dict(t)
     if not out:
-        raise ValueError("give --aqm TYPES and/or --aqm-file FILE")
+        raise ValueError("no queue: give aqms (queue types) or aqm_file ([queue.LABEL] tables)")
     return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab compare``."""
     parser.add_argument("scenario", help='scenario file (TOML) with a `bottleneck = "A->B"`')
-    parser.add_argument("--aqm", help="comma-separated queue types, each at its defaults")
+    parser.add_argument(
+        "--aqm", dest="aqms", help="comma-separated queue types, each at its defaults"
+    )
     parser.add_argument("--aqm-file", help="TOML file of [queue.LABEL] tables (type + parameters)")
     parser.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 30s)")
@@ -214,33 +227,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison; write DIR/compare.csv, DIR/compare.png and DIR/runs/."""
-    from .outdir import check_out_dir
     from .sim import Scenario
 
-    out = check_out_dir(args.out, "--out")
+    out = check_out_dir(args.out)
+    if not args.aqms and not args.aqm_file:
+        raise ValueError("give --aqm TYPES and/or --aqm-file FILE")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(
+            f"--seeds: expected comma-separated integers, got {args.seeds!r}"
+        ) from None
+    try:
+        sc = Scenario.from_file(args.scenario)
     except OSError as e:
-        print(f"aqmlab compare: error: cannot create {out}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    try:
-        try:
-            seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-        except ValueError:
-            raise ValueError(
-                f"--seeds: expected comma-separated integers, got {args.seeds!r}"
-            ) from None
-        if args.jobs < 1:
-            raise ValueError(f"--jobs: expected >= 1, got {args.jobs}")
-        try:
-            sc = Scenario.from_file(args.scenario)
-        except OSError as e:
-            raise ValueError(f"cannot read {args.scenario}: {e.strerror or e}") from None
-        if args.duration:
-            sc = sc.replace(duration=args.duration)
-        queues = _queues(args.aqm, args.aqm_file)
-        rows, summaries = compare(sc.to_dict(), queues, seeds, args.jobs)
+        raise ValueError(f"cannot read {args.scenario}: {e.strerror or e}") from None
+    if args.duration:
+        sc = sc.replace(duration=args.duration)
+    queues = queue_tables(args.aqms, args.aqm_file)
+    rows, summaries = compare(sc.to_dict(), queues, seeds, args.jobs)
+    with staged_dir(out) as tmp:
         (tmp / "runs").mkdir()
         for (label, s), summ in summaries.items():
             (tmp / "runs" / f"{label}-s{s}.json").write_text(json.dumps(summ, indent=1))
@@ -249,12 +255,6 @@ def run(args: argparse.Namespace) -> int:
             w.writeheader()
             w.writerows(rows)
         plot(rows, tmp / "compare.png", sc.to_dict().get("name") or Path(args.scenario).stem)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     if not args.quiet:
         print(
             f"{'aqm':>12s} {'goodput':>8s} {'util':>6s} {'delay ms':>9s} {'p95 ms':>7s} {'drops':>7s} {'jain':>6s}"

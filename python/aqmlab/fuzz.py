@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 import multiprocessing as mp
 import os
 import random
@@ -33,6 +32,9 @@ import time
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
+
+from .base import load_toml, positive, positive_int
+from .cli import run_command
 
 __all__ = ["make_case", "run_input", "classify", "Pool", "main"]
 
@@ -109,12 +111,10 @@ def seeds() -> List[Tuple[str, str, Dict[str, Any]]]:
     a run of RUN_SECONDS with no warm-up."""
     global _SEEDS
     if _SEEDS is None:
-        from .sim import _load_toml
-
         out = []
         for p in sorted(_scenario_dir().glob("*.toml")):
             text = _short_text(p.read_text())
-            out.append((p.stem, text, _load_toml(text)))
+            out.append((p.stem, text, load_toml(text)))
         _SEEDS = out
     return _SEEDS
 
@@ -325,6 +325,8 @@ class Pool:
     worker that dies (a crash) fails its case."""
 
     def __init__(self, jobs: int, timeout: float, seed: int = 0):
+        positive_int("jobs", jobs)
+        positive("timeout", timeout)
         methods = mp.get_all_start_methods()
         self._ctx: Any = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.jobs, self.timeout, self.seed = jobs, timeout, seed
@@ -431,10 +433,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--case", type=int, help="run this one case here and print its input")
     ap.add_argument("--show", type=int, default=20, help="failures to print (default 20)")
     a = ap.parse_args(argv)
+    return run_command(_fuzz, a, ap, "python -m aqmlab.fuzz")
+
+
+def _fuzz(a: argparse.Namespace) -> int:
+    """The command's work: one case shown, or `a.cases` cases run and counted."""
     if a.case is not None:
         return _show_case(a.seed, a.case)
-    if a.cases < 1 or a.jobs < 1 or not (a.timeout > 0 and math.isfinite(a.timeout)):
-        ap.error("--cases and --jobs must be >= 1, --timeout > 0")
+    positive_int("cases", a.cases)
     counts = {"ran": 0, "refused": 0, "failed": 0, "hung": 0}
     bad: List[str] = []
     t0 = time.monotonic()

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from .base import check_out_dir, positive_int
+from .cli import run_command
 from .sim import DUMBBELL_RED
 
 __all__ = ["add_run_arguments", "run_run", "add_bench_arguments", "run_bench", "BENCH_CASES"]
@@ -47,10 +49,9 @@ def run_run(args: argparse.Namespace) -> int:
     success; an output directory that cannot be created or an invalid scenario raises
     ValueError (the CLI prints it and exits 2) before anything runs or is written. The
     path imports no pandas (unless traces or --plot ask for it)."""
-    from .outdir import check_out_dir
     from .sim import Scenario, simulate
 
-    check_out_dir(args.out, "--out")
+    check_out_dir(args.out)
     try:
         sc = Scenario.from_file(args.scenario)
     except OSError as e:
@@ -287,8 +288,7 @@ def run_bench(args: argparse.Namespace) -> int:
     peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
     if peers:
         bench_peers.peers_dir(required=True)
-    if args.peer_repeat < 1:
-        raise ValueError(f"--peer-repeat must be >= 1, got {args.peer_repeat}")
+    positive_int("peer_repeat", args.peer_repeat)
     cases = sorted(BENCH_CASES) if args.case == "all" else [args.case]
     rows: List[Dict[str, Any]] = []
     for name in cases:
@@ -390,10 +390,12 @@ def _record(path: str, rows: List[Dict[str, Any]]) -> None:
 def main(argv: List[str] | None = None) -> int:  # pragma: no cover - for `python -m aqmlab.runner`
     p = argparse.ArgumentParser(prog="aqmlab-runner")
     sub = p.add_subparsers(dest="cmd", required=True)
-    add_run_arguments(sub.add_parser("run"))
-    add_bench_arguments(sub.add_parser("bench"))
+    parsers = {"run": sub.add_parser("run"), "bench": sub.add_parser("bench")}
+    add_run_arguments(parsers["run"])
+    add_bench_arguments(parsers["bench"])
     a = p.parse_args(argv)
-    return run_run(a) if a.cmd == "run" else run_bench(a)
+    run = run_run if a.cmd == "run" else run_bench
+    return run_command(run, a, parsers[a.cmd], f"aqmlab {a.cmd}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,11 +21,12 @@ import copy
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Union
+
+from .base import load_toml, positive_int
 
 __all__ = ["Scenario", "Result", "simulate", "dumbbell", "TRACE_FILES"]
 
@@ -36,19 +37,6 @@ TRACE_FILES = {
     "drops": "drops.csv",
     "cwnd": "cwnd.csv",
 }
-
-
-def _load_toml(text: str) -> Dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"TOML syntax: {e}") from None
-    except RecursionError:
-        raise ValueError("TOML syntax: arrays or tables nested too deeply") from None
 
 
 class Scenario:
@@ -75,7 +63,7 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str) -> "Scenario":
         """A scenario from TOML text."""
-        return cls(_load_toml(text))
+        return cls(load_toml(text))
 
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike]) -> "Scenario":
@@ -162,7 +150,7 @@ class Result:
         was. The flows and links tables are written through pyarrow from the summary
         (the columns and values of ``flows`` and ``links``), without pandas."""
         from ._tables import write_records
-        from .outdir import staged_dir
+        from .base import staged_dir
 
         out = Path(out)
         with staged_dir(out) as tmp:
@@ -311,8 +299,7 @@ def dumbbell(
     Tail with `access_limit` packets. `flow` gives extra keys of every flow (default:
     NewReno, 1000-byte packets, maximum window 1000, start uniform on [0, 1] s).
     """
-    if n_flows < 1:
-        raise ValueError(f"n_flows = {n_flows} is invalid: allowed >= 1")
+    positive_int("n_flows", n_flows)
     links = [
         {
             "a": "r1",

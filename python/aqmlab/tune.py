@@ -31,7 +31,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .analysis import _validate as v
 from .analysis.ared import (
     BETA,
     INTERVAL,
@@ -45,6 +44,7 @@ from .analysis.ared import (
 )
 from .analysis.floyd import ewma_time_constant, red_burst_average, red_max_w_q
 from .analysis.fred import LARGE_BUFFER, fred_parameters
+from .base import integer, positive
 from .units import parse_rate, parse_size, parse_time
 
 __all__ = ["recommend", "add_arguments", "run", "format_text"]
@@ -71,7 +71,7 @@ def _num(x: Any, name: str, parser: Any) -> float:
     """A number, or a unit string parsed by `parser`; ValueError naming `name`."""
     if isinstance(x, str):
         return parser(x, name)
-    return v.positive(name, x)
+    return positive(name, x)
 
 
 def _s(x: float) -> str:
@@ -166,7 +166,7 @@ def recommend(
     rtt_s = _num(rtt, "rtt", parse_time)
     size = _num(packet_size, "packet_size", parse_size)
     target = _num(target_delay, "target_delay", parse_time)
-    L = v.integer("burst", burst, minimum=1)
+    L = integer("burst", burst, minimum=1)
     lk = _Link(rate, rtt_s, size, target, L, ared_auto_parameters(rate, size, target))
 
     # The rules speak in this order, so that warnings and notes read in it too.
@@ -670,7 +670,7 @@ def run(args: argparse.Namespace) -> int:
         rtt = parse_time(args.rtt, "--rtt")
         size = parse_size(args.packet_size, "--packet-size")
         target = parse_time(args.target_delay, "--target-delay")
-        burst = v.integer("--burst", args.burst, minimum=1)
+        burst = integer("--burst", args.burst, minimum=1)
         rec = recommend(
             rate, rtt, size, target, burst, trace=args.trace, trace_link=args.trace_link
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from aqmlab.base import pid_alive
 from aqmlab.testbed import Testbed, netns, owned_namespaces
 from aqmlab.testbed.scenario import dumps
 from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
@@ -205,4 +206,4 @@ def test_a_second_run_cleans_up_after_a_killed_first_run(tmp_path):
     assert r.returncode == 0, r.stderr
     assert owned_namespaces(p.pid) == []
     time.sleep(0.2)
-    assert not netns._alive(gw_pid), "the orphaned gateway was killed (a zombie counts as dead)"
+    assert not pid_alive(gw_pid), "the orphaned gateway was killed (a zombie counts as dead)"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Optional, Tuple
 
-from . import _validate as v
+from ..base import in_range, non_negative, positive
 
 __all__ = [
     "link_capacity_pkts",
@@ -61,8 +61,8 @@ def link_capacity_pkts(link_rate_bps: float, mean_pkt_size: float = 500) -> floa
     computed for packets of the specified default size" (500 bytes in ns-2).
     `link_rate_bps` in bits/s, `mean_pkt_size` in bytes.
     """
-    r = v.positive("link_rate_bps", link_rate_bps)
-    s = v.positive("mean_pkt_size", mean_pkt_size)
+    r = positive("link_rate_bps", link_rate_bps)
+    s = positive("mean_pkt_size", mean_pkt_size)
     return r / (8.0 * s)
 
 
@@ -72,8 +72,8 @@ def ared_target_band(min_th: float, max_th: float) -> Tuple[float, float]:
     Floyd, Gummadi & Shenker Fig. 10. Thresholds in packets; returns packets. With
     max_th = 3 min_th it is [1.8, 2.2] x min_th, centred on 2 min_th (Section 4.3).
     """
-    mn = v.non_negative("min_th", min_th)
-    mx = v.positive("max_th", max_th)
+    mn = non_negative("min_th", min_th)
+    mx = positive("max_th", max_th)
     if not mn < mx:
         raise ValueError(f"min_th must be < max_th, got min_th={min_th!r}, max_th={max_th!r}")
     return (mn + 0.4 * (mx - mn), mn + 0.6 * (mx - mn))
@@ -100,7 +100,7 @@ def ared_auto_parameters(
     reading that gives the paper's 12.5 and 125 packets) and ``min_th_floor_applied``.
     """
     C = link_capacity_pkts(link_rate_bps, mean_pkt_size)
-    d = v.positive("delay_target", delay_target)
+    d = positive("delay_target", delay_target)
     w_q = -math.expm1(-1.0 / C)
     tc = -1.0 / math.log1p(-w_q)
     min_th = max(5.0, d * C / 2.0)
@@ -124,7 +124,7 @@ def ared_auto_parameters(
 
 def ared_alpha(max_p: float) -> float:
     """Fig. 10's additive increment: alpha = min(0.01, max_p / 4) (dimensionless)."""
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
+    mp = in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
     return min(0.01, mp / 4.0)
 
 
@@ -137,9 +137,9 @@ def ared_avg_decrease_on_increase(
     min_th) to min_th + p/(max_p + alpha) (max_th - min_th), a decrease of
     alpha/(max_p + alpha) x p/max_p x (max_th - min_th). Requires p < max_p.
     """
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
-    pp = v.in_range("p", p, 0.0, mp)
-    a = v.positive("alpha", alpha)
+    mp = in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
+    pp = in_range("p", p, 0.0, mp)
+    a = positive("alpha", alpha)
     ared_target_band(min_th, max_th)  # validates the thresholds
     span = float(max_th) - float(min_th)
     return a / (mp + a) * pp / mp * span
@@ -153,9 +153,9 @@ def ared_avg_increase_on_decrease(
     Floyd, Gummadi & Shenker Section 4.2: p (1 - beta) / (max_p beta) x (max_th - min_th).
     Requires p < beta max_p (avg stays below max_th after the decrease).
     """
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
-    b = v.in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
-    pp = v.in_range("p", p, 0.0, b * mp)
+    mp = in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
+    b = in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
+    pp = in_range("p", p, 0.0, b * mp)
     ared_target_band(min_th, max_th)  # validates the thresholds
     span = float(max_th) - float(min_th)
     return pp * (1.0 - b) / (mp * b) * span
@@ -169,8 +169,8 @@ def ared_alpha_ok(alpha: float, max_p: float) -> bool:
     min(0.01, max_p/4) meets the condition with equality whenever max_p <= 0.04, so
     aqmlab accepts equality (to within 1e-12). Dimensionless inputs.
     """
-    a = v.positive("alpha", alpha)
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
+    a = positive("alpha", alpha)
+    mp = in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
     return a / (mp + a) <= 0.2 + 1e-12
 
 
@@ -179,7 +179,7 @@ def ared_beta_ok(beta: float) -> bool:
 
     Then one decrease of max_p cannot move avg from below the target band to above it.
     """
-    b = v.in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
+    b = in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
     return (1.0 - b) / b < 0.2
 
 
@@ -192,7 +192,7 @@ def ared_max_overshoot(k: float = 3.0) -> float:
     the automatic k = 3 and tends to the paper's "factor of four" as k grows.
     `k` > 1 (dimensionless); returns the ratio (dimensionless).
     """
-    kk = v.positive("k", k)
+    kk = positive("k", k)
     if not kk > 1:
         raise ValueError(f"k must be > 1, got {k!r}")
     return 2.0 * kk / ((kk + 1.0) / 2.0)
@@ -240,11 +240,11 @@ def ared_adaptation_times(
     `alpha` (the paper's default: its largest value 0.01) and `beta` dimensionless,
     `interval` in seconds.
     """
-    a = v.positive("alpha", alpha)
-    b = v.in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
-    t = v.positive("interval", interval)
-    lo = v.positive("bottom", bottom)
-    hi = v.positive("top", top)
+    a = positive("alpha", alpha)
+    b = in_range("beta", beta, 0.0, 1.0, lo_open=True, hi_open=True)
+    t = positive("interval", interval)
+    lo = positive("bottom", bottom)
+    hi = positive("top", top)
     if not lo < hi:
         raise ValueError(f"bottom must be < top, got bottom={bottom!r}, top={top!r}")
     up_bound = (hi - lo) / a

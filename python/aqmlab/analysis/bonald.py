@@ -54,7 +54,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 from scipy import sparse
 
-from . import _validate as v
+from ..base import in_range, integer, positive
 from .floyd import red_initial_probability
 
 __all__ = [
@@ -108,7 +108,7 @@ def _binom_pmf(B: int, p: np.ndarray) -> np.ndarray:
 
 def _check_rho_K(rho: float, K: int) -> Tuple[float, int]:
     """Validated (rho > 0, integer K >= 1)."""
-    return v.positive("rho", rho), v.integer("K", K, minimum=1)
+    return positive("rho", rho), integer("K", K, minimum=1)
 
 
 def mm1k_distribution(rho: float, K: int) -> np.ndarray:
@@ -217,9 +217,9 @@ class BonaldModel:
         rho, K = _check_rho_K(self.rho, self.K)
         object.__setattr__(self, "rho", rho)
         object.__setattr__(self, "K", K)
-        object.__setattr__(self, "burst", v.integer("burst", self.burst, minimum=1))
+        object.__setattr__(self, "burst", integer("burst", self.burst, minimum=1))
         object.__setattr__(
-            self, "bursty_fraction", v.in_range("bursty_fraction", self.bursty_fraction, 0.0, 1.0)
+            self, "bursty_fraction", in_range("bursty_fraction", self.bursty_fraction, 0.0, 1.0)
         )
         if self.policy == "red":
             if self.min_th is None:
@@ -662,7 +662,7 @@ def consecutive_drop_pmf(
 
     Section III-A (Tail Drop) and eq. 4 (RED). Returns an array of length `n_max`.
     """
-    n = v.integer("n_max", n_max, minimum=1)
+    n = integer("n_max", n_max, minimum=1)
     s = BonaldModel(policy, rho, K, min_th, max_th, max_p, 1).consecutive_drop_survival(
         np.arange(n + 1)
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Optional, Tuple
 
-from . import _validate as v
+from ..base import in_range, integer, positive
 
 LINK_RATE_BPS = 8e6
 MEAN_PACKET_BYTES = 1000
@@ -48,9 +48,9 @@ def scenario(
     :func:`aqmlab.analysis.bonald.drop_probability`, plus run length (s) and seed."""
     if policy not in ("taildrop", "red"):
         raise ValueError(f"policy must be 'taildrop' or 'red', got {policy!r}")
-    rho = v.positive("rho", rho)
-    K = v.integer("K", K, minimum=2)
-    burst = v.integer("burst", burst, minimum=1)
+    rho = positive("rho", rho)
+    K = integer("K", K, minimum=2)
+    burst = integer("burst", burst, minimum=1)
     if not 0.0 <= bursty_fraction <= 1.0:
         raise ValueError(f"bursty_fraction must be in [0, 1], got {bursty_fraction}")
     if policy == "taildrop":
@@ -125,7 +125,7 @@ def drop_probabilities(
     the half-width of a 99% Student-t interval over `replications` independent runs."""
     from ..sim import simulate
 
-    n = v.integer("replications", replications, minimum=2)
+    n = integer("replications", replications, minimum=2)
     if n > len(_T995) + 1:
         raise ValueError(f"replications must be <= {len(_T995) + 1}, got {n}")
     samples: Dict[str, list] = {"total": [], "bursty": [], "smooth": []}
@@ -149,7 +149,7 @@ def with_average(sc: Dict[str, Any], w_q: float) -> Dict[str, Any]:
     instantaneous queue (Sections II-C, III-C and IV-C); Tail Drop is left unchanged."""
     q = sc["link"][0]["queue_ab"]
     if q["type"] == "red":
-        q["w_q"] = float(v.in_range("w_q", w_q, 0.0, 1.0))
+        q["w_q"] = float(in_range("w_q", w_q, 0.0, 1.0))
     return sc
 
 
@@ -175,7 +175,7 @@ def pareto_scenario(
     `burst_time`/`spacing` + 0.5 on average. The mean OFF time is set for the bursty
     share of `rho`; the load actually offered is what the run's arrivals say."""
     sc = scenario(policy, rho, K, min_th, max_th, max_p, 1, bursty_fraction, duration, warmup, seed)
-    bursty_pps = bursty_fraction * v.positive("rho", rho) * LINK_RATE_BPS / (8 * MEAN_PACKET_BYTES)
+    bursty_pps = bursty_fraction * positive("rho", rho) * LINK_RATE_BPS / (8 * MEAN_PACKET_BYTES)
     mean_burst = burst_time / spacing + 0.5
     off = mean_burst / bursty_pps - burst_time
     for f in sc["flow"]:

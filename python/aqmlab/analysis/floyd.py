@@ -27,8 +27,8 @@ from typing import overload
 
 import numpy as np
 
-from . import _validate as v
-from ._validate import ArrayLike, scalar_or_array
+from ..base import in_range, integer, non_negative, positive
+from ._arrays import ArrayLike, scalar_or_array
 
 __all__ = [
     "red_burst_average",
@@ -91,7 +91,7 @@ def red_burst_average_sum(w_q: float, burst: int) -> float:
     form :func:`red_burst_average`.
     """
     w = float(_w_q_array(w_q))
-    L = v.integer("burst", burst, minimum=1)
+    L = integer("burst", burst, minimum=1)
     i = np.arange(1, L + 1, dtype=float)
     return float(np.sum(i * w * (1.0 - w) ** (L - i)))
 
@@ -109,8 +109,8 @@ def red_max_w_q(min_th: float, burst: int) -> float:
     constraint). `min_th` > 0 in packets, `burst` = L >= 1 packets; returns w_q
     (dimensionless). The paper's example: min_th = 5, L = 50 gives w_q <= 0.0042.
     """
-    mn = v.positive("min_th", min_th)
-    L = v.integer("burst", burst, minimum=1)
+    mn = positive("min_th", min_th)
+    L = integer("burst", burst, minimum=1)
     if mn >= L:
         return 1.0
 
@@ -184,11 +184,11 @@ def red_initial_probability(
     up to max_p at max_th, 1 at and above max_th (every arrival marked). `avg`,
     `min_th`, `max_th` in packets; `max_p` in (0, 1]. Returns p_b (dimensionless).
     """
-    mn = v.non_negative("min_th", min_th)
-    mx = v.positive("max_th", max_th)
+    mn = non_negative("min_th", min_th)
+    mx = positive("max_th", max_th)
     if not mn < mx:
         raise ValueError(f"min_th must be < max_th, got min_th={min_th!r}, max_th={max_th!r}")
-    mp = v.in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
+    mp = in_range("max_p", max_p, 0.0, 1.0, lo_open=True)
     a = np.asarray(avg, dtype=float)
     out = np.where(a < mn, 0.0, np.where(a >= mx, 1.0, mp * (a - mn) / (mx - mn)))
     return scalar_or_array(out)
@@ -200,7 +200,7 @@ def red_marking_probability(p_b: float, count: ArrayLike) -> ArrayLike:
     Floyd & Jacobson Section IV / VII (Method 2); `count` is the number of unmarked
     arrivals since the last mark (0, 1, 2, ...). Returns p_a (dimensionless).
     """
-    p = v.in_range("p_b", p_b, 0.0, 1.0)
+    p = in_range("p_b", p_b, 0.0, 1.0)
     c = np.asarray(count, dtype=float)
     if np.any(c < 0):
         raise ValueError(f"count must be >= 0, got {count!r}")
@@ -217,7 +217,7 @@ def intermark_pmf_geometric(n: ArrayLike, p_b: float) -> ArrayLike:
     number X of arrivals after a mark up to and including the next one is geometric
     with mean 1/p_b. `p_b` in (0, 1]; returns probabilities (0 for n < 1).
     """
-    p = v.in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
+    p = in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
     k = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore"):
         out = np.where(k >= 1, p * (1.0 - p) ** np.maximum(k - 1, 0), 0.0)
@@ -233,7 +233,7 @@ def intermark_pmf_uniform(n: ArrayLike, p_b: float) -> ArrayLike:
     (as Fig. 2 does) and the remaining mass sits at n = floor(1/p_b) + 1. `p_b` in
     (0, 1]; returns probabilities.
     """
-    p = v.in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
+    p = in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
     k = np.asarray(n, dtype=float)
     nmax = int(np.max(k)) if k.size and np.max(k) >= 1 else 1
     counts = np.arange(0, nmax, dtype=float)  # count before arrival n is n-1
@@ -249,7 +249,7 @@ def intermark_pmf_uniform(n: ArrayLike, p_b: float) -> ArrayLike:
 
 def intermark_mean_geometric(p_b: float) -> float:
     """E[X] = 1/p_b arrivals for Method 1 (Floyd & Jacobson Section VII)."""
-    return 1.0 / v.in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
+    return 1.0 / in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
 
 
 def intermark_mean_uniform(p_b: float) -> float:
@@ -258,7 +258,7 @@ def intermark_mean_uniform(p_b: float) -> float:
     Floyd & Jacobson Section VII state E[X] = 1/(2 p_b) + 1/2 when 1/p_b is an
     integer; this sums the distribution, so it also holds for other p_b.
     """
-    p = v.in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
+    p = in_range("p_b", p_b, 0.0, 1.0, lo_open=True)
     n = np.arange(1, int(math.floor(1.0 / p)) + 2)
     return float(np.sum(n * intermark_pmf_uniform(n, p)))
 
@@ -313,7 +313,7 @@ def binomial_tail(p: ArrayLike, c: ArrayLike, n: int) -> ArrayLike:
     """
     from scipy import stats
 
-    nn = v.integer("n", n, minimum=1)
+    nn = integer("n", n, minimum=1)
     pp = np.asarray(p, dtype=float)
     k = np.ceil(np.asarray(c, dtype=float) * pp * nn - 1e-9)
     out = stats.binom.sf(k - 1, nn, pp)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-from . import _validate as v
+from ..base import positive
 
 __all__ = ["fred_parameters", "LARGE_BUFFER"]
 
@@ -38,8 +38,8 @@ def fred_parameters(buffer: float, rtt_packets: float) -> Dict[str, Any]:
     :data:`LARGE_BUFFER`), ``maxq`` = min_th, and ``min_th_rule`` naming which term of
     the minimum won.
     """
-    buf = v.positive("buffer", buffer)
-    rtt = v.positive("rtt_packets", rtt_packets)
+    buf = positive("buffer", buffer)
+    rtt = positive("rtt_packets", rtt_packets)
     by_buffer = buf / 4.0
     min_th = min(by_buffer, rtt)
     return {

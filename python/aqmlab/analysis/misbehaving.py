@@ -38,8 +38,8 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Union, over
 
 import numpy as np
 
-from . import _validate as v
-from ._validate import scalar_or_array
+from ..base import integer
+from ._arrays import scalar_or_array
 
 __all__ = [
     "RecentMarks",
@@ -182,7 +182,7 @@ def recent_marks(marks: Any, n: int, flows: Optional[Iterable[Any]] = None) -> R
     the flows to count (default: every flow that is marked; a listed flow never
     marked gets a column of zeros). Cost: O(marks x flows) time and memory.
     """
-    nn = v.integer("n", n, minimum=1)
+    nn = integer("n", n, minimum=1)
     if hasattr(marks, "columns"):
         times = np.asarray(marks["time"], dtype=float)
         fl = np.asarray(marks["flow"])
@@ -221,7 +221,7 @@ def flag_threshold(n: int, reference_share: float, alpha: float = 0.01) -> float
     `alpha`. `n` >= 1 marks; `reference_share` in [0, 1] (e.g. the fair share 1/N);
     `alpha` in (0, 1). May exceed 1 (then nothing can be flagged: n is too small).
     """
-    nn = v.integer("n", n, minimum=1)
+    nn = integer("n", n, minimum=1)
     p = float(reference_share)
     if not (0.0 <= p <= 1.0):
         raise ValueError(f"reference_share must be in [0, 1], got {reference_share!r}")
@@ -242,7 +242,7 @@ def false_flag_bound(
     with probability `share` each: exp(-2 n (threshold - share)^2) when threshold >
     share, else 1 (no bound). With threshold = c share this is Section X's
     exp(-2 n (c - 1)^2 p_i^2) (:func:`aqmlab.analysis.hoeffding_bound`)."""
-    nn = v.integer("n", n, minimum=1)
+    nn = integer("n", n, minimum=1)
     p = np.asarray(share, dtype=float)
     if np.any(~(p >= 0)) or np.any(p > 1):
         raise ValueError(f"share must be in [0, 1], got {share!r}")
@@ -314,7 +314,7 @@ def identify_misbehaving(
     """
     import pandas as pd
 
-    nn = v.integer("n", n, minimum=1)
+    nn = integer("n", n, minimum=1)
     is_trace = "event" in getattr(packets, "columns", [])
     if is_trace:
         marks = marks_from_trace(packets, link, events, include_acks, start, end)

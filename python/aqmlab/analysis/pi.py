@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Dict
 
-from . import _validate as v
+from ..base import positive
 
 __all__ = ["pi_design", "pi_gains", "pi_loop_gain"]
 
@@ -44,21 +44,21 @@ def pi_gains(k_pi: float, z: float, sample_freq: float) -> Dict[str, float]:
     """The discrete PI gains ``a`` and ``b`` of ``K_PI (s/z + 1)/s`` sampled at
     ``sample_freq`` Hz with the bilinear transform: a = K_PI (1/z + T/2),
     b = K_PI (1/z - T/2), T = 1/sample_freq."""
-    k = v.positive("k_pi", k_pi)
-    zz = v.positive("z", z)
-    t = 1.0 / v.positive("sample_freq", sample_freq)
+    k = positive("k_pi", k_pi)
+    zz = positive("z", z)
+    t = 1.0 / positive("sample_freq", sample_freq)
     return {"a": k * (1.0 / zz + t / 2.0), "b": k * (1.0 / zz - t / 2.0)}
 
 
 def pi_loop_gain(omega: float, k_pi: float, z: float, n: float, c: float, r: float) -> float:
     """|L(j omega)| of the PI controller K_PI (s/z + 1)/s on the plant of N flows, capacity
     C (packets/s) and round-trip time R (s), the delay factor aside (its modulus is 1)."""
-    w = v.positive("omega", omega)
-    k = v.positive("k_pi", k_pi)
-    zz = v.positive("z", z)
-    nn = v.positive("n", n)
-    cc = v.positive("c", c)
-    rr = v.positive("r", r)
+    w = positive("omega", omega)
+    k = positive("k_pi", k_pi)
+    zz = positive("z", z)
+    nn = positive("n", n)
+    cc = positive("c", c)
+    rr = positive("r", r)
     p_tcp = 2.0 * nn / (rr * rr * cc)
     plant = (
         (rr * cc) ** 3
@@ -73,10 +73,10 @@ def pi_design(n_min: float, c: float, r_max: float, sample_freq: float = 160.0) 
     round-trip times up to ``r_max`` (s), sampled at ``sample_freq`` Hz (160 in the
     paper). Returns ``p_tcp``, ``p_queue``, ``z``, ``omega_g``, ``k_pi``, ``a`` and ``b``
     (see the module documentation)."""
-    n = v.positive("n_min", n_min)
-    cc = v.positive("c", c)
-    r = v.positive("r_max", r_max)
-    f = v.positive("sample_freq", sample_freq)
+    n = positive("n_min", n_min)
+    cc = positive("c", c)
+    r = positive("r_max", r_max)
+    f = positive("sample_freq", sample_freq)
     p_tcp = 2.0 * n / (r * r * cc)
     p_queue = 1.0 / r
     z = p_tcp

@@ -47,8 +47,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
-from . import _validate as v
-from ._validate import ArrayLike, scalar_or_array
+from ..base import integer, positive
+from ._arrays import ArrayLike, scalar_or_array
 
 __all__ = [
     "zheng_w_bounds",
@@ -147,7 +147,7 @@ def _lower_root(f: DeltaOfW, target: float) -> Optional[float]:
 
 def _check_common(b: float, K_l: float, q0: float) -> Tuple[float, float, float]:
     """Validated b, K_l, q0 (all > 0)."""
-    return v.positive("b", b), v.positive("K_l", K_l), v.positive("q0", q0)
+    return positive("b", b), positive("K_l", K_l), positive("q0", q0)
 
 
 def zheng_lower_bound(
@@ -160,8 +160,8 @@ def zheng_lower_bound(
     [0, 1); 0 when delta never reaches K_l (no constraint).
     """
     bb, kl, q = _check_common(b, K_l, q0)
-    gg = v.positive("g", g)
-    m = v.positive("m2_lower", m2)
+    gg = positive("g", g)
+    m = positive("m2_lower", m2)
     if not m > 2:
         raise ValueError(f"m2_lower must be > 2, got {m2!r}")
     delta = zheng_delta_lower_eq12 if eq12 else zheng_delta_lower
@@ -176,8 +176,8 @@ def zheng_upper_bound(b: float, K_l: float, q0: float, l1: float, m2: float) -> 
     in [0, 1); 0 when 2 K_l >= (b + 2) q0 l1 (no w satisfies eq. 20).
     """
     bb, kl, q = _check_common(b, K_l, q0)
-    ll = v.positive("l1", l1)
-    m = v.positive("m2_upper", m2)
+    ll = positive("l1", l1)
+    m = positive("m2_upper", m2)
     if not m > ll:
         raise ValueError(f"m2_upper must be > l1, got m2_upper={m2!r}, l1={l1!r}")
     ratio = 2.0 * kl / ((bb + 2.0) * q * ll)
@@ -222,10 +222,10 @@ def zheng_w_bounds_exact(
     Same arguments as :func:`zheng_w_bounds`; every value is a w in [0, 1) or None.
     """
     bb, kl, q = _check_common(b, K_l, q0)
-    gg = v.positive("g", g)
-    ll = v.integer("l1", l1, minimum=1)
-    m_lo = v.positive("m2_lower", m2_lower)
-    m_up = v.positive("m2_upper", m2_upper)
+    gg = positive("g", g)
+    ll = integer("l1", l1, minimum=1)
+    m_lo = positive("m2_lower", m2_lower)
+    m_up = positive("m2_upper", m2_upper)
     if not m_lo > 2:
         raise ValueError(f"m2_lower must be > 2, got {m2_lower!r}")
     if not m_up > ll:
@@ -383,7 +383,7 @@ def estimate_zheng_inputs(
     no long-term cycle or is too often empty to measure b.
     """
     q = load_queue_trace(trace, column=column, link=link)
-    cps = v.positive("calculations_per_sample", calculations_per_sample)
+    cps = positive("calculations_per_sample", calculations_per_sample)
     n = len(q)
     if n < 32:
         raise ValueError(f"trace must hold at least 32 samples, got {n}")
@@ -393,7 +393,7 @@ def estimate_zheng_inputs(
         ws = int(round(float(np.median(np.diff(peaks))))) if peaks.size >= 3 else 2
         ws = max(2, ws)
     else:
-        ws = v.integer("short_window", short_window, minimum=1)
+        ws = integer("short_window", short_window, minimum=1)
     s = _moving_average(q, ws)
     P = _dominant_period(s)
     l1 = P / 2.0
@@ -442,7 +442,7 @@ def zheng_bounds_from_trace(trace: Any, K_l: float, **kwargs: Any) -> Dict[str, 
     `K_l` is RED's min_th in packets; keyword arguments go to the estimator. Returns
     ``{"inputs": {...}, "lower": w, "upper": w, "feasible": lower <= upper}``.
     """
-    kl = v.positive("K_l", K_l)
+    kl = positive("K_l", K_l)
     inp = estimate_zheng_inputs(trace, **kwargs)
     lower, upper = zheng_w_bounds(inp.b, kl, inp.q0, inp.l1, inp.g, inp.m2_lower, inp.m2_upper)
     return {

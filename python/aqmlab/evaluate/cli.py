@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``aqmlab evaluate``."""
     parser.add_argument(
         "--aqm",
+        dest="aqms",
         metavar="TYPES",
         help="comma-separated queue types, each at its defaults (default: "
         f"{','.join(DEFAULT_AQMS)} when --aqm-file is not given either)",
@@ -91,15 +92,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.out:
         raise ValueError("--out DIR is required (or --list)")
-    if args.seeds is not None and args.seeds < 1:
-        raise ValueError(f"--seeds: must be >= 1, got {args.seeds}")
-    if args.jobs is not None and args.jobs < 1:
-        raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
     from ..sweeps.cli import _start_method
 
     try:
         df = core.evaluate(
-            aqms=args.aqm,
+            aqms=args.aqms,
             aqm_file=args.aqm_file,
             scenarios=args.scenarios,
             quick=args.quick,

@@ -19,7 +19,6 @@ import json
 import os
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
@@ -27,13 +26,14 @@ from typing import (
     Any,
     Dict,
     Iterable,
-    Iterator,
     List,
     Mapping,
     Optional,
     Sequence,
     Union,
 )
+
+from ..base import ArgumentError, positive_int, replace_file, set_aside
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -153,7 +153,7 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
         tokens = tokens.split(",")
     toks = [t.strip() for t in tokens if t.strip()]
     if not toks:
-        raise ValueError("--scenarios: empty; give ids or RFC sections, e.g. 5,6,8.2.3")
+        raise ArgumentError("scenarios", ": empty; give ids or RFC sections, e.g. 5,6,8.2.3")
     chosen: set = set()
     for t in toks:
         if t == "ecn":
@@ -164,11 +164,11 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
             hit = [r for r in runs if _matches(r.scenario.id, t)]
         if not hit:
             ids = ", ".join(r.id for r in runs)
-            raise ValueError(f"--scenarios: no scenario {t!r}; the scenarios are: {ids}, ecn")
+            raise ArgumentError("scenarios", f": no scenario {t!r}; the scenarios are: {ids}, ecn")
         chosen.update(r.id for r in hit)
     named = [f"{t} ({why[t]})" for t in toks if why.get(t) is not None]
     if named:
-        raise ValueError(f"--scenarios: cannot run {', '.join(named)}")
+        raise ArgumentError("scenarios", f": cannot run {', '.join(named)}")
     return [r for r in runs if r.id in chosen and why[r.id] is None]
 
 
@@ -181,7 +181,7 @@ def queues_from(
     (as ``aqmlab compare --aqm-file``); neither: :data:`DEFAULT_AQMS`. ValueError for an
     unknown type, a bad file, or two AQMs with the same table."""
     from .. import _native
-    from ..compare import _queues
+    from ..compare import queue_tables
 
     types = set(_native.queue_types())
     out: Dict[str, Dict[str, Any]] = {}
@@ -198,23 +198,9 @@ def queues_from(
     if names is None and aqm_file is None and not out:
         names = ",".join(DEFAULT_AQMS)
     if names is not None and not [n for n in names.split(",") if n.strip()]:
-        raise ValueError("--aqm: empty; give queue types, e.g. red,codel")
-    if aqm_file is not None:
-        p = Path(aqm_file)
-        if not p.is_file():
-            raise ValueError(f"--aqm-file {aqm_file}: no such file")
-        try:
-            p.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            raise ValueError(f"--aqm-file {aqm_file}: cannot read: {e}") from None
+        raise ArgumentError("aqms", ": empty; give queue types, e.g. red,codel")
     if names is not None or aqm_file is not None:
-        try:
-            out.update(_queues(names, None if aqm_file is None else str(aqm_file)))
-        except ValueError as e:
-            msg = str(e)
-            if aqm_file is not None and msg.startswith("TOML"):
-                msg = f"--aqm-file {aqm_file}: {msg}"
-            raise ValueError(msg) from None
+        out.update(queue_tables(names, aqm_file))
     seen: Dict[str, str] = {}
     for label, t in out.items():
         if t["type"] not in types:
@@ -272,7 +258,7 @@ def build_id() -> str:
     definition is computed again rather than mixed with stored runs."""
     import hashlib
 
-    from ..reproduce.running import build_id as _bid
+    from ..base import build_id as _bid
 
     h = hashlib.sha256(_bid().encode())
     for name in _RESULT_MODULES:
@@ -295,11 +281,7 @@ def _keep_or_set_aside(d: Path, build: str, fixed_hash: str, progress: bool) -> 
         if why is None and m.get("fixed_hash") != fixed_hash:
             why, old = "another form of the sweep", str(m.get("fixed_hash"))
         if why is not None:
-            k, dest = 1, d.with_name(f"{d.name}.superseded-{old[:8]}")
-            while dest.exists():
-                k += 1
-                dest = d.with_name(f"{d.name}.superseded-{old[:8]}-{k}")
-            os.replace(d, dest)
+            dest = set_aside(d, old[:8])
             if progress:
                 print(
                     f"aqmlab evaluate: {d} was computed by {why}; moved to {dest}", file=sys.stderr
@@ -350,19 +332,19 @@ def evaluate(
     out; ``df.attrs["evaluate"]`` has the run's record, with the failed points and each
     sweep's counts). Bad arguments raise ValueError before anything is written.
     """
-    from ..outdir import check_out_dir
+    from ..base import check_out_dir
 
     t0 = time.perf_counter()
-    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
-        raise ValueError(f"--seeds: must be an integer >= 1, got {seeds!r}")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"--jobs: must be an integer >= 1, got {jobs!r}")
+    if seeds is not None:
+        positive_int("seeds", seeds)
+    if jobs is not None:
+        positive_int("jobs", jobs)
     if jobs is not None and scheduler is not None:
-        raise ValueError("--jobs and --scheduler: give one (jobs sizes the local cluster)")
+        raise ValueError("give jobs or scheduler, not both (jobs sizes the local cluster)")
     queues = queues_from(aqms, aqm_file)
     runs = select(scenarios)
     nseeds = seeds if seeds is not None else DEFAULT_SEEDS[bool(quick)]
-    out = check_out_dir(out, "--out", inside=True)
+    out = check_out_dir(out, inside=True)
     specs = _checked_specs(runs, queues, bool(quick), nseeds)
     build = build_id()
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -565,29 +547,15 @@ def _order_columns(df: "pd.DataFrame") -> "pd.DataFrame":
     return df.astype({"ecn": bool, "seed": np.int64})
 
 
-@contextmanager
-def atomic(path: Path) -> Iterator[Path]:
-    """Yield a temporary name beside `path`, renamed onto it when the block ends (see
-    ``outdir.replace_file``), with the permissions of a file created normally (the
-    temporary file is private)."""
-    from ..outdir import replace_file
-
-    mask = os.umask(0)
-    os.umask(mask)
-    with replace_file(path) as tmp:
-        yield tmp
-        os.chmod(tmp, 0o666 & ~mask)
-
-
 def _write_tables(out: Path, metrics: "pd.DataFrame", flows: "pd.DataFrame") -> None:
     """metrics.parquet and flows.parquet, each written beside and renamed into place."""
     for name, df in (("metrics.parquet", metrics), ("flows.parquet", flows)):
-        with atomic(out / name) as tmp:
+        with replace_file(out / name) as tmp:
             df.to_parquet(tmp, index=False)
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    with atomic(path) as tmp:
+    with replace_file(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=1, default=_json_default, allow_nan=True) + "\n")
 
 

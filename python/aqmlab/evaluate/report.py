@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import quote
 
+from ..base import replace_file
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -144,9 +146,7 @@ def _plt() -> Any:
 
 
 def _save(fig: Any, path: Path) -> None:
-    from .core import atomic
-
-    with atomic(path) as tmp:
+    with replace_file(path) as tmp:
         fig.savefig(tmp, dpi=110)
 
 
@@ -427,8 +427,6 @@ def write(
     """Write ``out/plots/`` and ``out/index.html`` for the scenarios `runs` (dicts of
     id, scenario, section, title, description, ecn) from metrics.parquet's rows; returns
     the index's path."""
-    from .core import atomic
-
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     h = _head(info, runs)
@@ -457,6 +455,6 @@ def write(
         h.append("</section>")
     h.append("</body></html>")
     path = out / "index.html"
-    with atomic(path) as tmp:
+    with replace_file(path) as tmp:
         tmp.write_text("\n".join(h))
     return path

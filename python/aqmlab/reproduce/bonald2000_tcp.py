@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+from ..base import positive_int
 from . import common
 from .common import ScenarioDict, SweepRunner, direction, simulate_normalized
 from .context import Context
@@ -62,8 +63,7 @@ def flow_counts(n: int, classes: int = CLASSES) -> List[int]:
     (flow j in class floor(j classes / n)); with fewer flows than classes one flow per
     class, spread over the whole range of round-trip times (the first and last classes
     included)."""
-    if n < 1:
-        raise ValueError(f"n = {n} is invalid: allowed >= 1")
+    positive_int("n", n)
     out = [0] * classes
     for j in range(n):
         if n <= classes:

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from ..base import positive_int
 from . import (
     bonald2000,
     bonald2000_drops,
@@ -161,7 +162,10 @@ def run(
     jobs: Optional[int] = None,
     progress: bool = True,
 ) -> Dict[str, str]:
-    """Run experiments and write ``out/index.html``. Returns ``{id: status}``."""
+    """Run experiments and write ``out/index.html``. Returns ``{id: status}``. `jobs`:
+    processes (default: every core)."""
+    if jobs is not None:
+        positive_int("jobs", jobs)
     chosen = REGISTRY.select(ids)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -39,11 +39,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.jobs is not None and args.jobs < 1:
-        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
-    from ..outdir import check_out_dir
+    from ..base import check_out_dir
 
-    check_out_dir(args.out, "--out", inside=True)
+    check_out_dir(args.out, inside=True)
     statuses = catalogue.run(
         args.ids, args.out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress
     )

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
+from ..base import build_id, load_toml
 from ..sweeps.runners import Runner
 from .context import Context
-from .running import build_id, stored_sweep
+from .running import stored_sweep
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,9 +36,7 @@ def scenario(name: str) -> Scenario:
 
 def scenario_dict(name: str) -> ScenarioDict:
     """A scenario file of the catalogue as the dict of its TOML structure (not validated)."""
-    from ..sim import _load_toml
-
-    return _load_toml((SCENARIOS / name).read_text())
+    return load_toml((SCENARIOS / name).read_text())
 
 
 def simulate_normalized(sc: ScenarioDict) -> Tuple[Result, ScenarioDict]:

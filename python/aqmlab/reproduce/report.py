@@ -12,9 +12,10 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence, Tuple, Union
+
+from ..base import write_text
 
 COMPARISON_COLUMNS = ["quantity", "paper", "aqmlab", "tolerance", "verdict"]
 VERDICTS = ("ok", "differs", "not-reported")
@@ -209,8 +210,4 @@ def write_index(out: Union[str, Path], order: Sequence[str]) -> Path:
     for name, meta, rows in entries:
         h.extend(_section(name, meta, rows))
     h.append("</body></html>")
-    path = out / "index.html"
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text("\n".join(h))
-    os.replace(tmp, path)
-    return path
+    return write_text(out / "index.html", "\n".join(h))

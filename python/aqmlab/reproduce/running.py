@@ -9,48 +9,19 @@ An experiment's failure is recorded in its ``meta.json`` and the catalogue goes 
 from __future__ import annotations
 
 import multiprocessing
-import os
 import shutil
-import tempfile
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Hashable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Hashable, List, Sequence, Tuple
 
+from ..base import staged_dir
 from .context import Context
 from .registry import Group
 
 if TYPE_CHECKING:
     import pandas as pd
-
-_BUILD_ID: Optional[str] = None
-
-
-def build_id() -> str:
-    """A short digest of the aqmlab package version and the compiled simulator's bytes.
-
-    Experiments that keep sweep results between runs of the catalogue (to resume an
-    interrupted run) put it into their sweep's base scenario, so that results of an
-    earlier build are never mixed with a new one: a changed digest changes the sweep's
-    hash, which the sweep store then refuses to extend."""
-    global _BUILD_ID
-    if _BUILD_ID is None:
-        import hashlib
-
-        from .. import __version__
-
-        h = hashlib.sha256(__version__.encode())
-        try:
-            from .. import _native
-
-            with open(_native.__file__, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
-        except (ImportError, OSError):
-            h.update(b"no native module")
-        _BUILD_ID = h.hexdigest()[:16]
-    return _BUILD_ID
 
 
 def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
@@ -58,7 +29,7 @@ def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
 
     The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
     experiments' outputs: the ids of a group share it, and an interrupted catalogue
-    resumes it. The spec's base scenario should carry :func:`build_id` (e.g. in its
+    resumes it. The spec's base scenario should carry :func:`aqmlab.base.build_id` (e.g. in its
     ``notes``), so a stored run of another build or definition is discarded and
     recomputed instead of being mixed in. A failed point fails the experiment."""
     from .. import sweeps
@@ -92,21 +63,17 @@ def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int
     results = []
     for id_ in ids:
         exp = by_id[id_]
-        final = Path(out) / id_
-        tmp = Path(tempfile.mkdtemp(prefix=f".{id_}.", dir=out))
-        ctx = Context(id_, exp.title, group.paper, tmp, quick, jobs, group.name, shared)
-        t0 = time.perf_counter()
-        try:
-            exp.run(ctx)
-            status, err = "done", ""
-        except Exception:  # an experiment's failure is recorded, the catalogue goes on
-            status, err = "error", traceback.format_exc()
-        secs = time.perf_counter() - t0
-        ctx.finish(status, err, secs)
-        # replace the previous output of this id atomically enough: nothing half-written stays
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
+        # the id's directory is replaced whole when it is done: nothing half-written stays
+        with staged_dir(Path(out) / id_) as tmp:
+            ctx = Context(id_, exp.title, group.paper, tmp, quick, jobs, group.name, shared)
+            t0 = time.perf_counter()
+            try:
+                exp.run(ctx)
+                status, err = "done", ""
+            except Exception:  # an experiment's failure is recorded, the catalogue goes on
+                status, err = "error", traceback.format_exc()
+            secs = time.perf_counter() - t0
+            ctx.finish(status, err, secs)
         results.append((id_, status, secs))
     return results
 

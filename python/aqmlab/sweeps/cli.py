@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
+from ..base import check_out_dir, check_out_file, replace_file
+from ..cli import run_command
+
 
 def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -70,10 +73,6 @@ def run_sweep(args: argparse.Namespace) -> int:
     from . import execute, store
     from . import spec as _spec
 
-    if args.jobs is not None and args.jobs < 1:
-        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
-    if args.batch is not None and args.batch < 1:
-        raise ValueError(f"--batch must be >= 1, got {args.batch}")
     s = _spec.load_spec(args.spec)
     if args.dry_run:
         execute.validate_points(s)
@@ -89,9 +88,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         if len(s.points) > 20:
             print(f"  ... {len(s.points) - 20} more")
         return 0
-    from ..outdir import check_out_dir
-
-    check_out_dir(args.out, "--out", inside=True)
+    check_out_dir(args.out, inside=True)
     try:
         df = execute.sweep(
             s,
@@ -108,6 +105,12 @@ def run_sweep(args: argparse.Namespace) -> int:
     except store.SweepMismatch as e:
         print(f"aqmlab sweep: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            "interrupted; finished points are kept, re-run the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
     st = df.attrs.get("sweep", {})
     nfail = int(df["error"].notna().sum()) if "error" in df else 0
     print(
@@ -168,10 +171,8 @@ def add_plot_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from ..outdir import check_out_file, replace_file
-
     out = Path(args.output) if args.output else Path(args.dir) / "plot.png"
-    check_out_file(out, "--output" if args.output else "DIR (its plot.png)")
+    check_out_file(out, "output" if args.output else "dir")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -202,20 +203,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     """``python -m aqmlab.sweeps.cli {sweep,plot-sweep} ...`` (the same as ``aqmlab sweep`` / ``plot-sweep``)."""
     parser = argparse.ArgumentParser(prog="python -m aqmlab.sweeps.cli")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_sweep_arguments(sub.add_parser("sweep", help="run a parameter sweep"))
-    add_plot_arguments(sub.add_parser("plot-sweep", help="plot a sweep's results"))
+    parsers = {
+        "sweep": sub.add_parser("sweep", help="run a parameter sweep"),
+        "plot-sweep": sub.add_parser("plot-sweep", help="plot a sweep's results"),
+    }
+    add_sweep_arguments(parsers["sweep"])
+    add_plot_arguments(parsers["plot-sweep"])
     args = parser.parse_args(argv)
-    try:
-        return run_sweep(args) if args.command == "sweep" else run_plot(args)
-    except KeyboardInterrupt:
-        print(
-            "interrupted; finished points are kept, re-run the same command to resume",
-            file=sys.stderr,
-        )
-        return 130
-    except ValueError as e:
-        print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)
-        return 2
+    run = run_sweep if args.command == "sweep" else run_plot
+    return run_command(run, args, parsers[args.command], f"aqmlab {args.command}")
 
 
 if __name__ == "__main__":

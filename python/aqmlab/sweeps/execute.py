@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..base import positive_int
 from . import lifeline as _lifeline
 from . import metrics as _metrics
 from . import paths as _paths
@@ -265,10 +266,10 @@ def sweep(
     """
     if start_method not in (None, "spawn", "forkserver", "fork"):
         raise ValueError(f"start_method must be spawn, forkserver or fork, got {start_method!r}")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
-        raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
+    if jobs is not None:
+        positive_int("jobs", jobs)
+    if batch is not None:
+        positive_int("batch", batch)
     s = load_spec(spec)
     _runners.resolve(s.runner)  # importable here (workers import it too)
     validate_points(s)

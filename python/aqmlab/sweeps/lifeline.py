@@ -25,6 +25,8 @@ import threading
 import time
 from typing import Optional
 
+from ..base import pid_alive
+
 __all__ = ["PARENT_ENV", "bind_to_parent", "bind_worker", "set_parent_death_signal"]
 
 #: The sweep's process id, in the environment its workers inherit.
@@ -44,16 +46,6 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
     os._exit(1)  # pragma: no cover - where SIGKILL could not be sent
@@ -69,13 +61,13 @@ def bind_to_parent(sweep_pid: Optional[int] = None, interval: float = 0.5) -> No
     _bound_pid = os.getpid()
     parent = os.getppid()
     set_parent_death_signal(signal.SIGKILL)
-    if (sweep_pid and not _alive(sweep_pid)) or os.getppid() != parent:
+    if (sweep_pid and not pid_alive(sweep_pid)) or os.getppid() != parent:
         _die()
 
     def watch() -> None:
         while True:
             time.sleep(interval)
-            if os.getppid() != parent or (sweep_pid and not _alive(sweep_pid)):
+            if os.getppid() != parent or (sweep_pid and not pid_alive(sweep_pid)):
                 _die()
 
     threading.Thread(target=watch, name="aqmlab-lifeline", daemon=True).start()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence, Union
 
+from ..base import ArgumentError
+
 
 def _frame(src: Any):
     import pandas as pd
@@ -24,8 +26,9 @@ def _resolve_column(df, name: str, what: str) -> str:
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise ValueError(f"--{what} {name!r} is ambiguous: {', '.join(map(str, hits))}")
-    raise ValueError(f"--{what} {name!r}: no such column (have: {', '.join(map(str, df.columns))})")
+        raise ArgumentError(what, f"{name!r} is ambiguous: {', '.join(map(str, hits))}")
+    columns = ", ".join(map(str, df.columns))
+    raise ArgumentError(what, f"{name!r}: no such column (have: {columns})")
 
 
 def plot(

@@ -14,18 +14,13 @@ import itertools
 import json
 import math
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
+from ..base import int_at_least, positive_int, read_toml
 from . import metrics as _metrics
 from . import paths as _paths
-
-if sys.version_info >= (3, 11):
-    import tomllib as _toml
-else:  # pragma: no cover
-    import tomli as _toml
 
 DEFAULT_RUNNER = "aqmlab.sweeps.runners:simulate"
 SPEC_KEYS = {
@@ -165,13 +160,6 @@ def _number(v: Any, where: str) -> float:
     return float(v)
 
 
-def _integer(v: Any, where: str, minimum: int) -> int:
-    """`v` an int (not a bool) >= `minimum`, else ValueError naming `where`."""
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise _err(where, f"must be an integer >= {minimum}, got {v!r}")
-    return v
-
-
 def _check_table(
     spec: Mapping[str, Any],
     where: str,
@@ -231,7 +219,7 @@ def _range_values(spec: Mapping[str, Any], where: str) -> List[Any]:
     )
     start = _number(spec["start"], f"{where}.start")
     stop = _number(spec["stop"], f"{where}.stop")
-    num = _integer(spec["num"], f"{where}.num", 1)
+    num = positive_int(f"{where}.num", spec["num"])
     scale = spec.get("scale", "linear")
     if scale == "linear":
         vals = np.linspace(start, stop, num)
@@ -260,8 +248,8 @@ def _sample_values(spec: Mapping[str, Any], where: str) -> List[Any]:
     high = _number(spec["high"], f"{where}.high")
     if high < low:
         raise _err(f"{where}.high", f"must be >= low ({low})")
-    n = _integer(spec["n"], f"{where}.n", 1)
-    seed = _integer(spec.get("seed", 0), f"{where}.seed", 0)
+    n = positive_int(f"{where}.n", spec["n"])
+    seed = int_at_least(f"{where}.seed", spec.get("seed", 0), 0)
     rng = np.random.default_rng(seed)
     dist = spec.get("distribution", "uniform")
     if dist == "uniform":
@@ -329,19 +317,8 @@ def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -
     if plist[0] == "seed":
         col = "seed"
         for v in raw:
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise _err(f"{label}.values", f"seeds must be integers >= 0, got {v!r}")
+            int_at_least(f"{label}.values: seed", v, 0)
     return Axis(plist, [(v,) for v in raw], [col])
-
-
-def _read_toml(path: Path) -> Dict[str, Any]:
-    try:
-        with open(path, "rb") as f:
-            return _toml.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except _toml.TOMLDecodeError as e:
-        raise ValueError(f"{path}: invalid TOML: {e}") from None
 
 
 def load_spec(
@@ -358,7 +335,7 @@ def load_spec(
     source = None
     if isinstance(spec, (str, os.PathLike)):
         source = str(spec)
-        d = _read_toml(Path(spec))
+        d = read_toml(Path(spec))
         here = Path(spec).resolve().parent
     elif isinstance(spec, Mapping):
         d = dict(spec)
@@ -374,8 +351,7 @@ def load_spec(
     axes = [_parse_axis(e, where, base) for where, e in _axis_entries(d)]
     seed_axis = _check_axes(axes)
     reps = d.get("replications", 1)
-    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-        raise ValueError(f"sweep: replications must be an integer >= 1, got {reps!r}")
+    positive_int("sweep: replications", reps)
     if seed_axis and reps != 1:
         raise ValueError("sweep: give replications or a seed axis, not both")
     mets, default_metrics = _metric_paths(d)
@@ -413,7 +389,7 @@ def _base_scenario(d: Mapping[str, Any], here: Path) -> Dict[str, Any]:
         bp = Path(b)
         if not bp.is_absolute():
             bp = here / bp
-        return _read_toml(bp)
+        return read_toml(bp)
     if isinstance(b, Mapping):
         return copy.deepcopy(dict(b))
     if hasattr(b, "to_dict"):  # an aqmlab.sim.Scenario
@@ -490,8 +466,7 @@ def replication_seed(base_seed: int, r: int) -> int:
 
 def _points(s: SweepSpec) -> List[Point]:
     base_seed = s.base.get("seed", 1)
-    if isinstance(base_seed, bool) or not isinstance(base_seed, int) or base_seed < 0:
-        raise ValueError(f"base.seed: must be an integer >= 0, got {base_seed!r}")
+    int_at_least("base.seed", base_seed, 0)
     pts: List[Point] = []
     ids: Dict[str, int] = {}
     for combo in itertools.product(*[range(len(a.values)) for a in s.axes]):

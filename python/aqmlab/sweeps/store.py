@@ -8,8 +8,9 @@
 ``DIR/points/<point_id>.parquet``
     one row per finished point (parameters, seed, metrics, wall time, error), written
     to a temporary file in the same directory and renamed into place
-    (``os.replace``), so a file is either complete or absent. Temporary files
-    (``.tmp-*``) left by a killed run are ignored and removed on the next run.
+    (:func:`aqmlab.base.replace_file`), so a file is either complete or absent.
+    Temporary files (``.tmp-*``) left by a killed run are ignored and removed on the
+    next run.
 
 ``DIR/points`` is a Parquet dataset: ``pyarrow.dataset.dataset(DIR/"points")`` or
 :func:`load` (which also orders the rows by point and keeps only the manifest's points).
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Union
 
+from ..base import replace_file, set_aside, write_bytes
 from .spec import SweepSpec
 
 FORMAT = 1
@@ -33,15 +35,6 @@ POINTS = "points"
 
 class SweepMismatch(ValueError):
     """The output directory holds a different sweep."""
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.parent / f".tmp-{path.name}-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def manifest_dict(spec: SweepSpec) -> Dict[str, Any]:
@@ -68,15 +61,6 @@ def read_manifest(out: Union[str, os.PathLike]) -> Optional[Dict[str, Any]]:
         return json.load(f)
 
 
-def _superseded_name(out: Path, old_hash: str) -> Path:
-    cand = out.with_name(f"{out.name}.superseded-{old_hash[:8]}")
-    k = 1
-    while cand.exists():
-        k += 1
-        cand = out.with_name(f"{out.name}.superseded-{old_hash[:8]}-{k}")
-    return cand
-
-
 def prepare(
     out: Union[str, os.PathLike], spec: SweepSpec, force_new: bool = False, extend: bool = False
 ) -> Path:
@@ -95,8 +79,7 @@ def prepare(
     old = read_manifest(out)
     if old is not None and old.get("spec_hash") != spec.spec_hash:
         if force_new:
-            dest = _superseded_name(out, str(old.get("spec_hash", "unknown")))
-            os.replace(out, dest)
+            dest = set_aside(out, str(old.get("spec_hash", "unknown"))[:8])
             print(f"aqmlab sweep: {out} held another sweep; moved it to {dest}")
             old = None
         elif extend and old.get("fixed_hash") == spec.fixed_hash:
@@ -123,7 +106,7 @@ def prepare(
             pass
     if old is None or old.get("spec_hash") != spec.spec_hash:
         m = manifest_dict(spec)
-        _atomic_write_bytes(out / MANIFEST, json.dumps(m, indent=1, allow_nan=False).encode())
+        write_bytes(out / MANIFEST, json.dumps(m, indent=1, allow_nan=False).encode(), fsync=True)
     return out
 
 
@@ -215,14 +198,9 @@ def write_point(out: Union[str, os.PathLike], point_id: str, table) -> Path:
     """Write one point's row atomically: temp file in the same directory, fsync, rename."""
     import pyarrow.parquet as pq
 
-    d = Path(out) / POINTS
-    final = d / f"{point_id}.parquet"
-    tmp = d / f".tmp-{point_id}-{os.getpid()}.parquet"
-    with open(tmp, "wb") as f:
-        pq.write_table(table, f, compression="zstd")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, final)
+    final = Path(out) / POINTS / f"{point_id}.parquet"
+    with replace_file(final, fsync=True) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
     return final
 
 

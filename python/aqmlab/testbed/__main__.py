@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from ..cli import run_command
 from . import add_arguments, run
 
 if __name__ == "__main__":
@@ -11,4 +12,4 @@ if __name__ == "__main__":
         description="run a scenario on live Linux flows through aqmlab-gateway",
     )
     add_arguments(p)
-    sys.exit(run(p.parse_args()))
+    sys.exit(run_command(run, p.parse_args(), p, "aqmlab testbed"))

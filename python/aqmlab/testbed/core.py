@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-from ..outdir import check_out_dir, staged_dir
+from ..base import check_out_dir, staged_dir
 from . import flows as flmod
 from . import netns as nsmod
 from . import scenario as scmod
@@ -207,11 +207,7 @@ def _print(s: Dict[str, Any]) -> None:
 def run(args) -> int:
     """`aqmlab testbed`: returns the exit status."""
     if not args.cleanup and args.out:
-        try:
-            check_out_dir(args.out, "--out")
-        except ValueError as e:
-            print(f"aqmlab testbed: error: {e}", file=sys.stderr)
-            return 2
+        check_out_dir(args.out)  # before anything starts (the command names --out)
     try:
         nsmod.require_privileges()
         if args.cleanup:

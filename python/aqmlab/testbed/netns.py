@@ -18,6 +18,8 @@ import subprocess
 import time
 from typing import Dict, List, Optional, Sequence
 
+from ..base import pid_alive
+
 PREFIX = "aqmlab-"
 _NAME = re.compile(r"^aqmlab-(\d+)-[a-z0-9]+$")
 
@@ -92,20 +94,6 @@ def owned_namespaces(pid: Optional[int] = None) -> List[str]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead for our purpose
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def delete_namespace(name: str) -> None:
     """Kill the processes inside namespace `name` (ours: we started them there) and delete it."""
     if not _NAME.match(name):
@@ -129,7 +117,7 @@ def cleanup_stale() -> List[str]:
     removed = []
     for n in owned_namespaces():
         pid = int(_NAME.match(n).group(1))  # type: ignore[union-attr]
-        if pid != os.getpid() and not _alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             delete_namespace(n)
             removed.append(n)
     return removed
