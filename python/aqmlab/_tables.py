@@ -13,7 +13,10 @@ handed to pandas, so the output never depends on which path wrote it.
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
+import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
@@ -25,8 +28,6 @@ _I64 = (-(2**63), 2**63 - 1)
 def _pandas_major() -> Optional[int]:
     """The installed pandas' major version, from its distribution's directory name
     (importing pandas or importlib.metadata would cost more than the write)."""
-    import importlib.util
-
     try:
         spec = importlib.util.find_spec("pandas")
     except (ImportError, ValueError):
@@ -86,9 +87,6 @@ def records_table(
     reader: Python writes every float in its shortest exact form and Arrow parses it
     correctly rounded, so values are exact; and unlike ``pyarrow.array`` on Python
     objects, the reader does not import pandas."""
-    import io
-    import math
-
     import pyarrow as pa
     import pyarrow.json as pj
 

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional
 
+import aqmlab
+
 from .base import ArgumentError
 
 # (name, one-line help, module, add-arguments function, run function); a command whose
@@ -138,9 +140,7 @@ class _Version(argparse.Action):
     metadata costs tens of milliseconds that every other command would pay)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from . import __version__
-
-        print(f"aqmlab {__version__}")
+        print(f"aqmlab {aqmlab.__version__}")
         parser.exit()
 
 

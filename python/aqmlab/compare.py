@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import ArgumentError, PathLike, check_out_dir, positive_int, read_toml, staged_dir
+from .sim import Scenario
 
 __all__ = ["COLUMNS", "with_queue", "compare", "queue_tables", "add_arguments", "run"]
 
@@ -227,8 +228,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison; write DIR/compare.csv, DIR/compare.png and DIR/runs/."""
-    from .sim import Scenario
-
     out = check_out_dir(args.out)
     if not args.aqms and not args.aqm_file:
         raise ValueError("give --aqm TYPES and/or --aqm-file FILE")

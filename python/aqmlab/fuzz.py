@@ -29,10 +29,15 @@ import random
 import re
 import sys
 import time
+import warnings
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+import aqmlab
+
+from . import aqm
+from .aqm import QUEUE_TYPES
 from .base import load_toml, positive, positive_int
 from .cli import run_command
 
@@ -211,8 +216,6 @@ def mutate_text(text: str, rng: random.Random, n: int) -> str:
 
 
 def _queue_configs() -> List[Dict[str, Any]]:
-    from .aqm import QUEUE_TYPES
-
     out: List[Dict[str, Any]] = [{"type": t, "limit": 100} for t in QUEUE_TYPES]
     for _, _, d in seeds():
         for link in d.get("link", []):
@@ -260,8 +263,7 @@ def make_case(seed: int, index: int) -> Tuple[str, Any]:
 
 def run_input(kind: str, data: Any) -> None:
     """Give `data` to the entry point `kind`; returns if it ran, raises if not."""
-    import aqmlab
-    from aqmlab import _native, aqm
+    from . import _native
 
     if kind == "simulate":
         aqmlab.simulate(data, progress=False)
@@ -304,8 +306,6 @@ def _outcome(kind: str, data: Any) -> Tuple[str, str]:
 
 
 def _worker(conn: Connection, seed: int) -> None:
-    import warnings
-
     warnings.simplefilter("ignore")
     while True:
         try:

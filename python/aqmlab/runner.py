@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import datetime
 import json
+import os
+import platform
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from . import bench_peers
 from .base import check_out_dir, positive_int
 from .cli import run_command
-from .sim import DUMBBELL_RED
+from .sim import DUMBBELL_RED, Scenario, dumbbell, simulate
 
 __all__ = ["add_run_arguments", "run_run", "add_bench_arguments", "run_bench", "BENCH_CASES"]
 
@@ -49,8 +56,6 @@ def run_run(args: argparse.Namespace) -> int:
     success; an output directory that cannot be created or an invalid scenario raises
     ValueError (the CLI prints it and exits 2) before anything runs or is written. The
     path imports no pandas (unless traces or --plot ask for it)."""
-    from .sim import Scenario, simulate
-
     check_out_dir(args.out)
     try:
         sc = Scenario.from_file(args.scenario)
@@ -64,7 +69,7 @@ def run_run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
-    threads = args.threads or ("auto" if "threads" not in sc._data else None)
+    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
     if threads == "auto":
         changes["threads"] = auto_threads()
     elif threads is not None:
@@ -73,7 +78,6 @@ def run_run(args: argparse.Namespace) -> int:
         sc = sc.replace(**changes)
     # pyarrow takes a tenth of a second or more to import: do it while the simulator runs
     # (it releases the interpreter's lock), on a core the run may leave free.
-    import threading
 
     threading.Thread(target=_import_writers, name="aqmlab-import", daemon=True).start()
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
@@ -132,8 +136,6 @@ def auto_threads() -> int:
     this process may use less the other runnable tasks, the most of a few looks over
     20 ms (two threads sharing one core wait for each other: several times slower
     than one thread)."""
-    import os
-
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -282,9 +284,6 @@ def run_bench(args: argparse.Namespace) -> int:
     """Run the benchmark dumbbells and print simulated events per second and bottleneck
     packets per wall-clock second (whole run, scenario building included); with
     ``--peers``, the peer harness's case in aqmlab and the peers, measured now."""
-    from . import bench_peers
-    from .sim import Scenario, dumbbell, simulate
-
     peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
     if peers:
         bench_peers.peers_dir(required=True)
@@ -355,12 +354,6 @@ HISTORY_COLUMNS = [
 
 def _record(path: str, rows: List[Dict[str, Any]]) -> None:
     """Append benchmark rows to a CSV history (header written once)."""
-    import csv
-    import datetime
-    import os
-    import platform
-    import subprocess
-
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10

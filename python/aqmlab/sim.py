@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
-from .base import load_toml, positive_int
+from . import _tables
+from .base import load_toml, positive_int, staged_dir
 
-__all__ = ["Scenario", "Result", "simulate", "dumbbell", "TRACE_FILES"]
+__all__ = ["Scenario", "Result", "simulate", "simulation", "dumbbell", "TRACE_FILES"]
 
 #: Trace name -> CSV file written by the simulator.
 TRACE_FILES = {
@@ -149,14 +150,11 @@ class Result:
         directory beside it that is renamed at the end, so `out` is complete or as it
         was. The flows and links tables are written through pyarrow from the summary
         (the columns and values of ``flows`` and ``links``), without pandas."""
-        from ._tables import write_records
-        from .base import staged_dir
-
         out = Path(out)
         with staged_dir(out) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2))
-            write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
-            write_records(
+            _tables.write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
+            _tables.write_records(
                 _link_records(self.summary),
                 tmp / "links.parquet",
                 drop=("drop_run_hist",),
@@ -223,6 +221,20 @@ def simulate(
     finally:
         if own_tmp is not None:
             shutil.rmtree(own_tmp, ignore_errors=True)
+
+
+def simulation(
+    scenario: Union[Scenario, Mapping[str, Any]],
+    trace_dir: Optional[Union[str, os.PathLike]] = None,
+) -> Any:
+    """A run of `scenario` to step by hand (the compiled simulation): ``run_until(t,
+    exact)`` advances it to `t` seconds (exactly there when `exact`), ``now`` and
+    ``duration`` are its clock and end, ``summary()`` the summary so far (the shape of
+    :attr:`Result.summary`). `trace_dir`: where the traces asked for are written."""
+    from . import _native
+
+    data = scenario.to_dict() if isinstance(scenario, Scenario) else dict(scenario)
+    return _native.Simulation(data, None if trace_dir is None else str(trace_dir))
 
 
 def _drive(sim: Any, progress: ProgressArg) -> None:

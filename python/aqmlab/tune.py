@@ -44,6 +44,7 @@ from .analysis.ared import (
 )
 from .analysis.floyd import ewma_time_constant, red_burst_average, red_max_w_q
 from .analysis.fred import LARGE_BUFFER, fred_parameters
+from .analysis.zheng import zheng_bounds_from_trace
 from .base import integer, positive
 from .units import parse_rate, parse_size, parse_time
 
@@ -512,7 +513,6 @@ def _zheng(lk: _Link, w_red: float, trace: Any, trace_link: Optional[str]) -> Di
                 "m2, which can only be estimated from a queue trace: pass --trace (a per-arrival queue trace)"
             ),
         }
-    from .analysis.zheng import zheng_bounds_from_trace
 
     zb = zheng_bounds_from_trace(trace, lk.min_th, link=trace_link)
     if not zb["feasible"]:

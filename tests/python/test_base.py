@@ -29,9 +29,10 @@ def _sweep_spec(tmp_path: Path) -> str:
     return str(f)
 
 
-# (argv before the output, output option, what the work is (module, function))
+# (argv before the output, output option, what the work is (module, function: the name
+# the command calls it by))
 COMMANDS = [
-    (lambda t: ["run", SCENARIO], "--out", ("aqmlab.sim", "simulate")),
+    (lambda t: ["run", SCENARIO], "--out", ("aqmlab.runner", "simulate")),
     (lambda t: ["compare", SCENARIO], "--out", ("aqmlab.compare", "compare")),
     (lambda t: ["reproduce", "floyd1993-fig3"], "--out", ("aqmlab.reproduce.catalogue", "run")),
     (lambda t: ["sweep", _sweep_spec(t)], "--out", ("aqmlab.sweeps.execute", "sweep")),
@@ -39,7 +40,7 @@ COMMANDS = [
     (
         lambda t: ["plot-sweep", str(t), "--x", "max_p", "--y", "mean_queue"],
         "--output",
-        ("aqmlab.sweeps.plot", "plot"),
+        ("aqmlab.sweeps.cli", "plot"),
     ),
 ]
 

@@ -26,6 +26,7 @@ import math
 from typing import Any, Dict, Optional, Tuple
 
 from ..base import in_range, integer, positive
+from ..sim import simulate
 
 LINK_RATE_BPS = 8e6
 MEAN_PACKET_BYTES = 1000
@@ -123,8 +124,6 @@ def drop_probabilities(
 ) -> Dict[str, Tuple[float, float]]:
     """Simulated drop probabilities ``{"total"|"bursty"|"smooth": (mean, half-width)}``,
     the half-width of a 99% Student-t interval over `replications` independent runs."""
-    from ..sim import simulate
-
     n = integer("replications", replications, minimum=2)
     if n > len(_T995) + 1:
         raise ValueError(f"replications must be <= {len(_T995) + 1}, got {n}")

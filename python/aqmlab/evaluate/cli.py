@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..sweeps.cli import start_method
+from . import core
 from .core import DEFAULT_AQMS, DEFAULT_SEEDS
 
 
@@ -84,15 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List the scenarios, or run the evaluation and print where its report is."""
-    from . import core
-
     if args.list:
         for s in core.list_scenarios():
             print(f"{s['id']:<12s} Section {s['section']:<6s} {s['title']}")
         return 0
     if not args.out:
         raise ValueError("--out DIR is required (or --list)")
-    from ..sweeps.cli import _start_method
 
     try:
         df = core.evaluate(
@@ -106,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             seeds=args.seeds,
             retry_failed=args.retry_failed,
-            start_method=_start_method(),
+            start_method=start_method(),
         )
     except KeyboardInterrupt:
         print(

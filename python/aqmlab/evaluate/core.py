@@ -15,10 +15,12 @@ scenario, variant, ECN, AQM and seed), ``OUT/flows.parquet`` (one row per flow a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
@@ -33,7 +35,15 @@ from typing import (
     Union,
 )
 
-from ..base import ArgumentError, positive_int, replace_file, set_aside
+from ..aqm import QUEUE_TYPES
+from ..base import ArgumentError, check_out_dir, positive_int, replace_file, set_aside
+from ..base import build_id as _bid
+from ..compare import queue_tables
+from ..sweeps import execute, load_spec, store
+from ..sweeps import sweep as run_sweep
+from . import report
+from .columns import FLOW_KEY_COLUMNS, KEY_COLUMNS, METRIC_COLUMNS
+from .scenarios import SCENARIOS, unavailable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -44,30 +54,6 @@ RUNNER = "aqmlab.evaluate.runner:run"
 DEFAULT_AQMS = ("droptail", "red", "ared", "codel", "pie", "fq_codel", "fq_pie")
 #: Seeds per (scenario, variant, AQM): 1..N.
 DEFAULT_SEEDS = {False: 5, True: 3}
-#: The columns that identify a row of metrics.parquet, then the metrics every row has
-#: (NaN where a scenario has no such quantity); class columns (``goodput_bps_<class>``,
-#: ``class_loss_rate_<class>``) follow, then ``wall_time``.
-KEY_COLUMNS = ("scenario", "section", "variant", "ecn", "aqm", "type", "seed")
-METRIC_COLUMNS = (
-    "goodput_bps",
-    "utilization",
-    "delay_mean",
-    "delay_p50",
-    "delay_p95",
-    "delay_p99",
-    "loss_rate",
-    "mark_rate",
-    "loss_interval_mean",
-    "loss_interval_cv",
-    "loss_sync",
-    "jain",
-    "fct_mean",
-    "fct_p95",
-    "startup_mean",
-    "goodput_ratio",
-)
-#: The key columns of flows.parquet (the runner's per-flow fields follow).
-FLOW_KEY_COLUMNS = ("scenario", "variant", "ecn", "aqm", "seed")
 #: The sweep's own columns, not metrics.
 _SWEEP_COLUMNS = {"point", "point_id", "variant", "queue", "aqm", "seed", "wall_time", "error"}
 BUILD_FILE = "aqmlab-build"
@@ -109,16 +95,10 @@ class Run:
         }
 
 
-def _scenarios() -> Any:
-    import importlib
-
-    return importlib.import_module("aqmlab.evaluate.scenarios")
-
-
 def all_runs() -> List[Run]:
     """Every scenario in RFC order, each followed by its ECN variant if it has one."""
     runs: List[Run] = []
-    for sc in _scenarios().SCENARIOS:
+    for sc in SCENARIOS:
         runs.append(Run(sc, False))
         if sc.has_ecn:
             runs.append(Run(sc, True))
@@ -146,7 +126,7 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
     selection by prefix (and of the default) and refused when named by its id.
     """
     runs = all_runs()
-    why = {r.id: _scenarios().unavailable(r.scenario.id) for r in runs}
+    why = {r.id: unavailable(r.scenario.id) for r in runs}
     if tokens is None:
         return [r for r in runs if why[r.id] is None]
     if isinstance(tokens, str):
@@ -180,10 +160,7 @@ def queues_from(
     types, or a dict of label -> table) and the ``[queue.LABEL]`` tables of `aqm_file`
     (as ``aqmlab compare --aqm-file``); neither: :data:`DEFAULT_AQMS`. ValueError for an
     unknown type, a bad file, or two AQMs with the same table."""
-    from .. import _native
-    from ..compare import queue_tables
-
-    types = set(_native.queue_types())
+    types = set(QUEUE_TYPES)
     out: Dict[str, Dict[str, Any]] = {}
     names: Optional[str] = None
     if isinstance(aqms, Mapping):
@@ -256,10 +233,6 @@ def build_id() -> str:
     """The digest of the package version, the compiled simulator (the catalogue's build)
     and the source of :data:`_RESULT_MODULES`, so that a changed scenario or metric
     definition is computed again rather than mixed with stored runs."""
-    import hashlib
-
-    from ..base import build_id as _bid
-
     h = hashlib.sha256(_bid().encode())
     for name in _RESULT_MODULES:
         h.update(Path(__file__).with_name(name).read_bytes())
@@ -271,8 +244,6 @@ def _keep_or_set_aside(d: Path, build: str, fixed_hash: str, progress: bool) -> 
     metrics or axis paths: ``fixed_hash``), is moved aside to ``<d>.superseded-<tag>``
     (never mixed with this build's points, nothing deleted); then `d` is marked with
     this build."""
-    from ..sweeps import store
-
     f = d / BUILD_FILE
     m = store.read_manifest(d) if d.is_dir() else None
     if m is not None:
@@ -294,8 +265,6 @@ def _keep_or_set_aside(d: Path, build: str, fixed_hash: str, progress: bool) -> 
 def _todo(spec: Any, d: Path, retry_failed: bool) -> int:
     """How many points of `spec` are not stored in `d` (a rough count for the cluster size:
     stored points of another build are counted as done)."""
-    from ..sweeps import store
-
     have = store.finished(d) if d.is_dir() else set()
     n = sum(p.id not in have for p in spec.points)
     if retry_failed and have:
@@ -332,8 +301,6 @@ def evaluate(
     out; ``df.attrs["evaluate"]`` has the run's record, with the failed points and each
     sweep's counts). Bad arguments raise ValueError before anything is written.
     """
-    from ..base import check_out_dir
-
     t0 = time.perf_counter()
     if seeds is not None:
         positive_int("seeds", seeds)
@@ -367,7 +334,6 @@ def evaluate(
         "rows": len(metrics),
     }
     _write_tables(out, metrics, flows)
-    from . import report
 
     info["wall_seconds"] = time.perf_counter() - t0
     report.write(out, metrics, info, [r.info() for r in runs])
@@ -382,8 +348,6 @@ def _checked_specs(
 ) -> List[Any]:
     """Every run's sweep, read and validated (the runner checks one scenario per value)
     before anything runs: a bad parameter is refused up front, naming the scenario."""
-    from ..sweeps import execute, load_spec
-
     specs = []
     for r in runs:
         try:
@@ -409,21 +373,19 @@ def _run_sweeps(
 ) -> Dict[str, Dict[str, Any]]:
     """Run (or resume, or extend) every sweep on one Dask client; returns each sweep's
     counts and timings (the sweep engine's ``df.attrs["sweep"]``)."""
-    from ..sweeps import execute
-    from ..sweeps import sweep as run_sweep
-
     dirs = [out / "sweeps" / r.dirname(quick) for r in runs]
     for s, d in zip(specs, dirs):
         _keep_or_set_aside(d, build, s.fixed_hash, progress)
     todo = sum(_todo(s, d, retry_failed) for s, d in zip(specs, dirs))
     stats: Dict[str, Dict[str, Any]] = {}
-    client = cluster = None
-    own = False
     t0 = time.perf_counter()
-    if todo:
-        client, cluster, own = execute._client_for(scheduler, jobs, todo, start_method)
-    startup = time.perf_counter() - t0
-    try:
+    with ExitStack() as stack:
+        client = (
+            stack.enter_context(execute.cluster(scheduler, jobs, todo, start_method))
+            if todo
+            else None
+        )
+        startup = time.perf_counter() - t0
         for i, (r, s, d) in enumerate(zip(runs, specs, dirs)):
             if progress:
                 print(
@@ -442,13 +404,6 @@ def _run_sweeps(
             st = dict(df.attrs.get("sweep", {}))
             st.pop("out", None)
             stats[r.id] = st
-    finally:
-        try:
-            if client is not None and own:
-                client.close(timeout=10)
-        finally:
-            if cluster is not None:
-                cluster.close(timeout=10)
     stats["_cluster"] = {"startup_seconds": startup, "points_to_compute": todo}
     return stats
 
@@ -465,13 +420,11 @@ def assemble(
     row come from the current sweep's point list (by point id)."""
     import pandas as pd
 
-    from ..sweeps import load
-
     parts: List[pd.DataFrame] = []
     flow_rows: List[Dict[str, Any]] = []
     failed: List[Dict[str, Any]] = []
     for r, s in zip(runs, specs):
-        df = load(out / "sweeps" / r.dirname(quick))
+        df = store.load(out / "sweeps" / r.dirname(quick))
         byid = {p.id: p for p in s.points}
         df = df[df["point_id"].isin(byid)]
         pts = [byid[i] for i in df["point_id"]]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from urllib.parse import quote
 
 from ..base import replace_file
+from .columns import KEY_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -303,8 +304,6 @@ def _cell(mean: float, std: float, fmt: str, scale: float) -> str:
 
 def table_columns(df: "pd.DataFrame") -> List[str]:
     """The metric columns a scenario's table shows: those with a finite value."""
-    from .core import KEY_COLUMNS
-
     cols = [c for c in df.columns if c not in KEY_COLUMNS and c != "wall_time"]
     cols = [c for c in cols if df[c].notna().any()]
     if "loss_target" in cols and "loss_rate" in cols:  # the target beside the measured rate

@@ -18,11 +18,13 @@ import it and run points side by side; ``wall_time`` is the sweep's own column.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import tempfile
 from typing import Any, Dict, List, Mapping, Tuple
 
+from ..sim import Scenario, simulate
 from ..sweeps.runners import Runner
 from . import metrics, scenarios
 
@@ -115,8 +117,6 @@ def _json_value(x: Any) -> Any:
 
 def _run(point: Dict[str, Any]) -> Dict[str, Any]:
     """One point: simulate and measure (see the module doc)."""
-    from ..sim import Scenario, simulate
-
     scenario = Scenario(scenario_of(point))
     sc = scenarios.get(str(point["scenario"]))
     stops = {int(f["id"]): f.get("stop") for f in scenario.normalized()["flows"]}
@@ -142,14 +142,10 @@ def _run(point: Dict[str, Any]) -> Dict[str, Any]:
 
 def _validate(point: Dict[str, Any]) -> None:
     """Raise ValueError, naming the field, if `point` cannot run."""
-    from ..sim import Scenario
-
     Scenario(scenario_of(point))
 
 
 def _warmup() -> None:
-    import importlib
-
     importlib.import_module("aqmlab.sim")
     importlib.import_module("pandas")  # the trace is read as a DataFrame
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..compare import with_queue
+from ..sim import Scenario
 from . import sensitivity
 from .sensitivity import KEY_PARAMETERS, PARAMETER_GROUPS
 
@@ -579,8 +580,6 @@ _NEEDS_VARIANT = {"5.4": "ledbat"}
 @functools.lru_cache(maxsize=None)
 def _simulator_has_variant(variant: str) -> bool:
     """Whether the installed simulator accepts ``[[flow]] variant = <variant>``."""
-    from ..sim import Scenario
-
     probe = {
         "duration": 1.0,
         "link": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}],

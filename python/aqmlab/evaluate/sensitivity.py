@@ -14,6 +14,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Dict, List, Mapping, Tuple
 
+from .. import aqm
+from ..units import DIMENSIONS, quantity
+
 __all__ = ["KEY_PARAMETERS", "PARAMETER_GROUPS", "FACTORS", "parameters", "variants", "apply"]
 
 #: The factors each parameter is scaled by, one at a time (RFC 7928 Section 8.3 asks
@@ -64,8 +67,6 @@ def _with_limit(queue: Mapping[str, Any], buffer: int) -> Dict[str, Any]:
 
 def _si(value: Any, name: str) -> Any:
     """A quantity with a unit (``"10ms"``) as a number in SI units; anything else as is."""
-    from ..units import DIMENSIONS, quantity
-
     if not isinstance(value, str):
         return value
     for dim in DIMENSIONS:
@@ -79,8 +80,6 @@ def _si(value: Any, name: str) -> Any:
 def config(queue: Mapping[str, Any], buffer: int) -> Dict[str, Any]:
     """The queue's full configuration (defaults filled in, quantities in SI units); a
     table without a buffer size gets `buffer` packets."""
-    from .. import aqm
-
     cfg = dict(aqm.Queue(_with_limit(queue, buffer)).config)
     return {k: _si(v, k) for k, v in cfg.items()}
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 import numpy as np
 import pandas as pd
 
+from ..analysis import bonald, bonald_sim
+from ..sim import simulate
 from .context import Context
 from .registry import Experiment
 
@@ -117,8 +119,6 @@ class Fig3:
 def fig3_compute(ctx: Context) -> Fig3:
     """RED (Example 1) and Tail Drop, batch-Poisson input with B = 1, 3, 5: the chain
     over the load, and simulated points."""
-    from ..analysis import bonald, bonald_sim
-
     reps, dur = runs1(ctx.quick)
     assume_model(ctx, reps, dur)
     rhos = np.linspace(0.2, 3.0, 57)
@@ -158,8 +158,6 @@ def fig3_plot(d: Fig3) -> Dict[str, Figure]:
 
 
 def fig3_compare(ctx: Context, d: Fig3) -> None:
-    from ..analysis import bonald
-
     df = d.points
     out = df[(df["analysis"] - df["simulation"]).abs() > df["half_width"]]
     for _, r in out.iterrows():
@@ -217,8 +215,6 @@ class Fig5:
 
 def fig5_compute(ctx: Context) -> Fig5:
     """rho = 2, B = 3: Tail Drop's bias against bursty traffic, and RED without it."""
-    from ..analysis import bonald, bonald_sim
-
     reps, dur = runs1(ctx.quick)
     assume_model(ctx, reps, dur)
     fr = np.linspace(0.05, 0.95, 19)
@@ -266,8 +262,6 @@ def fig5_plot(d: Fig5) -> Dict[str, Figure]:
 
 
 def fig5_compare(ctx: Context, d: Fig5) -> None:
-    from ..analysis import bonald
-
     td = bonald.class_drop_probabilities("taildrop", 2.0, K, burst=3, bursty_fraction=0.5)
     red = bonald.class_drop_probabilities("red", 2.0, K, burst=3, bursty_fraction=0.5, **EX1)
     ctx.compare.claim(
@@ -301,9 +295,6 @@ ScenarioFn = Callable[[int], Dict[str, Any]]
 def sim_classes(sc_fn: ScenarioFn, reps: int) -> Dict[str, Tuple[float, float]]:
     """Per-class drop probabilities and offered load (measured from arrivals) over
     replications (``sc_fn(seed)`` gives the scenario of a replication)."""
-    from ..analysis import bonald_sim
-    from ..sim import simulate
-
     out: Dict[str, List[float]] = {"bursty": [], "smooth": [], "rho": []}
     for r in range(reps):
         sc = sc_fn(1 + r)
@@ -319,7 +310,6 @@ def sim_classes(sc_fn: ScenarioFn, reps: int) -> Dict[str, Tuple[float, float]]:
 def averaged_batch(policy: str, rho: float, frac: float, dur: float) -> ScenarioFn:
     """The scenario of a replication: batch-Poisson (B = 3) and Poisson input, RED of
     Example 2 averaging the queue (or Tail Drop)."""
-    from ..analysis import bonald_sim
 
     def sc_fn(seed: int) -> Dict[str, Any]:
         sc = bonald_sim.scenario(
@@ -339,7 +329,6 @@ def averaged_batch(policy: str, rho: float, frac: float, dur: float) -> Scenario
 
 def averaged_pareto(policy: str, rho: float, frac: float, dur: float) -> ScenarioFn:
     """As :func:`averaged_batch` with Pareto on-off bursts."""
-    from ..analysis import bonald_sim
 
     def sc_fn(seed: int) -> Dict[str, Any]:
         sc = bonald_sim.pareto_scenario(
@@ -361,8 +350,6 @@ class Fig6:
 def fig6_compute(ctx: Context) -> Fig6:
     """Batch-Poisson (B = 3) + Poisson, RED (Example 2) and Tail Drop: the chain over the
     load, and simulated points."""
-    from ..analysis import bonald
-
     reps, dur = runs2(ctx.quick)
     assume_averaged(ctx, reps, dur, True)
     ctx.assume("Burst size B = 3 (the paper's examples; Fig. 6 does not state it); K = 40.")
@@ -434,8 +421,6 @@ def _bias_at_2(sim: pd.DataFrame, frac: float) -> pd.Series:
 
 
 def fig6_compare(ctx: Context, d: Fig6) -> None:
-    from ..analysis import bonald
-
     sim = d.points
     err = (sim["analysis"] - sim["simulation"]).abs()
     ctx.compare.not_reported(
@@ -507,8 +492,6 @@ class Fig7:
 def fig7_compute(ctx: Context) -> Fig7:
     """Batch-Poisson and Pareto bursty streams (90%) beside Poisson (10%): RED equalises
     the classes only for batch-Poisson input (PASTA)."""
-    from ..analysis import bonald
-
     reps, dur = runs2(ctx.quick)
     assume_averaged(ctx, reps, dur, True)
     ctx.assume("90% bursty traffic, B = 3, K = 40, RED of Example 2 with w = 0.002.")

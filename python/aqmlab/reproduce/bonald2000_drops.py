@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple, Union
 import numpy as np
 import pandas as pd
 
+from ..analysis import bonald, bonald_sim
+from ..sim import simulate
 from .bonald2000 import EX1, EX2, K, assume_averaged, interval_row, runs2
 from .context import Context
 from .registry import Experiment
@@ -26,9 +28,6 @@ def run_lengths(
 ) -> Tuple[Tuple[np.ndarray, ...], Tuple[Dict[str, Any], ...]]:
     """Run lengths of consecutive drops at rho = 2 (Poisson input), per replication, and
     the link summaries' own statistics."""
-    from ..analysis import bonald_sim
-    from ..sim import simulate
-
     reps, dur = runs2(quick)
     per_rep, summaries = [], []
     for r in range(reps):
@@ -54,8 +53,6 @@ class RunStats:
 
 
 def run_stats(per_rep: Sequence[np.ndarray]) -> RunStats:
-    from ..analysis import bonald_sim
-
     means = [float(np.mean(x)) for x in per_rep]
     vars_ = [float(np.var(x, ddof=1)) for x in per_rep]
     allruns = np.concatenate(per_rep)
@@ -91,8 +88,6 @@ class Instantaneous:
 def instantaneous(ctx: Context) -> Instantaneous:
     """Section III-A/B: Tail Drop's geometric law, eq. 4 (Example 1), the exact chain, and
     runs of consecutive drops counted in the simulator."""
-    from ..analysis import bonald
-
     reps, dur = runs2(ctx.quick)
     assume_averaged(ctx, reps, dur, False)
     ctx.assume(
@@ -185,8 +180,6 @@ FIG8_MAX = 15
 
 def fig8_compute(ctx: Context) -> pd.DataFrame:
     """The distribution of run lengths: eq. 4 both ways, Tail Drop, simulations."""
-    from ..analysis import bonald
-
     d = instantaneous(ctx)
     s_eq4 = d.red.consecutive_drop_survival(np.arange(FIG8_MAX + 1))
     s_run = d.red.consecutive_drop_survival(np.arange(FIG8_MAX + 1), weighting="run")
@@ -274,8 +267,6 @@ def table2_compute(ctx: Context) -> Dict[Key, RunStats]:
 
 
 def table2_compare(ctx: Context, sims: Dict[Key, RunStats]) -> None:
-    from ..analysis import bonald
-
     paper: Dict[Key, Tuple[float, float]] = {
         "taildrop": (3.0, 6.0),
         0.1: (5.9, 40.0),
@@ -325,8 +316,6 @@ class Fig9:
 
 
 def fig9_compute(ctx: Context) -> Fig9:
-    from ..analysis import bonald
-
     sims = averaged(ctx)
     data = {
         "n": np.arange(1, FIG9_MAX + 1),

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from ..analysis import bonald, bonald_sim
+from ..sim import simulate
 from .bonald2000 import (
     EX1,
     EX2,
@@ -43,8 +45,6 @@ class Eq5:
 def eq5(ctx: Context) -> Eq5:
     """Eq. 5 and M/M/1/K at rho = 2 (Example 1): the distributions, their means and
     variances."""
-    from ..analysis import bonald
-
     reps, dur = runs1(ctx.quick)
     assume_model(ctx, reps, dur)
     td = bonald.queue_distribution("taildrop", 2.0, K)
@@ -60,9 +60,6 @@ def eq5(ctx: Context) -> Eq5:
 def table3_compute(ctx: Context) -> Eq5:
     """Eq. 5's moments and the simulated mean queue (waiting packets plus the one in
     service)."""
-    from ..analysis import bonald_sim
-    from ..sim import simulate
-
     d = eq5(ctx)
     reps, dur = runs1(ctx.quick)
     # The simulator's mean_queue counts waiting packets; in the router = waiting + utilization
@@ -160,9 +157,6 @@ FIG10 = Experiment(
 def queue_histograms(quick: bool) -> List[Tuple[str, List[np.ndarray]]]:
     """Per reading ("taildrop", "red", "red_waiting": RED's thresholds unshifted on the
     waiting queue), the distribution of packets in the router of each replication."""
-    from ..analysis import bonald_sim
-    from ..sim import simulate
-
     reps, dur = runs2(quick)
     out = []
     ns_reading = dict(
@@ -210,8 +204,6 @@ def averaged(ctx: Context) -> Averaged:
     """Section IV-C: RED of Example 2 with w = 0.002 against Tail Drop, simulated
     queue-size distribution (packets in the router), beside eq. 5 for the instantaneous
     RED."""
-    from ..analysis import bonald, bonald_sim
-
     reps, dur = runs2(ctx.quick)
     assume_averaged(ctx, reps, dur, True)
     ctx.assume(
@@ -237,8 +229,6 @@ def averaged(ctx: Context) -> Averaged:
 
 
 def table4_compute(ctx: Context) -> Averaged:
-    from ..analysis import bonald
-
     d = averaged(ctx)
     rows = [
         interval_row(name, d.sims[key].mean, d.sims[key].variance)

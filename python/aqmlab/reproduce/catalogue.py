@@ -39,7 +39,7 @@ from . import (
 )
 from .registry import Group, Registry
 from .report import write_index as _write_index
-from .running import run_groups
+from .running import Result, run_group, run_groups
 
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER
@@ -140,6 +140,14 @@ GROUPS += (
 REGISTRY = Registry(GROUPS)
 
 
+def run_named(name: str, ids: List[str], out: str, quick: bool, jobs: int) -> List[Result]:
+    """``run_group`` of the catalogue's group called ``name`` (in a worker process: it
+    looks the group up by name, since experiments may hold closures, which do not
+    pickle)."""
+    (group,) = [g for g in REGISTRY.groups if g.name == name]
+    return run_group(group, ids, out, quick, jobs)
+
+
 def catalogue_order() -> List[str]:
     """Every id in catalogue order (see :meth:`.registry.Registry.order`)."""
     return REGISTRY.order()
@@ -170,7 +178,7 @@ def run(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     statuses = run_groups(
-        REGISTRY.batches(chosen), out, quick, jobs or os.cpu_count() or 1, progress
+        REGISTRY.batches(chosen), out, quick, jobs or os.cpu_count() or 1, progress, run_named
     )
     write_index(out)
     return statuses

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..base import check_out_dir
 from . import catalogue
 
 
@@ -39,7 +40,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from ..base import check_out_dir
 
     check_out_dir(args.out, inside=True)
     statuses = catalogue.run(

@@ -6,14 +6,17 @@ the runner's version and the build, and stored sweeps computed once per group.
 from __future__ import annotations
 
 import importlib
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
+from .. import sweeps
 from ..base import build_id, load_toml
+from ..sim import Scenario, simulate
 from ..sweeps.runners import Runner
+from ..sweeps.store import SweepMismatch
 from .context import Context
-from .running import stored_sweep
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,8 +32,6 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 def scenario(name: str) -> Scenario:
     """A scenario file of the catalogue, by file name."""
-    from ..sim import Scenario
-
     return Scenario.from_file(SCENARIOS / name)
 
 
@@ -42,8 +43,6 @@ def scenario_dict(name: str) -> ScenarioDict:
 def simulate_normalized(sc: ScenarioDict) -> Tuple[Result, ScenarioDict]:
     """Run a scenario dict; returns the result and the normalised scenario (every
     quantity in SI units, times the simulator's clock as seconds)."""
-    from ..sim import Scenario, simulate
-
     s = Scenario.from_dict(sc)
     return simulate(s, progress=False), s.normalized()
 
@@ -87,8 +86,6 @@ class SweepRunner(Runner):
 
     def _validate(self, scenario: ScenarioDict) -> None:
         """Raise ValueError if the simulator refuses the prepared scenario."""
-        from ..sim import Scenario
-
         Scenario.from_dict(self.prepare(scenario))
 
     def base(self, name: str) -> ScenarioDict:
@@ -100,7 +97,30 @@ class SweepRunner(Runner):
         return base
 
 
+def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
+    """Run (or resume) a sweep of the experiment's group and return its rows.
+
+    The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
+    experiments' outputs: the ids of a group share it, and an interrupted catalogue
+    resumes it. The spec's base scenario should carry :func:`aqmlab.base.build_id` (e.g. in its
+    ``notes``), so a stored run of another build or definition is discarded and
+    recomputed instead of being mixed in. A failed point fails the experiment."""
+    out = ctx.out.parent / f".{ctx.group}-sweeps" / f"{tag}-{'quick' if ctx.quick else 'full'}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    except SweepMismatch:  # another build or definition: start over
+        shutil.rmtree(out, ignore_errors=True)
+        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
+    bad = df[df["error"].notna()]
+    if len(bad):
+        raise RuntimeError(
+            f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}"
+        )
+    return df
+
+
 def sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
     """The group's sweep `tag` of ``spec(quick)`` (stored beside the outputs, see
-    :func:`.running.stored_sweep`), computed once per group run."""
+    :func:`stored_sweep`), computed once per group run."""
     return ctx.once(("sweep", tag), lambda: stored_sweep(ctx, spec(ctx.quick), tag))

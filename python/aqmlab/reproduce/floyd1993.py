@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Literal
 import numpy as np
 import pandas as pd
 
+from .. import aqm
+from ..analysis import red_burst_average, red_max_w_q
+from ..sim import simulate
 from .common import direction, scenario
 from .context import Context
 from .registry import Experiment
@@ -35,8 +38,6 @@ FIG3_LINK = "g5->n6"
 
 def link_over(sc: Scenario, t0: float, t1: float) -> Dict[str, Any]:
     """The summary of the gateway's link over [t0, t1] s (a run of t1 s, warm-up t0)."""
-    from ..sim import simulate
-
     run = simulate(sc.replace(warmup=f"{t0:g}s", duration=f"{t1:g}s"), progress=False)
     link: Dict[str, Any] = run.summary["links"][FIG3_LINK]
     return link
@@ -59,8 +60,6 @@ class Fig3:
 def fig3_compute(ctx: Context) -> Fig3:
     """The run of Fig. 3 with its traces, and the utilizations over 0-1 s and 1-2 s for
     several RED seeds."""
-    from ..sim import simulate
-
     sc = scenario("floyd1993_fig3.toml")
     ctx.assume(
         "Topology, windows and start times as scenarios/floyd1993_fig3.toml states: sources at "
@@ -189,9 +188,6 @@ class Fig7:
 def fig7_compute(ctx: Context) -> Fig7:
     """Eq. 2's surface over w_q in [0.001, 0.005] and L in [10, 100], the RED
     implementation driven with the same bursts, and eq. 3's worked example."""
-    from .. import aqm
-    from ..analysis import red_burst_average, red_max_w_q
-
     w = np.linspace(0.001, 0.005, 41)
     L = np.arange(10, 101, 2)
     W, LL = np.meshgrid(w, L)
@@ -262,8 +258,6 @@ def marks(
 ) -> np.ndarray:
     """The packet numbers RED marks among n arrivals at a held average, p_b = q / 100
     (thresholds 0..100, max_p = 1, w_q = 1, the queue held at 100 p_b packets)."""
-    from .. import aqm
-
     q = aqm.Red(
         min_th=0.0,
         max_th=100.0,

@@ -18,6 +18,10 @@ from typing import TYPE_CHECKING, Any, Dict, Tuple
 import numpy as np
 import pandas as pd
 
+from ..analysis import hoeffding_bound
+from ..analysis.floyd import binomial_tail
+from ..analysis.misbehaving import identify_misbehaving
+from ..sim import Scenario, simulate
 from .common import scenario
 from .context import Context
 from .registry import Experiment
@@ -38,8 +42,6 @@ def bound_curves(n: int = N) -> pd.DataFrame:
     p_i, beside the exact binomial tail it bounds (columns C, p_i, bound, exact)."""
     from scipy import stats
 
-    from ..analysis import hoeffding_bound
-
     rows = []
     for c, _ in CURVES:
         p = np.linspace(0.005, 1.0 / c, 100)
@@ -52,9 +54,6 @@ def bound_curves(n: int = N) -> pd.DataFrame:
 def exceedance(tcp: pd.DataFrame, recent: Any, n: int = N) -> pd.DataFrame:
     """Empirical Prob(S_i,n >= C p_i n) of each well-behaved flow (C = 2, 4) from the
     list of recent marks, beside the bound and the binomial tail."""
-    from ..analysis import hoeffding_bound
-    from ..analysis.floyd import binomial_tail
-
     rows = []
     for _, r in tcp.iterrows():
         for c, _ in CURVES:
@@ -77,8 +76,6 @@ def list_lengths(pk: pd.DataFrame, cbr_id: int, threshold: float, start: float) 
     """Identification against the list length n at a fixed threshold: the CBR flow's
     flagged fraction, the TCP flows' largest and mean, and Hoeffding's bound for the
     largest TCP share."""
-    from ..analysis.misbehaving import identify_misbehaving
-
     sweep = []
     for nn in (10, 25, 50, 100, 200, 400):
         r = identify_misbehaving(pk, n=nn, link=LINK, threshold=threshold, start=start)["per_flow"]
@@ -103,8 +100,6 @@ def droptail_twin(
 ) -> Tuple[int, float, Any]:
     """The Drop Tail buffer (of 10-40 packets) whose mean queue in a short run is closest
     to RED's, and the full run with it: (buffer, mean queue, result)."""
-    from ..sim import Scenario, simulate
-
     short = float(min(30.0, dur))
     cands = []
     for lim in (10, 15, 20, 25, 30, 40):
@@ -160,9 +155,6 @@ def _assume(ctx: Context, dur: float, warm: float) -> None:
 def fig16_compute(ctx: Context) -> Fig16:
     """Fig. 16's curves, then Section X: the RED run and its list of recent drops, the
     Drop Tail run of the same mean queue, and the identification against the list length."""
-    from ..analysis.misbehaving import identify_misbehaving
-    from ..sim import simulate
-
     curves = bound_curves()
     ctx.save_data(curves, "fig16")
     dur, warm = (40.0, 5.0) if ctx.quick else (210.0, 10.0)
@@ -331,8 +323,6 @@ def _at_max(df: pd.DataFrame, col: str) -> pd.Series:
 
 
 def _compare_bound(ctx: Context, d: Fig16) -> None:
-    from ..analysis import hoeffding_bound
-
     ok_all = bool((d.curves["exact"] <= d.curves["bound"] + 1e-12).all())
     ctx.compare.claim(
         "the bound lies above the exact binomial tail everywhere on the curves", ok_all

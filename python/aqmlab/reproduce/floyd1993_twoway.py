@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import direction, scenario
 from .context import Context
 from .registry import Experiment
@@ -108,8 +109,6 @@ def bins_50ms(pk: pd.DataFrame, q: pd.DataFrame, t_end: float) -> pd.DataFrame:
 
 def other_draws(base: Dict[str, Any], draws: List[int]) -> pd.DataFrame:
     """Utilization and drops of each direction with other draws of the recipe."""
-    from ..sim import Scenario, simulate
-
     rows = []
     for d in draws:
         sd = dict(base)
@@ -169,8 +168,6 @@ def _assume(ctx: Context) -> None:
 def fig9_compute(ctx: Context) -> Fig9:
     """Section VIII's simulation (network of Fig. 10) with its traces, the Fig. 3 runs it
     is compared with, and other draws of the traffic recipe."""
-    from ..sim import simulate
-
     sc = scenario("floyd1993_fig9.toml")
     base = sc.to_dict()
     norm = sc.normalized()

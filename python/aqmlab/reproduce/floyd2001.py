@@ -14,6 +14,20 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from .. import aqm
+from ..analysis import ewma_time_constant
+from ..analysis.ared import (
+    ared_adaptation_times,
+    ared_alpha,
+    ared_alpha_ok,
+    ared_auto_parameters,
+    ared_avg_decrease_on_increase,
+    ared_avg_increase_on_decrease,
+    ared_beta_ok,
+    ared_max_overshoot,
+    ared_target_band,
+    link_capacity_pkts,
+)
 from .context import Context
 from .registry import Experiment
 
@@ -64,9 +78,6 @@ def drive_ared(
     step, max_p before and after), a queue trace (one row per arrival: time, queue,
     avg, max_p) and the number of arrivals at which max_p changed (it must move only at
     interval boundaries)."""
-    from .. import aqm
-    from ..analysis import ared_auto_parameters
-
     auto = ared_auto_parameters(FIG10_RATE, 500)
     q = aqm.AdaptiveRed(
         min_th=FIG10_MIN_TH,
@@ -158,8 +169,6 @@ def _first_time(steps: pd.DataFrame, cond: "pd.Series[bool]") -> float:
 def fig10_compute(ctx: Context) -> Fig10:
     """Drive the library's Adaptive RED above its target, then below it, and replay Fig.
     10's pseudo-code on the averages the queue had at each boundary."""
-    from ..analysis import ared_adaptation_times, ared_target_band
-
     duration = FIG10_DURATION
     ctx.assume(
         "Fig. 10 has no simulation of its own: aqmlab drives its Adaptive RED (the library's, "
@@ -349,19 +358,6 @@ def _down_readings() -> Dict[str, float]:
 def section4_compute(ctx: Context) -> Section4:
     """Section 4's numbers from aqmlab.analysis, with the automatic settings the paper's
     simulations use."""
-    from ..analysis import ewma_time_constant
-    from ..analysis.ared import (
-        ared_adaptation_times,
-        ared_alpha,
-        ared_alpha_ok,
-        ared_auto_parameters,
-        ared_avg_decrease_on_increase,
-        ared_avg_increase_on_decrease,
-        ared_beta_ok,
-        ared_max_overshoot,
-        ared_target_band,
-        link_capacity_pkts,
-    )
 
     ctx.assume(
         "C is computed for ns-2's default packet size of 500 bytes (Section 4.3: 'computed for "

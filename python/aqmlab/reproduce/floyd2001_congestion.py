@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from . import floyd2001_ns2
 from .common import ScenarioDict, scenario_dict
 from .context import Context
@@ -76,8 +77,6 @@ def _window(
     sc: ScenarioDict, t0: float, t1: float, trace: bool = False
 ) -> Tuple[Dict[str, Any], Any]:
     """The bottleneck's summary over [t0, t1] of a run of t1 s (and its queue trace)."""
-    from ..sim import Scenario, simulate
-
     s = dict(sc, warmup=f"{t0:g}s", duration=f"{t1:g}s")
     if trace:
         s["trace"] = {"queue": [LINK], "interval": TRACE_INTERVAL}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import ScenarioDict, scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -82,8 +83,6 @@ def run_fig(
     fig: int, seed: int, duration: float, warmup: float
 ) -> Tuple[Dict[str, Any], pd.DataFrame]:
     """One run's numbers over [warmup, duration] and its queue trace."""
-    from ..sim import Scenario, simulate
-
     res = simulate(
         Scenario.from_dict(oscillation_scenario(fig, seed, duration, warmup)), progress=False
     )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import ScenarioDict, scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -52,8 +53,6 @@ def routing_scenario(seed: int = 1) -> ScenarioDict:
 
 
 def _window(sc: ScenarioDict, t0: float, t1: float) -> Dict[str, Any]:
-    from ..sim import Scenario, simulate
-
     res = simulate(
         Scenario.from_dict(dict(sc, warmup=f"{t0:g}s", duration=f"{t1:g}s")), progress=False
     )
@@ -69,8 +68,6 @@ class Routing:
 
 
 def fig18_compute(ctx: Context) -> Routing:
-    from ..sim import Scenario, simulate
-
     seeds = [1] if ctx.quick else [1, 2, 3]
     ctx.assume(
         "The paper gives only the failure (50-60 s) and the alternate path (lower precedence, half "

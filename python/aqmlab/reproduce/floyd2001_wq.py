@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import ScenarioDict, scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -49,8 +50,6 @@ def wq_scenario(w_q: float, seed: int, steady: bool = False) -> ScenarioDict:
 def run_wq(w_q: float, seed: int, steady: bool = False) -> Dict[str, Any]:
     """One run: the spike after the second flow's start, the mean windows over 2.5-10 s,
     the second flow's first slow start, and the traces (queue and cwnd)."""
-    from ..sim import Scenario, simulate
-
     sc = wq_scenario(w_q, seed, steady)
     res = simulate(Scenario.from_dict(sc), progress=False)
     q = res.traces["queue"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence
 
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import scenario_dict
 from .context import Context
 from .registry import Experiment
@@ -86,8 +87,6 @@ def run_fragile(
     kind: str, window: int, buffers: Sequence[int], seeds: Sequence[int], quick: bool
 ) -> pd.DataFrame:
     """One row per (buffer, seed): the fragile flow's rate and shares, loss rates."""
-    from ..sim import Scenario, simulate
-
     rows: List[Dict[str, Any]] = []
     for bs in buffers:
         for seed in seeds:

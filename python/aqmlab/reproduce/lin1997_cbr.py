@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import scenario_dict
 from .context import Context
 from .lin1997 import PAPER
@@ -59,8 +60,6 @@ def _shares(series: pd.DataFrame, names: List[str], spans: List[Any]) -> pd.Data
 
 
 def fig6_compute(ctx: Context) -> Cbr:
-    from ..sim import Scenario, simulate
-
     sc = scenario_dict("lin1997_fig5.toml")
     ctx.assume(
         "Network of Fig. 5 as scenarios/lin1997_fig5.toml states (RED, buffer 64, min_th 16, "
@@ -77,8 +76,6 @@ def fig6_compute(ctx: Context) -> Cbr:
 
 
 def fig7_compute(ctx: Context) -> Cbr:
-    from ..sim import Scenario, simulate
-
     sc = scenario_dict("lin1997_fig5.toml")
     sc["duration"] = "100s"
     sc["link"][-1]["queue_ab"] = dict(sc["link"][-1]["queue_ab"], type="fred", min_q=2)

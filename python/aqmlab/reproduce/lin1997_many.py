@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulation
 from .common import scenario_dict
 from .context import Context
 from .lin1997 import PAPER
@@ -66,14 +67,11 @@ class Run:
 
 def simulate_sampled(sc: Dict[str, Any]) -> Run:
     """Run `sc`, reading every flow's delivered packets each INTERVAL."""
-    from .. import _native
-    from ..sim import Scenario
-
     s = Scenario.from_dict(sc)
     norm = s.normalized()
     (d,) = (d for d in norm["directions"] if d["name"] == LINK)
     per_interval = d["rate_bps"] * INTERVAL / (8 * 552)
-    sim = _native.Simulation(s.to_dict(), None)
+    sim = simulation(s)
     rows: List[List[int]] = [[0] * FLOWS]
     k = 0
     while (k + 1) * INTERVAL <= sim.duration + 1e-9:

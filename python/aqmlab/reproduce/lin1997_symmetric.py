@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import scenario_dict
 from .context import Context
 from .lin1997 import PAPER
@@ -98,8 +99,6 @@ def _acked_throughout(t: np.ndarray, t0: float, t1: float) -> bool:
 
 
 def _run(seed: int) -> Any:
-    from ..sim import Scenario, simulate
-
     sc = scenario_dict("lin1997_fig2.toml")
     sc["seed"] = seed
     sc["trace"] = {"cwnd": True, "packets": [LINK]}

@@ -1,5 +1,4 @@
-"""Running the catalogue: groups in a process pool, each id into its own directory,
-and the sweeps that experiments store between runs (tied to the build that made them).
+"""Running the catalogue: groups in a process pool, each id into its own directory.
 
 Each id writes into ``OUT/<id>/`` (through a temporary directory, so that nothing
 half-written stays): its data (CSV), plots (PNG), ``comparison.csv`` and ``meta.json``.
@@ -9,46 +8,15 @@ An experiment's failure is recorded in its ``meta.json`` and the catalogue goes 
 from __future__ import annotations
 
 import multiprocessing
-import shutil
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Hashable, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, List, Sequence, Tuple
 
 from ..base import staged_dir
 from .context import Context
 from .registry import Group
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-
-def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
-    """Run (or resume) a sweep of the experiment's group and return its rows.
-
-    The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
-    experiments' outputs: the ids of a group share it, and an interrupted catalogue
-    resumes it. The spec's base scenario should carry :func:`aqmlab.base.build_id` (e.g. in its
-    ``notes``), so a stored run of another build or definition is discarded and
-    recomputed instead of being mixed in. A failed point fails the experiment."""
-    from .. import sweeps
-    from ..sweeps.store import SweepMismatch
-
-    out = ctx.out.parent / f".{ctx.group}-sweeps" / f"{tag}-{'quick' if ctx.quick else 'full'}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
-    except SweepMismatch:  # another build or definition: start over
-        shutil.rmtree(out, ignore_errors=True)
-        df = sweeps.sweep(spec, out=out, jobs=ctx.jobs, progress=False)
-    bad = df[df["error"].notna()]
-    if len(bad):
-        raise RuntimeError(
-            f"{len(bad)} of {len(df)} points of the {tag} sweep failed, e.g.: {bad['error'].iloc[0]}"
-        )
-    return df
-
 
 Result = Tuple[str, str, float]
 
@@ -78,14 +46,9 @@ def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int
     return results
 
 
-def _run_registered_group(
-    name: str, ids: List[str], out: str, quick: bool, jobs: int
-) -> List[Result]:
-    """``run_group`` of the catalogue's group called ``name`` (in a worker process)."""
-    from .catalogue import REGISTRY
-
-    (group,) = [g for g in REGISTRY.groups if g.name == name]
-    return run_group(group, ids, out, quick, jobs)
+#: Runs the ids of the group of a name in a worker process: ``(name, ids, out, quick,
+#: jobs) -> results`` (a module-level function, which pickles by name).
+GroupWorker = Callable[[str, List[str], str, bool, int], List[Result]]
 
 
 def run_groups(
@@ -94,9 +57,10 @@ def run_groups(
     quick: bool,
     jobs: int,
     progress: bool,
+    worker: GroupWorker,
 ) -> Dict[str, str]:
-    """Run each (group, ids) batch, the groups in parallel when ``jobs`` > 1 and there
-    are several. Returns ``{id: status}``."""
+    """Run each (group, ids) batch, the groups in parallel (through `worker`, in other
+    processes) when ``jobs`` > 1 and there are several. Returns ``{id: status}``."""
     total = sum(len(ids) for _, ids in batches)
     statuses: Dict[str, str] = {}
     bar = None
@@ -126,8 +90,7 @@ def run_groups(
             # a worker looks its group up by name: experiments may hold closures, which
             # do not pickle
             futs = [
-                pool.submit(_run_registered_group, g.name, ids, str(out), quick, inner_jobs)
-                for g, ids in batches
+                pool.submit(worker, g.name, ids, str(out), quick, inner_jobs) for g, ids in batches
             ]
             for f in as_completed(futs):
                 record(f.result())

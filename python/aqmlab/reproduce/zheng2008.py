@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING, Any, Dict, List
 import numpy as np
 import pandas as pd
 
+from ..analysis import zheng_bounds_from_trace, zheng_w_bounds, zheng_w_bounds_exact
+from ..analysis.zheng import (
+    zheng_delta_lower,
+    zheng_delta_upper,
+    zheng_delta_upper_eq15,
+    zheng_lower_bound,
+)
 from .context import Context
 from .registry import Experiment
+from .zheng2008_runs import base, simulate_run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,8 +55,6 @@ def _readings() -> pd.DataFrame:
     """What eq. 14's lower bound gives under the readings of Section 4.1 one could take."""
     from scipy import optimize
 
-    from ..analysis.zheng import zheng_lower_bound
-
     p = INPUTS
     target = p["K_l"] / (p["g"] * p["q0"] * (p["b"] + 1))
     rows: List[Dict[str, Any]] = [
@@ -78,9 +84,6 @@ def _readings() -> pd.DataFrame:
 
 def _trace_bounds(ctx: Context) -> pd.DataFrame:
     """The estimator on the queue trace of the paper's network, for each w of TRACE_WS."""
-    from ..analysis import zheng_bounds_from_trace
-    from .zheng2008_runs import base, simulate_run
-
     rows = []
     for w in TRACE_WS:
         sc = base(w)
@@ -96,9 +99,6 @@ def _trace_bounds(ctx: Context) -> pd.DataFrame:
 
 
 def bounds_compute(ctx: Context) -> Bounds:
-    from ..analysis import zheng_w_bounds, zheng_w_bounds_exact
-    from ..analysis.zheng import zheng_delta_lower, zheng_delta_upper, zheng_delta_upper_eq15
-
     p = INPUTS
     args = (p["b"], p["K_l"], p["q0"], p["l1"], p["g"], p["m2_lower"], p["m2_upper"])
     lower, upper = zheng_w_bounds(*args)

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from ..sim import Scenario, simulate
 from .common import scenario_dict
 
 #: The gateway's output (the bottleneck) in zheng2008.toml.
@@ -129,8 +130,6 @@ def sync_stats(load: pd.DataFrame, drops: pd.DataFrame, n_flows: int) -> Dict[st
 
 def simulate_run(sc: Dict[str, Any]) -> Run:
     """Run one scenario dict of this network and measure it."""
-    from ..sim import Scenario, simulate
-
     s = Scenario.from_dict(sc)
     norm = s.normalized()
     (d,) = (d for d in norm["directions"] if d["name"] == LINK)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import execute
-from .cli import _start_method
+from .cli import start_method
 from .spec import load_spec
 
 
@@ -67,20 +68,14 @@ def bench_speedup(
     res: Dict[str, Any] = {"spec": spec_path, "runs": {}}
     for j in jobs_list:
         t0 = time.perf_counter()
-        client, cluster, _ = execute._client_for(None, j, len(spec.points), _start_method())
-        try:
+        with execute.cluster(None, j, len(spec.points), start_method()) as client:
             with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as out:
                 w0 = sum(client.run(time.process_time).values())
                 df = execute.sweep(spec, out=out, scheduler=client, progress=False)
                 worker_cpu = sum(client.run(time.process_time).values()) - w0
                 if keep:
-                    import shutil
-
                     shutil.rmtree(keep, ignore_errors=True)
                     shutil.copytree(out, keep)
-        finally:
-            client.close()
-            cluster.close()
         total = time.perf_counter() - t0
         st = df.attrs["sweep"]
         r = {
@@ -149,17 +144,13 @@ def bench_overhead(spec_path: str, n: int, short_duration: str) -> Dict[str, Any
 
     # the sweep machinery with one worker, on a cluster made as `aqmlab sweep` makes it
     t0 = time.perf_counter()
-    client, cluster, _ = execute._client_for(None, 1, n, _start_method())
-    try:
+    with execute.cluster(None, 1, n, start_method()) as client:
         with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as out:
             w0 = sum(client.run(time.process_time).values())
             c0 = time.process_time()
             df = execute.sweep(s, out=out, scheduler=client, progress=False)
             client_cpu = time.process_time() - c0
             worker_cpu = sum(client.run(time.process_time).values()) - w0
-    finally:
-        client.close()
-        cluster.close()
     total = time.perf_counter() - t0
     st = df.attrs["sweep"]
     startup = total - st["run_seconds"]  # cluster, scatter, warm-up, writing nothing
@@ -269,13 +260,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="keep the dataset of the last speed-up run in DIR (for plot-sweep)",
     )
     a = p.parse_args(argv)
-    try:
-        import aqmlab.sim  # noqa: F401  (the benchmark needs the simulator)
-    except ImportError as e:
-        print(f"the benchmark needs the simulator (aqmlab.sim): {e}", file=sys.stderr)
-        return 2
     print(
-        f"machine: {os.cpu_count()} cores, load average {_loadavg()}; workers started by {_start_method()}"
+        f"machine: {os.cpu_count()} cores, load average {_loadavg()}; workers started by {start_method()}"
     )
     out: Dict[str, Any] = {"cpus": os.cpu_count()}
     if not a.skip_overhead:

@@ -7,12 +7,16 @@ and ``python -m aqmlab.sweeps.cli plot-sweep DIR --x ... --y ...``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 from ..base import check_out_dir, check_out_file, replace_file
 from ..cli import run_command
+from . import execute, store
+from . import spec as _spec
+from .plot import plot
 
 
 def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,9 +74,6 @@ def add_sweep_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from . import execute, store
-    from . import spec as _spec
-
     s = _spec.load_spec(args.spec)
     if args.dry_run:
         execute.validate_points(s)
@@ -99,7 +100,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             force_new=args.force_new,
             extend=args.extend,
             retry_failed=args.retry_failed,
-            start_method=_start_method(),
+            start_method=start_method(),
             batch=args.batch,
         )
     except store.SweepMismatch as e:
@@ -126,12 +127,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 1 if nfail else 0
 
 
-def _start_method() -> str:
-    """Fork the local workers on Linux: this process runs nothing else, and spawned workers
-    re-import dask and aqmlab (seconds each on a loaded machine). AQMLAB_SWEEP_START_METHOD
-    overrides it."""
-    import os
-
+def start_method() -> str:
+    """How the command lines start a local cluster's workers: fork on Linux (the command's
+    process runs nothing else, and spawned workers re-import dask and aqmlab, seconds
+    each on a loaded machine), spawn elsewhere; AQMLAB_SWEEP_START_METHOD overrides it."""
     return os.environ.get("AQMLAB_SWEEP_START_METHOD") or (
         "fork" if sys.platform.startswith("linux") else "spawn"
     )
@@ -176,7 +175,6 @@ def run_plot(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from .plot import plot
 
     fig = plot(
         args.dir,

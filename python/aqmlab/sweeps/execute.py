@@ -17,8 +17,9 @@ import sys
 import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..base import positive_int
 from . import lifeline as _lifeline
@@ -188,6 +189,30 @@ def _client_for(
         return Client(str(scheduler), timeout="30s"), None, True
     except (OSError, TimeoutError) as e:
         raise ValueError(f"scheduler {scheduler!r}: cannot connect: {e}") from None
+
+
+@contextmanager
+def cluster(
+    scheduler: Any = None,
+    jobs: Optional[int] = None,
+    points: int = 1,
+    start_method: Optional[str] = None,
+) -> Iterator[Any]:
+    """A Dask client for sweeps, as :func:`sweep` makes it: an embedded local cluster of
+    `jobs` worker processes (at most `points`, started by `start_method`) without a
+    `scheduler`, else a client of that scheduler (an address, a client or a cluster).
+    What it started is closed when the block ends; several sweeps may run on it
+    (``sweep(..., scheduler=client)``)."""
+    client, local, own = _client_for(scheduler, jobs, points, start_method)
+    try:
+        yield client
+    finally:
+        try:
+            if own:
+                client.close(timeout=10)
+        finally:
+            if local is not None:
+                local.close(timeout=10)
 
 
 class _Progress:

@@ -6,6 +6,7 @@ import os
 from typing import Any, Optional, Sequence, Union
 
 from ..base import ArgumentError
+from .store import load
 
 
 def _frame(src: Any):
@@ -13,7 +14,6 @@ def _frame(src: Any):
 
     if isinstance(src, pd.DataFrame):
         return src
-    from .store import load
 
     return load(src, include_failed=False)
 

@@ -16,6 +16,9 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping
 
+from ..sim import Scenario
+from ..sim import simulate as run_simulation
+
 ScenarioDict = Dict[str, Any]
 
 
@@ -74,18 +77,14 @@ def summary_of(result: Any) -> Mapping[str, Any]:
 
 def _simulate(scenario: Dict[str, Any]) -> Mapping[str, Any]:
     """One run of the packet-level simulator (``aqmlab.sim``); its summary."""
-    from aqmlab.sim import Scenario
-    from aqmlab.sim import simulate as _simulate
-
-    return summary_of(_simulate(Scenario.from_dict(scenario), progress=False))
+    return summary_of(run_simulation(Scenario.from_dict(scenario), progress=False))
 
 
 def _validate_scenario(scenario: Dict[str, Any]) -> None:
     try:
-        from aqmlab.sim import Scenario
+        Scenario.from_dict(scenario)
     except ImportError:  # no simulator here: the points fail at run time and are recorded
         return
-    Scenario.from_dict(scenario)
 
 
 def _warmup() -> None:

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
+from aqmlab.sim import simulate
+
 from ..base import check_out_dir, staged_dir
 from . import flows as flmod
 from . import netns as nsmod
@@ -39,11 +41,9 @@ def predict(
     """The simulator's summary for the same scenario (a dict, or the file at `path`),
     or (None, why not)."""
     try:
-        from aqmlab.sim import simulate
-    except Exception as e:  # noqa: BLE001 - any import problem means "not available"
-        return None, f"simulator not available ({type(e).__name__}: {e})"
-    try:
         return simulate(path if path is not None else scenario).summary, None
+    except ImportError as e:  # no compiled simulator in this installation
+        return None, f"simulator not available ({type(e).__name__}: {e})"
     except Exception as e:  # noqa: BLE001
         return None, f"simulator failed ({type(e).__name__}: {e})"
 

@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from aqmlab.sim import Scenario
+
 # Kernel congestion control used for each simulator TCP variant. Linux has no Tahoe,
 # and its "reno" module is NewReno (RFC 6582 partial-ACK handling is built into the
 # stack's loss recovery, with SACK on by default), so every Reno-family variant maps to
@@ -79,7 +81,6 @@ def load(scenario: Any) -> Dict[str, Any]:
     """A scenario as a dict: from a path (TOML) or a dict."""
     if isinstance(scenario, dict):
         return scenario
-    from aqmlab.sim import Scenario
 
     return Scenario.from_file(str(scenario)).to_dict()
 
@@ -203,8 +204,6 @@ def plan(sc: Mapping[str, Any], *, kernel_cc: Optional[str] = None) -> Plan:
     instead of the one mapped from its variant. A scenario the simulator refuses is
     refused with the simulator's message (``ValueError`` naming the field).
     """
-    from aqmlab.sim import Scenario
-
     n = Scenario(sc).normalized()
     if not n["flows"]:
         raise ValueError("flow: the scenario has no [[flow]]")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from .gateway import gateway_binary
 from .netns import privilege_problem
 
 
@@ -13,7 +14,6 @@ def skip_reason() -> Optional[str]:
     p = privilege_problem()
     if p:
         return f"testbed needs root and ip netns: {p}"
-    from .gateway import gateway_binary
 
     try:
         gateway_binary()

@@ -1,0 +1,200 @@
+"""How the package imports: at the top of a module, except the heavy dependencies (which a
+function imports when it needs them, so that light paths stay light), and never a
+private name of another package. The light paths themselves: ``import aqmlab``, the
+command table, ``aqmlab run``."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "python" / "aqmlab"
+
+#: What a function may import: the dependencies whose import costs a tenth of a second
+#: or more, and the compiled extension (the analysis models and ``import aqmlab`` work
+#: without it). Everything else is imported at the top of the module.
+HEAVY = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "tqdm",
+    "importlib.metadata",
+    "aqmlab._native",
+)
+
+
+def _modules() -> Iterator[Tuple[Path, str]]:
+    """(path, dotted name of its package) of every module of aqmlab."""
+    for p in sorted(PACKAGE.rglob("*.py")):
+        yield p, ".".join(p.parent.relative_to(PACKAGE.parent).parts)
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module an ``from X import ...`` reads, with relative levels resolved."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _imported(node: ast.AST, package: str) -> List[str]:
+    """The modules (or ``module.name``) an import statement brings in."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    assert isinstance(node, ast.ImportFrom)
+    base = _absolute(node, package)
+    return [f"{base}.{a.name}" for a in node.names]
+
+
+def _heavy(name: str) -> bool:
+    return any(name == h or name.startswith(h + ".") for h in HEAVY)
+
+
+def _function_of(tree: ast.AST) -> dict:
+    """node -> the function it sits in (None at module level)."""
+    owner: dict = {}
+
+    def visit(node: ast.AST, fn: Optional[ast.AST]) -> None:
+        for child in ast.iter_child_nodes(node):
+            owner[child] = fn
+            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else fn
+            visit(child, inner)
+
+    visit(tree, None)
+    return owner
+
+
+def test_functions_import_only_heavy_dependencies():
+    """An import inside a function is of a heavy dependency (HEAVY); everything else is
+    imported once, at the top of its module."""
+    found = []
+    for path, package in _modules():
+        tree = ast.parse(path.read_text())
+        owner = _function_of(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and owner.get(node) is not None:
+                light = [n for n in _imported(node, package) if not _heavy(n)]
+                if light:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {', '.join(light)}")
+    assert not found, "imports inside functions:\n" + "\n".join(found)
+
+
+def _private(name: str) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in name.split("."))
+
+
+def test_no_private_names_across_packages():
+    """A module uses another package's private names (``_x``) neither by import nor as
+    an attribute of an imported module; within its own package it may."""
+    found = []
+    for path, package in _modules():
+        tree = ast.parse(path.read_text())
+        modules = {}  # local name -> module it is bound to (aqmlab's only)
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for alias, full in zip(node.names, _imported(node, package)):
+                if not full.startswith("aqmlab"):
+                    continue
+                owner = full.rsplit(".", 1)[0]
+                if _private(full[len("aqmlab") :]) and not _same_package(owner, full, package):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {full}")
+                modules[alias.asname or alias.name.split(".")[0]] = full
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and _private(node.attr)
+            ):
+                full = f"{modules[node.value.id]}.{node.attr}"
+                if not _same_package(modules[node.value.id], full, package):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {full}")
+    assert not found, "private names of another package:\n" + "\n".join(found)
+
+
+def _same_package(owner: str, full: str, package: str) -> bool:
+    """Whether the private part of `full` belongs to `package`: the private name is a
+    module of `package` or a name defined in one of its modules."""
+    private_at = next(
+        i for i, p in enumerate(full.split(".")) if p.startswith("_") and not p.startswith("__")
+    )
+    holder = ".".join(full.split(".")[:private_at])
+    return holder == package or holder.rsplit(".", 1)[0] == package
+
+
+def _run(code: str) -> dict:
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_import_aqmlab_and_the_command_table_stay_light():
+    """``import aqmlab`` imports no heavy dependency and not the extension; building the
+    command table for ``aqmlab run`` imports neither the catalogue nor pandas."""
+    got = _run(
+        "import json, sys; import aqmlab; a = set(sys.modules); "
+        "from aqmlab import cli; cli.build_parser('run'); b = set(sys.modules); "
+        "print(json.dumps([sorted(a), sorted(b)]))"
+    )
+    after_import, after_table = (set(x) for x in got)
+    heavy = [m for m in after_import if _heavy(m)]
+    assert heavy == [], heavy
+    assert "aqmlab.reproduce.catalogue" not in after_table
+    assert not [m for m in after_table if m.split(".")[0] in ("pandas", "matplotlib", "scipy")]
+
+
+def _module_name(path: Path, package: str) -> str:
+    return package if path.name == "__init__.py" else f"{package}.{path.stem}"
+
+
+def _top_level_graph() -> dict:
+    """module -> the aqmlab modules it imports at its top level (a ``from X import y``
+    counts as importing ``X.y`` when that is a module, else ``X``)."""
+    names = {_module_name(p, pkg) for p, pkg in _modules()}
+    graph: dict = {}
+    for path, package in _modules():
+        deps = set()
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for full in _imported(node, package):
+                    while full and full not in names:
+                        full = full.rpartition(".")[0]
+                    if full:
+                        deps.add(full)
+        graph[_module_name(path, package)] = deps - {_module_name(path, package)}
+    return graph
+
+
+def test_the_top_level_imports_have_no_cycle():
+    """No module of aqmlab imports, through its top-level imports, a module that imports
+    it back: a cycle works or fails by the order of the imports."""
+    graph = _top_level_graph()
+    state: dict = {}
+    cycles = []
+
+    def visit(m: str, trail: List[str]) -> None:
+        state[m] = "open"
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == "open":
+                cycles.append(" -> ".join(trail[trail.index(d) :] + [m, d]))
+            elif d not in state:
+                visit(d, trail + [m])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
