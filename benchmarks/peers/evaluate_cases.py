@@ -5,7 +5,7 @@ A case `E-<id>[-R<ms>]-<aqm>` (`E-5.2-codel`, `E-6-R10-red`) is one point of
 Both sides start from the same scenario dict, `aqmlab.evaluate.scenarios.build(...)`:
 
 - aqmlab: `python evaluate_cases.py --aqmlab POINT.json` runs
-  `aqmlab.evaluate.runner.run(point)` (the very function `aqmlab evaluate` runs) and
+  `aqmlab.evaluate.point.run(point)` (the very function `aqmlab evaluate` runs) and
   prints its metrics as one JSON line;
 - ns-3: `params(scenario)` converts the normalised scenario (start times drawn, every
   default filled in) into the parameter file of `ns3/evaluate.cc` (dumbbell with
@@ -103,10 +103,10 @@ def point(
 
 def normalized(pt: Mapping[str, Any]) -> Dict[str, Any]:
     """The normalised simulator scenario of a point (aqmlab draws the start times)."""
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
     from aqmlab.sim import Scenario
 
-    return Scenario(runner.scenario_of(pt)).normalized()
+    return Scenario(evaluate_point.scenario_of(pt)).normalized()
 
 
 def _fmt(x: Any) -> str:
@@ -304,10 +304,10 @@ def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> Dict[
 
 
 def aqmlab_metrics(pt: Mapping[str, Any]) -> Dict[str, Any]:
-    """The row `aqmlab evaluate` writes for the point (runner.run), NaN as None."""
-    from aqmlab.evaluate import runner
+    """The row `aqmlab evaluate` writes for the point (aqmlab.evaluate.point.run), NaN as None."""
+    from aqmlab.evaluate import point as evaluate_point
 
-    row = runner.run(dict(pt))
+    row = evaluate_point.run(dict(pt))
     row.pop("flows_json", None)
     return {k: _clean(v) for k, v in row.items()}
 

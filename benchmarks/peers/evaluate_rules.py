@@ -113,9 +113,9 @@ def main() -> int:
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated (default 1)")
     ap.add_argument("--ecn", action="store_true", help="the scenario's ECN variant")
     a = ap.parse_args()
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
-    base = runner.scenario_of
+    base = evaluate_point.scenario_of
     for aqm in a.aqm.split(","):
         for rules in a.rules.split(","):
             for seed in (int(s) for s in a.seeds.split(",")):
@@ -125,9 +125,9 @@ def main() -> int:
                     apply(rules, d)
                     return d
 
-                runner.scenario_of = built
+                evaluate_point.scenario_of = built
                 pt = dict(scenario=a.scenario, variant=a.variant, ecn=a.ecn, quick=False)
-                row = runner.run(dict(pt, queue={"type": aqm}, seed=seed))
+                row = evaluate_point.run(dict(pt, queue={"type": aqm}, seed=seed))
                 flows = json.loads(row["flows_json"])
                 per = " ".join(f"{f['class']}:timeouts={f.get('timeouts')}" for f in flows)
                 print(
@@ -137,7 +137,7 @@ def main() -> int:
                     f"loss {row['loss_rate']:.2e}  {per}",
                     flush=True,
                 )
-    runner.scenario_of = base
+    evaluate_point.scenario_of = base
     return 0
 
 

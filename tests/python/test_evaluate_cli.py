@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aqmlab import cli
-from aqmlab.evaluate import core, load, scenarios
+from aqmlab.evaluate import columns, execute, load, scenarios, selection
 
 FLOW_COLUMNS = ("flow", "class", "goodput_bps", "sent", "drops", "marks", "completion_time")
 ARGS = ["--quick", "--scenarios", "5.1.1", "--seeds", "2", "--jobs", "2", "--no-progress"]
@@ -41,7 +41,7 @@ def test_list_prints_every_scenario_with_its_section(capsys):
     """--list: one line per scenario (ECN variants included): id, RFC section, title."""
     assert cli.main(["evaluate", "--list"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    runs = core.all_runs()
+    runs = selection.all_runs()
     assert len(lines) == len(runs)
     for line, r in zip(lines, runs):
         assert line.split()[0] == r.id
@@ -52,15 +52,15 @@ def test_list_prints_every_scenario_with_its_section(capsys):
 def test_selection_by_section_prefix_and_ecn():
     """A section prefix selects its scenarios with their ECN variants; 'ecn' only those."""
     ids = [s.id for s in scenarios.SCENARIOS if scenarios.unavailable(s.id) is None]
-    five = [r.id for r in core.select("5")]
+    five = [r.id for r in selection.select("5")]
     assert [i for i in five if "+" not in i] == [i for i in ids if i.split(".")[0] == "5"]
     with_ecn = {s.id for s in scenarios.SCENARIOS if s.has_ecn and s.id in ids}
     assert {i[: -len("+ecn")] for i in five if i.endswith("+ecn")} == {
         i for i in with_ecn if i.startswith("5.")
     }
-    assert all(r.ecn for r in core.select("ecn"))
-    assert len(core.select("ecn")) == len(with_ecn)
-    assert [r.id for r in core.select("8.2.4")] == ["8.2.4"]
+    assert all(r.ecn for r in selection.select("ecn"))
+    assert len(selection.select("ecn")) == len(with_ecn)
+    assert [r.id for r in selection.select("8.2.4")] == ["8.2.4"]
 
 
 def test_first_run_writes_the_contract_files(first_run):
@@ -69,8 +69,8 @@ def test_first_run_writes_the_contract_files(first_run):
     out, rc = first_run
     assert rc == 0
     m = load(out)
-    assert list(m.columns[: len(core.KEY_COLUMNS)]) == list(core.KEY_COLUMNS)
-    for c in (*core.METRIC_COLUMNS, "goodput_bps_bulk", "wall_time"):
+    assert list(m.columns[: len(columns.KEY_COLUMNS)]) == list(columns.KEY_COLUMNS)
+    for c in (*columns.METRIC_COLUMNS, "goodput_bps_bulk", "wall_time"):
         assert c in m.columns, c
     variants = scenarios.get("5.1.1").variants(True, {"type": "codel"})
     keys = {(r.scenario, r.variant, bool(r.ecn), r.aqm, int(r.seed)) for r in m.itertuples()}
@@ -88,7 +88,7 @@ def test_first_run_writes_the_contract_files(first_run):
     assert (m["goodput_bps"] > 0).all() and (m["goodput_bps"] <= 10e6).all()
     assert (m["delay_p50"] <= m["delay_p95"]).all() and (m["delay_p95"] <= m["delay_p99"]).all()
     f = load(out, "flows")
-    for c in (*core.FLOW_KEY_COLUMNS, *FLOW_COLUMNS):
+    for c in (*columns.FLOW_KEY_COLUMNS, *FLOW_COLUMNS):
         assert c in f.columns, c
     # the bulk flow's goodput is the row's total (5.1.1 has one flow)
     one = f.groupby(["ecn", "aqm", "seed"])["goodput_bps"].sum()
@@ -109,7 +109,7 @@ def test_first_run_writes_the_contract_files(first_run):
 def test_a_row_is_what_the_runner_gives_for_its_point(first_run):
     """The assembled row of (ECN, CoDel, seed 2) equals a direct run of that point: the
     labels, seeds and ECN flag reach the right rows (same seed, same result)."""
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     out, _ = first_run
     m = load(out)
@@ -123,7 +123,7 @@ def test_a_row_is_what_the_runner_gives_for_its_point(first_run):
         "queue": {"type": "codel"},
         "seed": 2,
     }
-    direct = runner.run(point)
+    direct = evaluate_point.run(point)
     for c in ("goodput_bps", "delay_mean", "loss_rate", "mark_rate"):
         a, b = float(row[c]), float(direct[c])
         assert (math.isnan(a) and math.isnan(b)) or a == b, c
@@ -198,10 +198,10 @@ def test_out_is_checked_before_anything_runs(tmp_path, capsys):
 def test_build_covers_the_scenario_and_metric_code(monkeypatch):
     """The build a sweep is stored under changes with the code of the scenarios, runner
     and metrics (not only with the simulator), so stale runs are set aside."""
-    a = core.build_id()
-    assert a == core.build_id()
-    monkeypatch.setattr(core, "_RESULT_MODULES", core._RESULT_MODULES[:-1])
-    assert core.build_id() != a
+    a = execute.build_id()
+    assert a == execute.build_id()
+    monkeypatch.setattr(execute, "_RESULT_MODULES", execute._RESULT_MODULES[:-1])
+    assert execute.build_id() != a
 
 
 def test_a_scenario_the_simulator_cannot_run_is_left_out_or_refused(monkeypatch) -> None:
@@ -209,10 +209,10 @@ def test_a_scenario_the_simulator_cannot_run_is_left_out_or_refused(monkeypatch)
     simulator without it (as an older installed one) makes the default and prefix
     selections leave 5.4 out and naming it an error saying why."""
     assert scenarios.unavailable("5.4") is None
-    assert "5.4" in [r.id for r in core.select(None)]
-    assert "5.4" in [r.id for r in core.select("5")]
+    assert "5.4" in [r.id for r in selection.select(None)]
+    assert "5.4" in [r.id for r in selection.select("5")]
     monkeypatch.setattr(scenarios, "_simulator_has_variant", lambda variant: variant != "ledbat")
-    assert "5.4" not in [r.id for r in core.select(None)]
-    assert "5.4" not in [r.id for r in core.select("5")]
+    assert "5.4" not in [r.id for r in selection.select(None)]
+    assert "5.4" not in [r.id for r in selection.select("5")]
     with pytest.raises(ValueError, match="5.4.*ledbat"):
-        core.select("5.4")
+        selection.select("5.4")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.evaluate import report
-from aqmlab.evaluate.core import KEY_COLUMNS, METRIC_COLUMNS
+from aqmlab.evaluate.columns import KEY_COLUMNS, METRIC_COLUMNS
 
 
 def _rotated_cov(l_major: float, l_minor: float, theta_deg: float) -> np.ndarray:

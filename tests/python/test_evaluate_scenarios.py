@@ -1,5 +1,5 @@
 """The RFC 7928 scenarios of ``aqmlab evaluate`` (``aqmlab.evaluate.scenarios``) and the
-sweep runner (``aqmlab.evaluate.runner``)."""
+sweep runner (``aqmlab.evaluate.point``)."""
 
 from __future__ import annotations
 
@@ -338,7 +338,7 @@ def test_sensitivity_of_a_users_table_scales_what_it_sets() -> None:
 
 
 def _run(sid: str, kind: str, variant: str = "default", ecn: bool = False, **q: Any):
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     point = {
         "scenario": sid,
@@ -348,9 +348,9 @@ def _run(sid: str, kind: str, variant: str = "default", ecn: bool = False, **q: 
         "queue": dict(q, type=kind),
         "seed": 1,
     }
-    data = runner.scenario_of(point)
+    data = evaluate_point.scenario_of(point)
     skip_missing(data, ("[trace] drops",))
-    return point, runner.run(point)
+    return point, evaluate_point.run(point)
 
 
 def _goodputs(row: Dict[str, Any]) -> Dict[str, float]:
@@ -368,10 +368,10 @@ def test_runner_row_agrees_with_the_summary_and_the_trace(sid: str, kind: str) -
     the window span (count - 1) x the mean interval; the same point gives the same row."""
     import json
 
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     point, row = _run(sid, kind)
-    res = aqmlab.simulate(runner.scenario_of(point), progress=False)
+    res = aqmlab.simulate(evaluate_point.scenario_of(point), progress=False)
     link = res.summary["links"]["l->r"]
     assert 0 <= row["utilization"] <= 1 and row["utilization"] == link["utilization"]
     assert row["loss_rate"] == link["drops"] / link["arrivals"]
@@ -392,7 +392,7 @@ def test_runner_row_agrees_with_the_summary_and_the_trace(sid: str, kind: str) -
         assert row["loss_target"] == 0.005
     else:
         assert math.isnan(row["loss_target"])
-    again = runner.run(point)
+    again = evaluate_point.run(point)
     assert json.dumps(again, sort_keys=True) == json.dumps(row, sort_keys=True)
 
 
@@ -418,11 +418,11 @@ def test_runner_no_phase_effects_in_rtt_fairness() -> None:
     its RTT, so the flow at 40 ms gets more than the 100 ms one and the flow at 200 ms
     less. A deterministic simulation without the senders' jitter shares the link by
     the phase of the two RTTs instead (it gave 0.31 at 40 ms)."""
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     def ratio(v: str) -> float:
         rows = [
-            runner.run(
+            evaluate_point.run(
                 {"scenario": "6", "variant": v, "ecn": False, "quick": False}
                 | {"queue": {"type": "droptail"}, "seed": seed}
             )
@@ -470,7 +470,7 @@ def test_runner_ecn_marks() -> None:
 
 def test_runner_validates_points() -> None:
     """A bad point is refused before it runs, naming what is wrong."""
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     good = {
         "scenario": "8.2.3",
@@ -482,12 +482,12 @@ def test_runner_validates_points() -> None:
     }
     if not FEATURES["[trace] drops"]:
         pytest.skip("the simulator lacks [trace] drops")
-    runner.run.validate(good)
+    evaluate_point.run.validate(good)
     with pytest.raises(ValueError, match="point: missing seed"):
-        runner.run.validate({k: v for k, v in good.items() if k != "seed"})
+        evaluate_point.run.validate({k: v for k, v in good.items() if k != "seed"})
     with pytest.raises(ValueError, match="max_p"):
-        runner.run.validate(dict(good, queue={"type": "red", "max_p": 2.0}))
+        evaluate_point.run.validate(dict(good, queue={"type": "red", "max_p": 2.0}))
     with pytest.raises(ValueError, match="variant: 'x' is not a variant of scenario 8.2.3"):
-        runner.run.validate(dict(good, variant="x"))
+        evaluate_point.run.validate(dict(good, variant="x"))
     with pytest.raises(ValueError, match="point.seed"):
-        runner.run.validate(dict(good, seed="1"))
+        evaluate_point.run.validate(dict(good, seed="1"))

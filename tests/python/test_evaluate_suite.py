@@ -9,7 +9,7 @@ import sys
 
 import pandas as pd
 
-from aqmlab.evaluate import core
+from aqmlab.evaluate import selection
 
 AQMS = ["red", "ared", "codel", "pie", "fq_codel"]
 
@@ -25,7 +25,7 @@ def test_the_quick_suite_runs_every_scenario_for_five_aqms(tmp_path):
     done = subprocess.run(_command() + args, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-2000:]
     m = pd.read_parquet(out / "metrics.parquet")
-    expected = {r.id for r in core.select(None)}
+    expected = {r.id for r in selection.select(None)}
     ids = {s + ("+ecn" if e else "") for s, e in zip(m.scenario, m.ecn)}
     assert ids == expected
     assert set(m.aqm) == set(AQMS)

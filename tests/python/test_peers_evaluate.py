@@ -125,13 +125,13 @@ def test_ns3_metrics_per_class_loss_from_the_flow_counts():
 
 
 def test_ecn_cases_are_the_scenarios_with_an_ecn_variant():
-    from aqmlab.evaluate import runner
+    from aqmlab.evaluate import point as evaluate_point
 
     with_ecn = []
     for sid in ec.SCENARIO_IDS:
         variant = "10ms" if sid == "6" else "default"
         try:
-            runner.scenario_of(ec.point(sid, variant, "codel", True, 1, True))
+            evaluate_point.scenario_of(ec.point(sid, variant, "codel", True, 1, True))
         except ValueError:
             continue
         with_ecn.append(sid)

@@ -7,13 +7,16 @@ set of AQMs, with their metrics, plots and an HTML report.
 - :func:`list_scenarios` -- the scenarios with their RFC sections;
 - :func:`load` -- the metrics (or flows) of a finished evaluation.
 
-``scenarios`` defines the scenarios, ``runner`` runs one point, ``metrics`` computes the
-RFC's metrics, ``core`` runs the sweeps, ``report`` writes the plots and the page. See
-``docs/evaluate.md``.
+``scenarios`` defines the scenarios, ``point`` runs one point, ``metrics`` computes the
+RFC's metrics; ``selection`` chooses the runs and AQMs, ``execute`` runs their
+sweeps, ``results`` collects the tables (their columns: ``columns``), ``report`` writes
+the plots and the page. See ``docs/evaluate.md``.
 """
 
 from __future__ import annotations
 
-from .core import DEFAULT_AQMS, evaluate, list_scenarios, load
+from .execute import evaluate
+from .results import load
+from .selection import DEFAULT_AQMS, list_scenarios
 
 __all__ = ["evaluate", "list_scenarios", "load", "DEFAULT_AQMS"]

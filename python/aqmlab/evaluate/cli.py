@@ -15,8 +15,9 @@ import argparse
 import sys
 
 from ..sweeps.cli import start_method
-from . import core
-from .core import DEFAULT_AQMS, DEFAULT_SEEDS
+from .execute import DEFAULT_SEEDS, evaluate
+from .results import describe
+from .selection import DEFAULT_AQMS, list_scenarios
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,14 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """List the scenarios, or run the evaluation and print where its report is."""
     if args.list:
-        for s in core.list_scenarios():
+        for s in list_scenarios():
             print(f"{s['id']:<12s} Section {s['section']:<6s} {s['title']}")
         return 0
     if not args.out:
         raise ValueError("--out DIR is required (or --list)")
 
     try:
-        df = core.evaluate(
+        df = evaluate(
             aqms=args.aqms,
             aqm_file=args.aqm_file,
             scenarios=args.scenarios,
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     info = df.attrs.get("evaluate", {})
-    for line in core.describe(info):
+    for line in describe(info):
         print(line)
     failed = info.get("failed", [])
     for f in failed[:10]:

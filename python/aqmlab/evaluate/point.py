@@ -1,5 +1,5 @@
-"""The sweep runner of ``aqmlab evaluate``: one point (scenario, variant, ECN, queue,
-seed) -> one row of metrics.
+"""One point of ``aqmlab evaluate`` (scenario, variant, ECN, queue, seed) -> one row of
+metrics: :data:`run`, the runner of the evaluation's sweeps.
 
 ``run(point)`` builds the scenario (:func:`.scenarios.build`), simulates it with the
 bottleneck's congestion signals traced (``[trace] drops = ["l->r"]``, and ``"r->l"``
