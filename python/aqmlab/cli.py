@@ -27,9 +27,9 @@ _COMMANDS = [
     (
         "run",
         "run one scenario file on the packet-level simulator",
-        "aqmlab.runner",
-        "add_run_arguments",
-        "run_run",
+        "aqmlab.run",
+        "add_arguments",
+        "run",
     ),
     (
         "compare",
@@ -41,9 +41,9 @@ _COMMANDS = [
     (
         "bench",
         "measure the simulator's speed (events and bottleneck packets per second)",
-        "aqmlab.runner",
-        "add_bench_arguments",
-        "run_bench",
+        "aqmlab.bench",
+        "add_arguments",
+        "run",
     ),
     (
         "tune",

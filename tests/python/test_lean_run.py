@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aqmlab import Scenario, cli, runner, simulate
+from aqmlab import Scenario, cli, simulate
+from aqmlab import run as run_module
 from aqmlab._tables import write_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,19 +151,19 @@ def test_any_records_give_the_pandas_file(tmp_path_factory, records):
 
 def test_threads_auto_takes_two_only_where_two_cores_are_free(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-    monkeypatch.setattr(runner, "_other_runnable", lambda: 0)
-    assert runner.auto_threads() == 2
-    monkeypatch.setattr(runner, "_other_runnable", lambda: 1)
-    assert runner.auto_threads() == 1
-    monkeypatch.setattr(runner, "_other_runnable", lambda: None)
-    assert runner.auto_threads() == 1
+    monkeypatch.setattr(run_module, "_other_runnable", lambda: 0)
+    assert run_module.auto_threads() == 2
+    monkeypatch.setattr(run_module, "_other_runnable", lambda: 1)
+    assert run_module.auto_threads() == 1
+    monkeypatch.setattr(run_module, "_other_runnable", lambda: None)
+    assert run_module.auto_threads() == 1
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
-    monkeypatch.setattr(runner, "_other_runnable", lambda: 0)
-    assert runner.auto_threads() == 1
+    monkeypatch.setattr(run_module, "_other_runnable", lambda: 0)
+    assert run_module.auto_threads() == 1
 
 
 def test_other_runnable_reads_this_machine():
-    n = runner._other_runnable(looks=2, gap=0.001)
+    n = run_module._other_runnable(looks=2, gap=0.001)
     assert n is None or n >= 0
 
 
@@ -171,7 +172,7 @@ def test_aqmlab_run_defaults_to_auto_threads_with_the_same_results(tmp_path, mon
     """Without --threads or a threads key the run takes auto_threads()'s choice; one or two
     threads, the summary is the same (less the wall time)."""
     seen = []
-    monkeypatch.setattr(runner, "auto_threads", lambda: seen.append(1) or chosen)
+    monkeypatch.setattr(run_module, "auto_threads", lambda: seen.append(1) or chosen)
     sc = str(SCENARIOS / "dumbbell_10mbps.toml")
     assert cli.main(["run", sc, "--out", str(tmp_path / "a"), "--duration", "25s", "-q"]) == 0
     assert seen == [1]

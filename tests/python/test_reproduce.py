@@ -118,7 +118,7 @@ def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
     import pandas as pd
 
     from aqmlab.reproduce import Group
-    from aqmlab.reproduce.running import run_group
+    from aqmlab.reproduce.execute import run_group
 
     calls = []
 
@@ -158,7 +158,7 @@ def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
 def test_a_failing_experiment_is_recorded_and_the_group_goes_on(tmp_path):
     """An exception becomes status error with its traceback in meta.json; the next id runs."""
     from aqmlab.reproduce import Group
-    from aqmlab.reproduce.running import run_group
+    from aqmlab.reproduce.execute import run_group
 
     def broken(ctx):
         raise RuntimeError("no luck")

@@ -5,10 +5,10 @@ its data, plots and a ``comparison.csv`` (quantity, paper, aqmlab, tolerance,
 verdict) into ``OUT/<id>/``; ``OUT/index.html`` gathers them.
 
 The rooms: :mod:`.registry` (an experiment as compute, plot and compare; groups; the
-registry), :mod:`.context` (what an experiment gets), :mod:`.running` (the process
-pool, build hashing, stored sweeps), :mod:`.report` (comparison.csv, meta.json,
-index.html), :mod:`.common` (what several experiments share) and :mod:`.catalogue`
-(the list of experiments, by group).
+registry), :mod:`.context` (what an experiment gets), :mod:`.execute` (the groups run
+in a process pool, each id into its own directory), :mod:`.report` (comparison.csv,
+meta.json, index.html), :mod:`.common` (what several experiments share: scenario files,
+sweep runners, stored sweeps) and :mod:`.catalogue` (the list of experiments, by group).
 """
 
 from .catalogue import REGISTRY, catalogue_order, run, select, write_index

@@ -37,9 +37,9 @@ from . import (
     zheng2008,
     zheng2008_figs,
 )
+from .execute import Result, run_group, run_groups
 from .registry import Group, Registry
 from .report import write_index as _write_index
-from .running import Result, run_group, run_groups
 
 FLOYD = floyd1993.PAPER
 BONALD = bonald2000.PAPER

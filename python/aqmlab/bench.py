@@ -1,0 +1,197 @@
+"""``aqmlab bench``: the simulator's speed on the benchmark dumbbells (events and
+bottleneck packets per wall-clock second), recorded to a CSV history when asked, and
+beside ns-2 and ns-3 with ``--peers``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import subprocess
+import time
+from typing import Any, Dict, List
+
+from . import bench_peers
+from .base import positive_int
+from .sim import DUMBBELL_RED, Scenario, dumbbell, simulate
+
+__all__ = ["add_arguments", "run", "BENCH_CASES", "HISTORY_COLUMNS"]
+
+#: The benchmark cases: name -> (description, dumbbell keyword arguments).
+BENCH_CASES: Dict[str, Dict[str, Any]] = {
+    "15mbps": dict(
+        rate="15Mbps",
+        access_rate="100Mbps",
+        duration="100s",
+        access_limit=1000,
+        queue=dict(DUMBBELL_RED),
+    ),
+    "1gbps": dict(
+        rate="1Gbps",
+        access_rate="10Gbps",
+        duration="10s",
+        access_limit=10000,
+        queue={
+            "type": "red",
+            "limit": 5000,
+            "min_th": 250,
+            "max_th": 750,
+            "w_q": 0.0001,
+            "max_p": 0.1,
+            "gentle": True,
+        },
+    ),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``aqmlab bench``."""
+    parser.add_argument(
+        "--case",
+        choices=sorted(BENCH_CASES) + ["all"],
+        default="all",
+        help="which dumbbell (default: both)",
+    )
+    parser.add_argument(
+        "--duration", help="simulated time (default: 100s for 15mbps, 10s for 1gbps)"
+    )
+    parser.add_argument("--flows", type=int, default=100, help="number of flows (default 100)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="threads of the run (default 1; 2 runs each side of the dumbbell on its own "
+        "thread, with the same results; recorded as case NAME-2threads)",
+    )
+    parser.add_argument(
+        "--peers",
+        metavar="ns2,ns3",
+        help="also run the peer harness's case (benchmarks/peers, in the source tree) in "
+        "aqmlab and these peers now, as whole processes, and compare them; without it no "
+        "peer figure is compared (the recorded history is printed as such)",
+    )
+    parser.add_argument(
+        "--peer-case",
+        default="S1-n100-red",
+        help="the peer harness's case for --peers (default S1-n100-red: 100 flows, RED, "
+        "15 Mb/s, 100 s)",
+    )
+    parser.add_argument(
+        "--peer-repeat",
+        type=int,
+        default=1,
+        help="with --peers: run each simulator N times in turns (medians; default 1)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--record",
+        nargs="?",
+        const="benchmarks/history.csv",
+        metavar="CSV",
+        help="append the figures, with the date, commit and load average, to a CSV "
+        "history (default benchmarks/history.csv)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark dumbbells and print simulated events per second and bottleneck
+    packets per wall-clock second (whole run, scenario building included); with
+    ``--peers``, the peer harness's case in aqmlab and the peers, measured now."""
+    peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
+    if peers:
+        bench_peers.peers_dir(required=True)
+    positive_int("peer_repeat", args.peer_repeat)
+    cases = sorted(BENCH_CASES) if args.case == "all" else [args.case]
+    rows: List[Dict[str, Any]] = []
+    for name in cases:
+        kw = dict(BENCH_CASES[name])
+        if args.duration:
+            kw["duration"] = args.duration
+        spec = dumbbell(args.flows, name=f"bench-{name}", **kw)
+        if args.threads != 1:
+            spec["threads"] = args.threads
+        sc = Scenario(spec)
+        t0 = time.perf_counter()
+        res = simulate(sc, progress=False)
+        wall = time.perf_counter() - t0
+        s = res.summary
+        b = s["links"]["r1->r2"]
+        row = {
+            "case": name if args.threads == 1 else f"{name}-{args.threads}threads",
+            "flows": args.flows,
+            "simulated_s": s["duration"],
+            "wall_s": wall,
+            "events": s["events"],
+            "events_per_s": s["events"] / wall,
+            "bottleneck_packets": s["bottleneck_packets"],
+            "bottleneck_packets_per_s": s["bottleneck_packets"] / wall,
+            "utilization": b["utilization"],
+        }
+        rows.append(row)
+        if not args.json:
+            print(
+                f"{name:>7}: {args.flows} flows, {row['simulated_s']:g} s simulated in {wall:.2f} s wall: "
+                f"{row['events_per_s'] / 1e6:.2f} M events/s, "
+                f"{row['bottleneck_packets_per_s'] / 1e3:.0f} k bottleneck packets/s "
+                f"(utilization {row['utilization']:.3f})"
+            )
+    if args.record:
+        _record(args.record, rows)
+    peer_records = bench_peers.measure(peers, args.peer_case, args.peer_repeat) if peers else []
+    if args.json:
+        print(json.dumps({"aqmlab": rows, "peers": peer_records} if peers else rows, indent=2))
+    elif peers:
+        print("\n".join(bench_peers.report_lines(peer_records, peers)))
+    else:
+        for line in bench_peers.history_lines(args.peer_case):
+            print(line)
+    return 0
+
+
+HISTORY_COLUMNS = [
+    "date",
+    "commit",
+    "case",
+    "flows",
+    "simulated_s",
+    "wall_s",
+    "events",
+    "events_per_s",
+    "bottleneck_packets",
+    "bottleneck_packets_per_s",
+    "utilization",
+    "loadavg",
+    "host",
+]
+
+
+def _record(path: str, rows: List[Dict[str, Any]]) -> None:
+    """Append benchmark rows to a CSV history (header written once)."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else ""
+    new = not os.path.exists(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=HISTORY_COLUMNS)
+        if new:
+            w.writeheader()
+        for r in rows:
+            w.writerow(
+                {
+                    **{k: r.get(k, "") for k in HISTORY_COLUMNS},
+                    "date": date,
+                    "commit": commit,
+                    "loadavg": load,
+                    "host": platform.node(),
+                }
+            )

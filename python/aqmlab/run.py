@@ -1,0 +1,197 @@
+"""``aqmlab run``: one scenario file on the simulator, its files written whole; the
+table of its busy link directions; the plots of its traces."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from .base import check_out_dir
+from .sim import Scenario, simulate
+
+__all__ = ["add_arguments", "run", "links_table", "auto_threads", "plot_traces", "RUN_COLUMNS"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``aqmlab run``."""
+    parser.add_argument("scenario", help="scenario file (TOML)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="output directory (summary.json, flows/links/trace Parquet), checked before the "
+        "run and written whole at its end (an existing one is replaced)",
+    )
+    parser.add_argument("--seed", type=int, help="override the scenario's seed")
+    parser.add_argument("--duration", help="override the scenario's duration (e.g. 10s)")
+    parser.add_argument("--warmup", help="override the scenario's warm-up (e.g. 5s)")
+    parser.add_argument(
+        "--threads",
+        choices=["1", "2", "auto"],
+        help="threads of the run: 2 runs a network that splits at its merging directions "
+        "on two threads, with the results of one; auto (the default, unless the scenario "
+        "sets threads) takes 2 when two cores are free at the start, else 1",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--plot",
+        action="store_true",
+        help="also plot the queue/avg trace (queue.png) and the cwnd trace (cwnd.png) if traced",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one scenario file; write DIR/summary.json and Parquet files. Exit status 0 on
+    success; an output directory that cannot be created or an invalid scenario raises
+    ValueError (the CLI prints it and exits 2) before anything runs or is written. The
+    path imports no pandas (unless traces or --plot ask for it)."""
+    check_out_dir(args.out)
+    try:
+        sc = Scenario.from_file(args.scenario)
+    except OSError as e:
+        print(f"aqmlab run: error: cannot read {args.scenario}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    changes: Dict[str, Any] = {}
+    if args.seed is not None:
+        changes["seed"] = args.seed
+    if args.duration is not None:
+        changes["duration"] = args.duration
+    if args.warmup is not None:
+        changes["warmup"] = args.warmup
+    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
+    if threads == "auto":
+        changes["threads"] = auto_threads()
+    elif threads is not None:
+        changes["threads"] = int(threads)
+    if changes:
+        sc = sc.replace(**changes)
+    # pyarrow takes a tenth of a second or more to import: do it while the simulator runs
+    # (it releases the interpreter's lock), on a core the run may leave free.
+
+    threading.Thread(target=_import_writers, name="aqmlab-import", daemon=True).start()
+    res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
+    out = res.to_dir(args.out)
+    if args.plot:
+        plot_traces(res, out)
+    if not args.quiet:
+        s = res.summary
+        print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
+        print(links_table(s))
+    return 0
+
+
+def _import_writers() -> None:
+    """Import what writing a run's files needs (an import error surfaces when writing)."""
+    try:
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        pass
+
+
+#: The columns ``aqmlab run`` prints for each link direction that saw arrivals.
+RUN_COLUMNS = [
+    "link",
+    "utilization",
+    "arrivals",
+    "drops",
+    "early_drops",
+    "marks",
+    "mean_queue",
+    "mean_avg",
+    "mean_delay",
+]
+
+
+def links_table(summary: Dict[str, Any]) -> str:
+    """The busy link directions of a summary (arrivals > 0) as a text table of
+    :data:`RUN_COLUMNS`, numbers to 4 significant digits, columns right-aligned."""
+    links = sorted(summary["links"].items(), key=lambda kv: kv[1]["index"])
+    rows = [[name] + [l.get(c) for c in RUN_COLUMNS[1:]] for name, l in links if l["arrivals"] > 0]
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "NaN" if v is None else str(v)
+
+    table = [RUN_COLUMNS] + [[cell(v) for v in r] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(RUN_COLUMNS))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths)) for r in table)
+
+
+def auto_threads() -> int:
+    """Threads for a one-off run: 2 where two cores are free, else 1 (the simulator
+    itself runs on one thread where the network does not split). Free cores: the cores
+    this process may use less the other runnable tasks, the most of a few looks over
+    20 ms (two threads sharing one core wait for each other: several times slower
+    than one thread)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return 1
+    busy = _other_runnable()
+    return 2 if busy is not None and cores - busy >= 2 else 1
+
+
+def _other_runnable(looks: int = 5, gap: float = 0.005) -> Optional[int]:
+    """Other tasks runnable now (from /proc/loadavg, less this process), the most of
+    `looks` looks `gap` seconds apart; None where it cannot be read."""
+    busy = 0
+    try:
+        for k in range(looks):
+            if k:
+                time.sleep(gap)
+            with open("/proc/loadavg") as f:
+                running = int(f.read().split()[3].split("/")[0])
+            busy = max(busy, running - 1)
+    except (OSError, ValueError, IndexError):
+        return None
+    return busy
+
+
+def plot_traces(res: Any, out: Path) -> List[Path]:
+    """Plot the queue and avg traces (one panel per traced link direction) and the cwnd
+    trace of a result into `out`; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    q = res.traces.get("queue")
+    if q is not None and len(q):
+        links = list(dict.fromkeys(q["link"]))
+        fig, axes = plt.subplots(len(links), 1, figsize=(8, 2.8 * len(links)), squeeze=False)
+        for ax, name in zip(axes[:, 0], links):
+            d = q[q["link"] == name]
+            ax.step(d["time"], d["queue"], where="post", lw=0.6, label="queue q")
+            ax.plot(d["time"], d["avg"], lw=1.4, label="average avg")
+            ax.set_title(name)
+            ax.set_ylabel("packets")
+            ax.legend(loc="upper left")
+        axes[-1, 0].set_xlabel("time (s)")
+        fig.tight_layout()
+        fig.savefig(out / "queue.png", dpi=120)
+        plt.close(fig)
+        written.append(out / "queue.png")
+    c = res.traces.get("cwnd")
+    if c is not None and len(c):
+        fig, ax = plt.subplots(figsize=(8, 3))
+        for f, d in c.groupby("flow"):
+            ax.step(d["time"], d["cwnd"], where="post", lw=0.8, label=f"flow {f}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (packets)")
+        if c["flow"].nunique() <= 10:
+            ax.legend(loc="upper left")
+        fig.tight_layout()
+        fig.savefig(out / "cwnd.png", dpi=120)
+        plt.close(fig)
+        written.append(out / "cwnd.png")
+    return written
