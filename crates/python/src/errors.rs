@@ -42,111 +42,172 @@ pub const MAX_DEPTH: usize = 32;
 /// [`MAX_DEPTH`], or holds a key that is not a string or an integer beyond 64 bits,
 /// with a `ValueError` naming where (`flow[0].start`, or `root` for the value itself).
 pub fn check_shape(obj: &pyo3::Bound<'_, pyo3::PyAny>, root: &str) -> pyo3::PyResult<()> {
-    let mut stack = Vec::new();
-    walk(obj, &mut String::new(), root, 0, &mut stack)
+    let mut walk = Walk { path: String::new(), root, stack: Vec::new() };
+    walk.value(obj, 0)
 }
 
-fn walk(
-    obj: &pyo3::Bound<'_, pyo3::PyAny>,
-    path: &mut String,
-    root: &str,
-    depth: usize,
-    stack: &mut Vec<usize>,
-) -> pyo3::PyResult<()> {
+/// What [`check_shape`] looks into: a value's kind decides how its children are found.
+enum Shape<'py> {
+    /// A number, string, bytes or anything else without children.
+    Leaf,
+    Dict(pyo3::Bound<'py, pyo3::types::PyDict>),
+    /// Another mapping (read through `items()`).
+    Mapping(pyo3::Bound<'py, pyo3::types::PyMapping>),
+    /// A dataclass instance (its fields, by name).
+    Dataclass,
+    /// A list, tuple, set or other sequence (its items, by position).
+    Items,
+}
+
+/// The kind of `obj` for [`check_shape`]; an integer beyond 64 bits is refused here.
+fn shape<'py>(obj: &pyo3::Bound<'py, pyo3::PyAny>, at: &str) -> pyo3::PyResult<Shape<'py>> {
     use pyo3::types::{
-        PyAnyMethods, PyByteArray, PyBytes, PyDict, PyDictMethods, PyFrozenSet, PyInt, PyList,
-        PyListMethods, PyMapping, PyMappingMethods, PySequence, PySet, PyString, PyStringMethods,
-        PyTuple, PyTupleMethods,
+        PyAnyMethods, PyByteArray, PyBytes, PyDict, PyFrozenSet, PyInt, PyList, PyMapping,
+        PySequence, PySet, PyString, PyTuple,
     };
     if obj.is_instance_of::<PyString>()
         || obj.is_instance_of::<PyBytes>()
         || obj.is_instance_of::<PyByteArray>()
     {
-        return Ok(());
+        return Ok(Shape::Leaf);
     }
-    let at = if path.is_empty() { root.to_string() } else { path.clone() };
     if obj.is_instance_of::<PyInt>() && obj.extract::<i64>().is_err() {
         return Err(PyValueError::new_err(format!(
             "{at} = {obj} is invalid: allowed an integer in [-2^63, 2^63 - 1]"
         )));
     }
-    let dict = obj.cast::<PyDict>().ok();
-    let listlike = obj.is_instance_of::<PyList>()
+    if let Ok(d) = obj.cast::<PyDict>() {
+        return Ok(Shape::Dict(d.clone()));
+    }
+    if obj.is_instance_of::<PyList>()
         || obj.is_instance_of::<PyTuple>()
         || obj.is_instance_of::<PySet>()
-        || obj.is_instance_of::<PyFrozenSet>();
-    let mapping = if dict.is_none() && !listlike { obj.cast::<PyMapping>().ok() } else { None };
-    let sequence =
-        dict.is_none() && mapping.is_none() && !listlike && obj.cast::<PySequence>().is_ok();
-    let dataclass = !listlike
-        && dict.is_none()
-        && mapping.is_none()
-        && !sequence
-        && obj.hasattr("__dataclass_fields__").unwrap_or(false);
-    if dict.is_none() && mapping.is_none() && !listlike && !sequence && !dataclass {
-        return Ok(());
+        || obj.is_instance_of::<PyFrozenSet>()
+    {
+        return Ok(Shape::Items);
     }
-    let id = obj.as_ptr() as usize;
-    if stack.contains(&id) {
-        return Err(PyValueError::new_err(format!(
-            "{at}: the value contains itself (a cycle); allowed: plain data (numbers, \
-             strings, booleans, lists and tables) without cycles"
-        )));
+    if let Ok(m) = obj.cast::<PyMapping>() {
+        return Ok(Shape::Mapping(m.clone()));
     }
-    if depth >= MAX_DEPTH {
-        return Err(PyValueError::new_err(format!(
-            "{at}: nested deeper than {MAX_DEPTH} levels; allowed: at most {MAX_DEPTH} levels \
-             of lists and tables"
-        )));
+    if obj.cast::<PySequence>().is_ok() {
+        return Ok(Shape::Items);
     }
-    stack.push(id);
-    let len = path.len();
-    let key = |path: &mut String, k: &pyo3::Bound<'_, pyo3::PyAny>| -> pyo3::PyResult<()> {
+    if obj.hasattr("__dataclass_fields__").unwrap_or(false) {
+        return Ok(Shape::Dataclass);
+    }
+    Ok(Shape::Leaf)
+}
+
+/// The state of [`check_shape`]'s walk: where it is, and the containers it is inside.
+struct Walk<'a> {
+    /// The path of the value being looked at (`flow[0].start`), empty at the root.
+    path: String,
+    /// How the root is named in messages.
+    root: &'a str,
+    /// The addresses of the containers being walked through (a cycle returns to one).
+    stack: Vec<usize>,
+}
+
+impl Walk<'_> {
+    /// Where the walk is, as messages name it.
+    fn at(&self) -> String {
+        if self.path.is_empty() { self.root.to_string() } else { self.path.clone() }
+    }
+
+    /// Check `obj` at nesting `depth`, and everything inside it.
+    fn value(&mut self, obj: &pyo3::Bound<'_, pyo3::PyAny>, depth: usize) -> pyo3::PyResult<()> {
+        let kind = shape(obj, &self.at())?;
+        if let Shape::Leaf = kind {
+            return Ok(());
+        }
+        let id = obj.as_ptr() as usize;
+        if self.stack.contains(&id) {
+            return Err(PyValueError::new_err(format!(
+                "{}: the value contains itself (a cycle); allowed: plain data (numbers, \
+                 strings, booleans, lists and tables) without cycles",
+                self.at()
+            )));
+        }
+        if depth >= MAX_DEPTH {
+            return Err(PyValueError::new_err(format!(
+                "{}: nested deeper than {MAX_DEPTH} levels; allowed: at most {MAX_DEPTH} levels \
+                 of lists and tables",
+                self.at()
+            )));
+        }
+        self.stack.push(id);
+        self.children(obj, kind, depth + 1)?;
+        self.stack.pop();
+        Ok(())
+    }
+
+    /// Check the children of the container `obj` of kind `kind`, each at `depth`.
+    fn children(
+        &mut self,
+        obj: &pyo3::Bound<'_, pyo3::PyAny>,
+        kind: Shape<'_>,
+        depth: usize,
+    ) -> pyo3::PyResult<()> {
+        use pyo3::types::{
+            PyAnyMethods, PyDictMethods, PyListMethods, PyMappingMethods, PyString, PyTuple,
+            PyTupleMethods,
+        };
+        let len = self.path.len();
+        match kind {
+            Shape::Leaf => {}
+            Shape::Dict(d) => {
+                for (k, v) in d.iter() {
+                    self.key(&k)?;
+                    self.value(&v, depth)?;
+                    self.path.truncate(len);
+                }
+            }
+            Shape::Mapping(m) => {
+                for item in m.items()?.iter() {
+                    let pair = item.cast::<PyTuple>()?;
+                    self.key(&pair.get_item(0)?)?;
+                    self.value(&pair.get_item(1)?, depth)?;
+                    self.path.truncate(len);
+                }
+            }
+            Shape::Dataclass => {
+                let fields = obj.getattr("__dataclass_fields__")?;
+                for name in fields.try_iter()? {
+                    let name = name?;
+                    self.key(&name)?;
+                    self.value(&obj.getattr(name.cast::<PyString>()?)?, depth)?;
+                    self.path.truncate(len);
+                }
+            }
+            Shape::Items => {
+                for (i, v) in obj.try_iter()?.enumerate() {
+                    self.path.push_str(&format!("[{i}]"));
+                    self.value(&v?, depth)?;
+                    self.path.truncate(len);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Step into the key `k` of a table (a string, else a `ValueError`).
+    fn key(&mut self, k: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<()> {
+        use pyo3::types::{PyAnyMethods, PyString, PyStringMethods};
         match k.cast::<PyString>() {
             Ok(k) => {
-                if !path.is_empty() {
-                    path.push('.');
+                if !self.path.is_empty() {
+                    self.path.push('.');
                 }
-                path.push_str(&::aqm::error::key(&k.to_cow()?));
+                self.path.push_str(&::aqm::error::key(&k.to_cow()?));
                 Ok(())
             }
             Err(_) => Err(PyValueError::new_err(format!(
                 "{}: key {} is invalid: allowed string keys",
-                if path.is_empty() { root } else { path.as_str() },
+                self.at(),
                 k.repr().map_or_else(|_| "?".to_string(), |r| r.to_string())
             ))),
         }
-    };
-    if let Some(d) = dict {
-        for (k, v) in d.iter() {
-            key(path, &k)?;
-            walk(&v, path, root, depth + 1, stack)?;
-            path.truncate(len);
-        }
-    } else if let Some(m) = mapping {
-        for item in m.items()?.iter() {
-            let pair = item.cast::<PyTuple>()?;
-            key(path, &pair.get_item(0)?)?;
-            walk(&pair.get_item(1)?, path, root, depth + 1, stack)?;
-            path.truncate(len);
-        }
-    } else if dataclass {
-        let fields = obj.getattr("__dataclass_fields__")?;
-        for name in fields.try_iter()? {
-            let name = name?;
-            key(path, &name)?;
-            walk(&obj.getattr(name.cast::<PyString>()?)?, path, root, depth + 1, stack)?;
-            path.truncate(len);
-        }
-    } else {
-        for (i, v) in obj.try_iter()?.enumerate() {
-            path.push_str(&format!("[{i}]"));
-            walk(&v?, path, root, depth + 1, stack)?;
-            path.truncate(len);
-        }
     }
-    stack.pop();
-    Ok(())
 }
 
 /// Read a queue configuration dict (with a `type` key) with the one reader of queue
