@@ -90,29 +90,25 @@ def test_an_embedded_clusters_workers_are_bound():
     """Each worker process of a sweep's embedded cluster binds itself at its warm-up (the
     first task every worker runs), to the sweep's pid."""
     pytest.importorskip("dask.distributed")
+    import dask
+
     from aqmlab.sweeps import execute, lifeline
 
-    client, cluster, _own = execute._client_for(None, 2, 2, "fork")
-    try:
-        before = client.run(
-            lambda: (
-                __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid
-                == __import__("os").getpid()
-            )
-        )
+    def bound():
+        return __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid == os.getpid()
+
+    with execute.cluster(None, 2, 2, "fork") as client:
+        before = client.run(bound)
         client.run(execute.warm_worker, "aqmlab.sweeps.testing:run")
-        res = client.run(
-            lambda: (
-                __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid
-                == __import__("os").getpid(),
-                __import__("os").environ.get(lifeline.PARENT_ENV),
-            )
-        )
-    finally:
-        client.close()
-        cluster.close()
+        res = client.run(lambda: (bound(), os.environ.get(lifeline.PARENT_ENV)))
+        # a worker that a point kills is replaced while the cluster lives: by the same
+        # start method, however long the replacement takes to start
+        during = {k: dask.config.get(k) for k in execute.local_settings("fork")}
     assert len(res) == 2 and not any(before.values())
     assert all(v == (True, str(os.getpid())) for v in res.values()), res
+    assert during["distributed.worker.multiprocessing-method"] == "fork"
+    assert during["distributed.deploy.lost-worker-timeout"] == "600s"
+    assert dask.config.get("distributed.deploy.lost-worker-timeout") != "600s"
 
 
 def test_the_sweeps_own_process_is_not_bound(monkeypatch):

@@ -18,6 +18,7 @@ import tempfile
 import time
 import traceback
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -138,10 +139,8 @@ def validate_points(spec: SweepSpec) -> None:
             ) from None
 
 
-def _client_for(
-    scheduler: Any, jobs: Optional[int], n_todo: int, start_method: Optional[str] = None
-) -> Tuple[Any, Any, bool]:
-    """(client, cluster_to_close_or_None, own_client)."""
+def _distributed() -> Tuple[Any, Any]:
+    """dask.distributed's Client and LocalCluster, or a ValueError saying how to install them."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as e:
@@ -149,46 +148,59 @@ def _client_for(
             f"sweeps run on Dask distributed, which is not installed ({e}): "
             "pip install 'dask[distributed]'"
         ) from None
+    return Client, LocalCluster
 
-    if scheduler is None:
-        import dask
 
-        n = jobs or os.cpu_count() or 1
-        n = max(1, min(n, n_todo))
-        # Points are coarse tasks: no statistical profiler in the workers (it costs a few %
-        # of a point). worker-saturation = 1 keeps queued tasks on the scheduler rather than
-        # on a worker when the scheduler treats them as root tasks; `_Dispatch` also bounds
-        # what is in flight, so that a point that kills its worker process takes no other
-        # point with it (see its top_up).
-        method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
-        # Workers end with this process, however it ends: they inherit its pid and bind
-        # themselves to it at their first task (see lifeline).
-        os.environ[_lifeline.PARENT_ENV] = str(os.getpid())
-        with dask.config.set(
-            {
-                "distributed.worker.profile.enabled": False,
-                "distributed.scheduler.worker-saturation": 1.0,
-                "distributed.worker.multiprocessing-method": method,
-            }
-        ):
-            # the scheduler's HTTP server (health, metrics) on a free port: several sweeps
-            # may start clusters at once (the catalogue runs experiment groups in parallel)
-            cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
-        return Client(cluster), cluster, True
-    if isinstance(scheduler, Client):
-        return scheduler, None, False
-    if hasattr(scheduler, "scheduler_address"):
-        return Client(scheduler), None, True
-    try:
-        return Client(str(scheduler), timeout="30s"), None, True
-    except (OSError, TimeoutError) as e:
-        raise ValueError(f"scheduler {scheduler!r}: cannot connect: {e}") from None
+def local_settings(method: str) -> Dict[str, Any]:
+    """The Dask settings an embedded cluster runs under, for its whole life.
+
+    Points are coarse tasks: no statistical profiler in the workers (it costs a few % of a
+    point). worker-saturation = 1 keeps queued tasks on the scheduler rather than on a
+    worker when the scheduler treats them as root tasks; `_Dispatch` also bounds what is in
+    flight, so that a point that kills its worker process takes no other point with it
+    (see its top_up). The start method also starts the worker that replaces one a point
+    killed (its nanny reads the setting then); and the cluster waits for that replacement
+    however long a loaded machine takes to start it: after ``lost-worker-timeout`` (15 s by
+    default) it would close the worker's nanny for good, and with no worker left the
+    sweep would wait for ever.
+    """
+    return {
+        "distributed.worker.profile.enabled": False,
+        "distributed.scheduler.worker-saturation": 1.0,
+        "distributed.worker.multiprocessing-method": method,
+        "distributed.deploy.lost-worker-timeout": "600s",
+    }
+
+
+@contextmanager
+def _local_cluster(jobs: Optional[int], points: int, start_method: Optional[str]) -> Iterator[Any]:
+    """A client of an embedded LocalCluster of `jobs` worker processes (at most `points`)."""
+    import dask
+
+    Client, LocalCluster = _distributed()
+    n = max(1, min(jobs or os.cpu_count() or 1, points))
+    method = start_method or os.environ.get("AQMLAB_SWEEP_START_METHOD") or "spawn"
+    # Workers end with this process, however it ends: they inherit its pid and bind
+    # themselves to it at their first task (see lifeline).
+    os.environ[_lifeline.PARENT_ENV] = str(os.getpid())
+    with dask.config.set(local_settings(method)):
+        # the scheduler's HTTP server (health, metrics) on a free port: several sweeps
+        # may start clusters at once (the catalogue runs experiment groups in parallel)
+        local = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
+        try:
+            client = Client(local)
+            try:
+                yield client
+            finally:
+                client.close(timeout=10)
+        finally:
+            local.close(timeout=10)
 
 
 @contextmanager
@@ -203,16 +215,25 @@ def cluster(
     `scheduler`, else a client of that scheduler (an address, a client or a cluster).
     What it started is closed when the block ends; several sweeps may run on it
     (``sweep(..., scheduler=client)``)."""
-    client, local, own = _client_for(scheduler, jobs, points, start_method)
+    if scheduler is None:
+        with _local_cluster(jobs, points, start_method) as client:
+            yield client
+        return
+    Client, _ = _distributed()
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    if hasattr(scheduler, "scheduler_address"):
+        client = Client(scheduler)
+    else:
+        try:
+            client = Client(str(scheduler), timeout="30s")
+        except (OSError, TimeoutError) as e:
+            raise ValueError(f"scheduler {scheduler!r}: cannot connect: {e}") from None
     try:
         yield client
     finally:
-        try:
-            if own:
-                client.close(timeout=10)
-        finally:
-            if local is not None:
-                local.close(timeout=10)
+        client.close(timeout=10)
 
 
 class _Progress:
@@ -303,9 +324,7 @@ def sweep(
         tmp = tempfile.mkdtemp(prefix="aqmlab-sweep-")
         out = tmp
     try:
-        stats = _execute(
-            s,
-            Path(out),
+        options = _Options(
             jobs,
             scheduler,
             progress,
@@ -315,6 +334,7 @@ def sweep(
             start_method,
             32 if batch is None else batch,
         )
+        stats = _execute(s, Path(out), options)
         df = store.load(out, include_failed=include_failed)
         df.attrs["sweep"] = stats
         return df
@@ -323,24 +343,26 @@ def sweep(
             store.remove_tree(tmp)
 
 
-def _execute(
-    s: SweepSpec,
-    out: Path,
-    jobs: Optional[int],
-    scheduler: Any,
-    progress: bool,
-    force_new: bool,
-    extend: bool,
-    retry_failed: bool,
-    start_method: Optional[str] = None,
-    batch_cap: int = 32,
-) -> Dict[str, Any]:
-    """Compute the points of `s` not yet in `out` on a cluster; returns the timings and
-    counts that ``df.attrs["sweep"]`` shows."""
-    store.prepare(out, s, force_new=force_new, extend=extend)
+@dataclass(frozen=True)
+class _Options:
+    """How :func:`sweep` computes the points (its arguments past the spec and the output)."""
+
+    jobs: Optional[int] = None
+    scheduler: Any = None
+    progress: bool = True
+    force_new: bool = False
+    extend: bool = False
+    retry_failed: bool = False
+    start_method: Optional[str] = None
+    batch: int = 32
+
+
+def _todo(s: SweepSpec, out: Path, o: _Options) -> Tuple[List[Point], Dict[str, Any]]:
+    """The points of `s` to compute in `out` (prepared for them), and the stats so far."""
+    store.prepare(out, s, force_new=o.force_new, extend=o.extend)
     have = store.finished(out)
     ids = {p.id for p in s.points}
-    redo = store.failed(out, have & ids) if retry_failed else set()
+    redo = store.failed(out, have & ids) if o.retry_failed else set()
     todo = [p for p in s.points if p.id not in have or p.id in redo]
     stats: Dict[str, Any] = {
         "points": len(s.points),
@@ -351,14 +373,18 @@ def _execute(
         "run_seconds": 0.0,
         "out": str(out),
     }
+    return todo, stats
+
+
+def _execute(s: SweepSpec, out: Path, o: _Options) -> Dict[str, Any]:
+    """Compute the points of `s` not yet in `out` on a cluster; returns the timings and
+    counts that ``df.attrs["sweep"]`` shows."""
+    todo, stats = _todo(s, out, o)
     if not todo:
         return stats
     ptypes = store.param_types(s)
     t0 = time.perf_counter()
-    client, cluster, own = _client_for(scheduler, jobs, len(todo), start_method)
-    bar = None
-    run = None
-    try:
+    with cluster(o.scheduler, o.jobs, len(todo), o.start_method) as client:
         nthreads = sum(client.nthreads().values()) or 1
         stats["workers"] = nthreads
         # The base scenario goes to the cluster once, as a task result rather than scattered
@@ -375,27 +401,20 @@ def _execute(
         )  # imports (seconds): start-up
         t1 = time.perf_counter()
         stats["startup_seconds"] = t1 - t0
-        bar = _Progress(len(s.points), len(s.points) - len(todo), progress)
+        bar = _Progress(len(s.points), len(s.points) - len(todo), o.progress)
         stats["max_batch"] = 1
         run = _Dispatch(
-            client, base_f, s, todo, nthreads, batch_cap, f"{os.getpid()}-{int(t0 * 1e6)}"
+            client, base_f, s, todo, nthreads, o.batch, f"{os.getpid()}-{int(t0 * 1e6)}"
         )
-        run.drive(out, ptypes, bar, stats, progress)
+        try:
+            run.drive(out, ptypes, bar, stats, o.progress)
+        except BaseException:
+            run.cancel()
+            raise
+        finally:
+            bar.close()
         stats["run_seconds"] = time.perf_counter() - t1
         return stats
-    except BaseException:
-        if run is not None:
-            run.cancel()
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-        try:
-            if own:
-                client.close(timeout=10)
-        finally:
-            if cluster is not None:
-                cluster.close(timeout=10)
 
 
 #: What a task returns for each of its points (see :func:`run_point`).
