@@ -23,10 +23,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("cargo") is None and not (ROOT / "target").exists(),
-    reason="building the wheel needs cargo",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which("cargo") is None and not (ROOT / "target").exists(),
+        reason="building the wheel needs cargo",
+    ),
+    # the first test builds the wheel (a release build: minutes on a loaded machine)
+    pytest.mark.timeout(3600),
+]
 
 
 @pytest.fixture(scope="session")
