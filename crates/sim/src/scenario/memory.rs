@@ -60,22 +60,15 @@ struct Share {
     path: String,
     /// The direction (`a->b`).
     dir: String,
+    /// Packets its buffer and device queue may hold.
     limit: u64,
+    /// Packets its line may hold (rate x delay, plus one).
     line: u64,
 }
 
-/// Refuse the scenario if its worst case (see the module documentation) is above
-/// `budget` bytes. `smallest` is the smallest packet size of the scenario; `given`
-/// says whether the scenario set `max_memory`.
-pub(super) fn check(
-    nodes: &[String],
-    links: &[LinkDef],
-    flows: &[FlowDef],
-    smallest: u32,
-    budget: u64,
-    given: bool,
-) -> Result<()> {
-    let smallest = smallest.max(1) as u64;
+/// Each direction's share of the estimate: its buffer (the limit in packets, or its
+/// byte limit in packets of `smallest` bytes, plus the device queue) and its line.
+fn shares(nodes: &[String], links: &[LinkDef], smallest: u64) -> Vec<Share> {
     let mut shares = Vec::with_capacity(2 * links.len());
     for l in links {
         for (side, q) in [&l.queue_ab, &l.queue_ba].into_iter().enumerate() {
@@ -103,6 +96,22 @@ pub(super) fn check(
             shares.push(Share { path, dir, limit, line: line.saturating_add(1) });
         }
     }
+    shares
+}
+
+/// Refuse the scenario if its worst case (see the module documentation) is above
+/// `budget` bytes. `smallest` is the smallest packet size of the scenario; `given`
+/// says whether the scenario set `max_memory`.
+pub(super) fn check(
+    nodes: &[String],
+    links: &[LinkDef],
+    flows: &[FlowDef],
+    smallest: u32,
+    budget: u64,
+    given: bool,
+) -> Result<()> {
+    let smallest = smallest.max(1) as u64;
+    let mut shares = shares(nodes, links, smallest);
     let packets = shares.iter().fold(0u64, |n, s| n.saturating_add(s.limit).saturating_add(s.line));
     let (mut windows, mut widest) = (0u64, None);
     for f in flows.iter().filter(|f| f.kind.is_tcp()) {
