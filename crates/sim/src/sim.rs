@@ -22,6 +22,9 @@
 //!   `express` (packets handed on at acceptance to a single-feeder direction or a host),
 //!   `lean` (an idle, empty plain Drop Tail takes a packet in one step), `inbox`
 //!   (merging directions take their arrivals in batches), `parts` (two threads).
+//!   Which directions, hosts and parts each may act on is decided once, when the
+//!   network is built, by `plan`: it reads the scenario and its routes and uses none
+//!   of them (they depend on it, never the other way).
 
 use std::path::Path;
 
@@ -48,14 +51,16 @@ mod inbox;
 mod lean;
 mod link;
 mod parts;
+mod plan;
 mod summary;
 mod web;
 
 use event::Kind;
 use flow::Flow;
 use guard::Guard;
+use inbox::Handover;
 use link::{Dir, Slot, advance, departed, drop_expressed, trace_drop};
-use parts::{Handover, Plan};
+use plan::Split;
 
 /// A running simulation.
 pub struct Sim {
@@ -84,7 +89,7 @@ pub struct Sim {
     /// A host is acting ahead of the clock (see `express`).
     in_host: bool,
     /// How the network splits for two threads (`threads = 2`), if it does.
-    plan: Option<Box<Plan>>,
+    split: Option<Box<Split>>,
     /// Packets for merging directions of the other thread, handed over at the end of
     /// the window (see `parts`).
     outbox: Vec<Handover>,
@@ -114,7 +119,7 @@ impl Sim {
     /// The threads a run uses: 2 if the scenario asks for two (`threads = 2`) and the
     /// network splits into two parts (see `parts`), else 1.
     pub fn threads(&self) -> usize {
-        if self.plan.is_some() { 2 } else { 1 }
+        if self.split.is_some() { 2 } else { 1 }
     }
 
     /// Run to the end of the scenario.
@@ -162,7 +167,7 @@ impl Sim {
                 }
             }
         }
-        if self.plan.is_some() && t > self.now {
+        if self.split.is_some() && t > self.now {
             self.run_parallel(t)?;
             // Exact stops and the end see the whole network; progress steps keep the
             // parts apart (only the clock is read between them).

@@ -1,6 +1,6 @@
 //! Building a simulation from a validated scenario: the link directions and their
-//! disciplines, the flows, the traces, the speed mechanisms' plans and the first
-//! events.
+//! disciplines, the flows, the traces, the speed mechanisms' plan (made by `plan`)
+//! applied to them, and the first events.
 
 use std::path::Path;
 
@@ -8,11 +8,11 @@ use aqm::Time;
 
 use super::Sim;
 use super::event::Kind;
-use super::express::mark_express;
 use super::flow::Flow;
 use super::guard;
+use super::inbox::Merge;
 use super::link::Dir;
-use super::parts::plan_parts;
+use super::plan::Plan;
 use crate::engine::EventQueue;
 use crate::error::{Result, SimError};
 use crate::rng::stream_seed;
@@ -125,29 +125,19 @@ impl Sim {
         let routes = sc.routes_all_up();
         let mut flows = build_flows(&sc, &routes, &mut dirs);
         let traces = open_traces(&sc, trace_dir, &mut dirs, &mut flows)?;
-        if sc.express_hops && sc.events.is_empty() {
-            mark_express(&sc, &routes, &mut dirs, &mut flows);
-        }
-        if sc.express_hops {
-            for dir in dirs.iter_mut() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let plan = Plan::of(&sc, &routes, cores);
+        for (d, dir) in dirs.iter_mut().enumerate() {
+            dir.express = plan.express[d];
+            dir.merge = plan.inbox[d].map(|look| Box::new(Merge::new(look)));
+            if sc.express_hops {
                 dir.lean = dir.lean_limit();
             }
         }
+        for (fl, h) in flows.iter_mut().zip(&plan.hosts) {
+            (fl.rx_express, fl.tx_express) = (h.rx, h.tx);
+        }
         let has_web = flows.iter().any(|f| f.web.is_some());
-        // (two threads on one core would only wait for each other; a direction that
-        // holds its packets runs on the plain path, see `held`)
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let plan = if sc.threads > 1
-            && cores > 1
-            && traces.is_none()
-            && sc.events.is_empty()
-            && !has_web
-            && dirs.iter().all(|d| d.held.is_none())
-        {
-            plan_parts(&sc, &routes, &dirs).map(Box::new)
-        } else {
-            None
-        };
         let mut sim = Sim {
             now: 0,
             end: sc.duration.0,
@@ -171,7 +161,7 @@ impl Sim {
             busiest: 0,
             horizon: 0,
             in_host: false,
-            plan,
+            split: plan.split.map(Box::new),
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,

@@ -24,15 +24,13 @@
 //! (`express_hops = false`); only the order in which the engine computes it differs.
 //! A direction keeps the slots of packets it handed on (flagged `EXPRESS`) until the
 //! clock passes their start, so that the queue it has at the clock can be counted.
-//! docs/simulator.md ("Express hops", "Express hosts") has the measured effect.
+//! Which directions and hosts qualify is decided when the network is built (`plan`);
+//! this module hands the packets on. docs/simulator.md ("Express hops", "Express
+//! hosts") has the measured effect.
 
 use super::Sim;
 use super::flow::Flow;
-use super::inbox::mark_merging;
-use super::link::Dir;
-use crate::net::Routes;
 use crate::packet::{Pkt, flags};
-use crate::scenario::{FlowKind, Scenario};
 
 /// Where a packet is handed on at once.
 #[derive(Clone, Copy)]
@@ -43,164 +41,6 @@ pub(super) enum Early {
     Host,
     /// The inbox of the next direction, a merging one (see `inbox`).
     Inbox(usize),
-}
-
-/// What feeds a direction: an upstream direction, or a host starting a path (flow
-/// `2 * flow + role`, role 0 = sender, 1 = receiver).
-#[derive(Clone, Copy, PartialEq)]
-enum Feeder {
-    Dir(u32),
-    Host(u32),
-}
-
-/// Per direction: no feeder seen, exactly one, or several.
-#[derive(Clone, Copy, PartialEq)]
-enum Seen {
-    None,
-    One(Feeder),
-    Many,
-}
-
-/// Who feeds each direction, read off every flow's path (data, and ACKs for TCP).
-pub(super) struct Feeds {
-    seen: Vec<Seen>,
-    /// Every upstream direction of each direction (sorted, once each).
-    pub(super) upstream: Vec<Vec<u32>>,
-    /// A host feeds the direction.
-    pub(super) host_fed: Vec<bool>,
-    /// Each flow's data and ACK paths.
-    paths: Vec<(Vec<usize>, Vec<usize>)>,
-    /// Traced directions and those whose queue holds its packets (see `held`): never
-    /// expressed into, never merging.
-    pub(super) plain: Vec<usize>,
-}
-
-impl Feeds {
-    fn of(sc: &Scenario, routes: &Routes, n_dirs: usize) -> Feeds {
-        let mut feeds = Feeds {
-            seen: vec![Seen::None; n_dirs],
-            upstream: vec![Vec::new(); n_dirs],
-            host_fed: vec![false; n_dirs],
-            paths: Vec::with_capacity(sc.flows.len()),
-            plain: sc
-                .trace
-                .queue
-                .iter()
-                .chain(&sc.trace.packets)
-                .chain(&sc.trace.pcap)
-                .chain(&sc.trace.drops)
-                .copied()
-                .chain((0..n_dirs).filter(|&d| sc.dir_holds(d)))
-                .collect(),
-        };
-        for (i, f) in sc.flows.iter().enumerate() {
-            let data = routes.path(f.src, f.dst);
-            let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
-            for (role, p) in [&data, &acks].into_iter().enumerate() {
-                if let Some(&first) = p.first() {
-                    feeds.note(first, Feeder::Host((2 * i + role) as u32));
-                }
-                for w in p.windows(2) {
-                    feeds.note(w[1], Feeder::Dir(w[0] as u32));
-                }
-            }
-            feeds.paths.push((data, acks));
-        }
-        for u in feeds.upstream.iter_mut() {
-            u.sort_unstable();
-            u.dedup();
-        }
-        feeds
-    }
-
-    fn note(&mut self, d: usize, f: Feeder) {
-        match f {
-            Feeder::Dir(u) => self.upstream[d].push(u),
-            Feeder::Host(_) => self.host_fed[d] = true,
-        }
-        self.seen[d] = match self.seen[d] {
-            Seen::None => Seen::One(f),
-            Seen::One(g) if g == f => Seen::One(g),
-            _ => Seen::Many,
-        };
-    }
-
-    /// Fed by several directions or hosts.
-    pub(super) fn many(&self, d: usize) -> bool {
-        self.seen[d] == Seen::Many
-    }
-
-    /// Direction `d` exists and takes packets from host `origin` alone.
-    fn alone(&self, d: Option<&usize>, origin: usize) -> bool {
-        d.is_some_and(|&d| {
-            self.seen[d] == Seen::One(Feeder::Host(origin as u32)) && !self.plain.contains(&d)
-        })
-    }
-}
-
-/// Whether direction `d`'s discipline may discard a packet it accepted, or decides
-/// its departures at dequeue (its packets' arrival times downstream are then not
-/// final at acceptance).
-pub(super) fn evicts(sc: &Scenario, d: usize) -> bool {
-    sc.dir_queue(d).may_evict() || sc.dir_holds(d)
-}
-
-/// Find the link directions that can take packets at once from their only upstream
-/// direction, the merging directions, and the hosts that can take a flow's packets at
-/// once. A host counts as a feeder of the first hop of each path it starts, once per
-/// flow and role.
-pub(super) fn mark_express(sc: &Scenario, routes: &Routes, dirs: &mut [Dir], flows: &mut [Flow]) {
-    let feeds = Feeds::of(sc, routes, dirs.len());
-    for (d, dir) in dirs.iter_mut().enumerate() {
-        if feeds.plain.contains(&d) {
-            continue;
-        }
-        dir.express.to_host = !evicts(sc, d);
-        if let Seen::One(Feeder::Dir(u)) = feeds.seen[d]
-            && !evicts(sc, u as usize)
-        {
-            dir.express.from = Some(u);
-        }
-    }
-    mark_merging(sc, &feeds, dirs);
-    let mut ends = vec![false; sc.nodes.len()];
-    for f in &sc.flows {
-        ends[f.dst] = true;
-        ends[f.src] = true;
-    }
-    for d in 0..dirs.len() {
-        if dirs[d].express.to_host && ends[dirs[d].to as usize] {
-            dirs[d].express.any = true;
-        }
-        if let Some(u) = dirs[d].express.from {
-            dirs[u as usize].express.any = true;
-        }
-    }
-    mark_hosts(sc, &feeds, flows);
-}
-
-/// A host runs a flow's side ahead of the clock only if nothing else happens to that
-/// side before the packet's arrival (no timer, no application event), and if the
-/// direction it sends into takes packets from it alone, so that this direction still
-/// sees its arrivals in time order.
-fn mark_hosts(sc: &Scenario, feeds: &Feeds, flows: &mut [Flow]) {
-    for (i, (f, (data, acks))) in sc.flows.iter().zip(&feeds.paths).enumerate() {
-        let fl = &mut flows[i];
-        if fl.trace_cwnd || fl.web.is_some() {
-            continue; // traced windows stay in time order; web mice switch connections
-        }
-        match f.kind {
-            FlowKind::Tcp | FlowKind::Telnet { .. } => {
-                fl.rx_express = !f.tcp.delayed_ack && feeds.alone(acks.first(), 2 * i + 1);
-                fl.tx_express = matches!(f.kind, FlowKind::Tcp)
-                    && fl.prep_delay == 0.0
-                    && fl.stop.is_none()
-                    && feeds.alone(data.first(), 2 * i);
-            }
-            FlowKind::Web { .. } => {}
-            _ => fl.rx_express = true,
-        }
-    }
 }
 
 /// Whether the host at the end of `pkt`'s path can take it at `at`: a receiver

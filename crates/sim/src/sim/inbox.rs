@@ -18,18 +18,28 @@
 //! waiting for their delivery events hold a hand-over back (the inbox sorts). Not
 //! merging: a direction with a host among its feeders, a traced one, one that may
 //! discard an accepted packet or whose feeders may, feeders without propagation
-//! delay, and any scenario with link events. docs/simulator.md ("Merging directions")
-//! has the measurements behind the bucket layout.
+//! delay, and any scenario with link events (the directions are chosen when the
+//! network is built, see `plan`). docs/simulator.md ("Merging directions") has the
+//! measurements behind the bucket layout.
 
 use std::collections::VecDeque;
 
 use super::Sim;
 use super::event::Kind;
-use super::express::{Feeds, evicts};
-use super::link::Dir;
-use super::parts::Handover;
 use crate::packet::Pkt;
-use crate::scenario::Scenario;
+
+/// A packet for a merging direction run by the other thread (see `parts`): handed
+/// over at the end of the window, into that direction's inbox.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Handover {
+    /// The merging direction.
+    pub dir: u32,
+    /// The direction that accepted the packet.
+    pub from: u32,
+    /// The packet's arrival time at `dir`, ns.
+    pub t: u64,
+    pub pkt: Pkt,
+}
 
 /// An inbox's entry: a key `(arrival time - bucket start) << 24 | feeding direction`
 /// (ties go in direction order, as simultaneous deliveries do; a direction delivers
@@ -162,29 +172,6 @@ fn sort_bucket(v: &mut [Entry]) {
             j -= 1;
         }
         v[j] = x;
-    }
-}
-
-/// Make merging directions of those fed by several directions only, none of which may
-/// re-time a packet it accepted, with a positive lookahead; nothing traced.
-pub(super) fn mark_merging(sc: &Scenario, feeds: &Feeds, dirs: &mut [Dir]) {
-    for d in 0..dirs.len() {
-        if !feeds.many(d) || feeds.host_fed[d] || feeds.plain.contains(&d) || evicts(sc, d) {
-            continue;
-        }
-        let up = &feeds.upstream[d];
-        if up.iter().any(|&u| evicts(sc, u as usize)) {
-            continue;
-        }
-        let look = up.iter().map(|&u| dirs[u as usize].delay).min().unwrap_or(0);
-        if !(2..1 << 40).contains(&look) {
-            continue; // (an offset in the span must fit 40 bits of a key)
-        }
-        dirs[d].express.merged = true;
-        dirs[d].merge = Some(Box::new(Merge::new(look)));
-        for &u in up {
-            dirs[u as usize].express.any = true;
-        }
     }
 }
 

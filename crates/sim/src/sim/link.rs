@@ -19,6 +19,7 @@ use aqm::{AnyAqm, Backlog, DropTail, Qdisc, QueueConfig, QueueDiscipline, Time};
 use super::flow::Flow;
 use super::held::Held;
 use super::inbox::Merge;
+use super::plan::Express;
 use crate::error::{Result, SimError};
 use crate::monitor::DirMon;
 use crate::packet::{Pkt, flags};
@@ -32,26 +33,6 @@ pub(super) struct Slot {
     pub(super) start: u64,
     pub(super) end: u64,
     pub(super) pkt: Pkt,
-}
-
-/// How packets of and for a direction may be handed on ahead of their events: the
-/// speed mechanisms' flags, set when the network is built (see the modules
-/// `express`, `inbox` and `parts`). All false: the plain hop-by-hop path.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Express {
-    /// The one upstream direction whose packets this direction receives at once
-    /// (an express hop).
-    pub(super) from: Option<u32>,
-    /// Packets this direction takes to their destination host may be handed to the
-    /// host at once (the flow decides as well).
-    pub(super) to_host: bool,
-    /// Some packet of this direction may be handed on early (to a host at its far end,
-    /// to a direction fed by it alone, or to an inbox): its FIFO may hold expressed slots.
-    pub(super) any: bool,
-    /// Takes its arrivals through an inbox (a merging direction).
-    pub(super) merged: bool,
-    /// A merging direction run by the other thread: packets for it go to the outbox.
-    pub(super) remote: bool,
 }
 
 /// What is traced of a direction.
@@ -112,6 +93,7 @@ pub(super) struct Dir {
     pub(super) n_plain: usize,
     /// Time of this direction's pending delivery event.
     pub(super) scheduled: Option<u64>,
+    /// Where its packets may be handed on early (see `plan`).
     pub(super) express: Express,
     pub(super) last_size: u32,
     /// The node at the far end.

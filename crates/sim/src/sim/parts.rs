@@ -1,11 +1,12 @@
 //! Two threads (see "Two threads" in the simulator's documentation).
 //!
 //! A network whose flows' paths split into two parts that meet only at merging
-//! directions runs each part on its own thread. A merging direction takes the packets
-//! of its feeders through its inbox, sorted, no sooner than its lookahead after they
-//! were accepted; so in windows no longer than the shortest lookahead across the cut,
-//! each part can run a window on its own, given the packets the other part handed
-//! over in the windows before. At the end of a window each thread publishes what it
+//! directions runs each part on its own thread (the split is made when the network is
+//! built, see `plan`). A merging direction takes the packets of its feeders through
+//! its inbox, sorted, no sooner than its lookahead after they were accepted; so in
+//! windows no longer than the shortest lookahead across the cut, each part can run a
+//! window on its own, given the packets the other part handed over in the windows
+//! before. At the end of a window each thread publishes what it
 //! handed over, waits for the other, and puts the other's packets into its inboxes.
 //! No inbox offers a packet at or past the end of the window (`cap`), so nothing is
 //! ever missing. Within a part, events run as on one thread; across parts, only the
@@ -21,125 +22,24 @@ use aqm::Time;
 
 use super::Sim;
 use super::event::Kind;
-use super::link::Dir;
+use super::inbox::Handover;
+use super::plan::Split;
 use crate::engine::Target;
-use crate::net::Routes;
-use crate::packet::Pkt;
-use crate::scenario::Scenario;
 
-/// A packet for a merging direction of the other part.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Handover {
-    pub dir: u32,
-    pub from: u32,
-    pub t: u64,
-    pub pkt: Pkt,
-}
-
-/// How the network splits: the part (0 or 1) of every link direction and of every
-/// flow's sender and receiver.
-pub(super) struct Plan {
-    dir_part: Vec<u8>,
-    tx_part: Vec<u8>,
-    rx_part: Vec<u8>,
-    /// The length of a window: the shortest lookahead of a merging direction fed from
-    /// the other part.
-    window: u64,
-}
-
-impl Plan {
-    /// Does part `me` run the events of `t`?
-    fn owns(&self, me: u8, t: Target) -> bool {
-        let i = t.index as usize;
-        match Kind::of(t) {
-            Kind::Deliver | Kind::Merge => self.dir_part[i] == me,
-            // (no plan is made for directions that hold their packets)
-            Kind::Serve | Kind::Poll => self.dir_part[i] == me,
-            Kind::Send | Kind::Rto | Kind::App | Kind::Stop => self.tx_part[i] == me,
-            Kind::Delack => self.rx_part[i] == me,
-            // (each part snapshots its own senders)
-            Kind::Warmup => true,
-            // (no plan is made for link events and traces)
-            Kind::Link | Kind::Sample => me == 0,
-        }
+/// Does part `me` run the events of `t`?
+fn owns(split: &Split, me: u8, t: Target) -> bool {
+    let i = t.index as usize;
+    match Kind::of(t) {
+        Kind::Deliver | Kind::Merge => split.dir_part[i] == me,
+        // (no split is made for directions that hold their packets)
+        Kind::Serve | Kind::Poll => split.dir_part[i] == me,
+        Kind::Send | Kind::Rto | Kind::App | Kind::Stop => split.tx_part[i] == me,
+        Kind::Delack => split.rx_part[i] == me,
+        // (each part snapshots its own senders)
+        Kind::Warmup => true,
+        // (no split is made for link events and traces)
+        Kind::Link | Kind::Sample => me == 0,
     }
-}
-
-fn find(p: &mut [usize], mut x: usize) -> usize {
-    while p[x] != x {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    x
-}
-
-/// Split the network for two threads, if it splits: directions, senders and
-/// receivers that a packet can go between without an inbox belong together.
-pub(super) fn plan_parts(sc: &Scenario, routes: &Routes, dirs: &[Dir]) -> Option<Plan> {
-    let (nd, nf) = (dirs.len(), sc.flows.len());
-    // Elements: directions, then senders (nd + f), then receivers (nd + nf + f).
-    let mut parent: Vec<usize> = (0..nd + 2 * nf).collect();
-    let mut weight = vec![0u64; nd + 2 * nf];
-    let union = |p: &mut Vec<usize>, a: usize, b: usize| {
-        let (ra, rb) = (find(p, a), find(p, b));
-        if ra != rb {
-            p[ra.max(rb)] = ra.min(rb);
-        }
-    };
-    // (merging direction, feeder) pairs: where the cut may go
-    let mut cut: Vec<(usize, usize)> = Vec::new();
-    for (i, f) in sc.flows.iter().enumerate() {
-        let (tx, rx) = (nd + i, nd + nf + i);
-        let data = routes.path(f.src, f.dst);
-        let acks = if f.kind.is_tcp() { routes.path(f.dst, f.src) } else { Vec::new() };
-        weight[tx] += 2;
-        weight[rx] += 1;
-        let ways: &[(usize, &Vec<usize>, usize)] =
-            if f.kind.is_tcp() { &[(tx, &data, rx), (rx, &acks, tx)] } else { &[(tx, &data, rx)] };
-        for &(from, p, to) in ways {
-            let mut prev = from;
-            for &d in p.iter() {
-                weight[d] += 1;
-                if dirs[d].express.merged && prev < nd {
-                    cut.push((d, prev));
-                } else {
-                    union(&mut parent, prev, d);
-                }
-                prev = d;
-            }
-            union(&mut parent, prev, to);
-        }
-    }
-    // The heaviest groups first, each to the lighter part.
-    let mut group_weight = vec![0u64; nd + 2 * nf];
-    for (x, &w) in weight.iter().enumerate() {
-        let r = find(&mut parent, x);
-        group_weight[r] += w;
-    }
-    let mut groups: Vec<usize> =
-        (0..nd + 2 * nf).filter(|&x| parent[x] == x && group_weight[x] > 0).collect();
-    groups.sort_by_key(|&g| (std::cmp::Reverse(group_weight[g]), g));
-    let mut part_of = vec![0u8; nd + 2 * nf];
-    let mut load = [0u64; 2];
-    for g in groups {
-        let p = if load[1] < load[0] { 1 } else { 0 };
-        load[p] += group_weight[g];
-        part_of[g] = p as u8;
-    }
-    if load[1] == 0 {
-        return None; // one part only
-    }
-    let part = |x: usize, parent: &mut Vec<usize>| part_of[find(parent, x)];
-    let dir_part: Vec<u8> = (0..nd).map(|d| part(d, &mut parent)).collect();
-    let tx_part: Vec<u8> = (0..nf).map(|f| part(nd + f, &mut parent)).collect();
-    let rx_part: Vec<u8> = (0..nf).map(|f| part(nd + nf + f, &mut parent)).collect();
-    let window = cut
-        .iter()
-        .filter(|&&(d, u)| dir_part[d] != dir_part[u])
-        .map(|&(d, _)| dirs[d].merge.as_ref().expect("a merging direction has an inbox").look)
-        .min()
-        .unwrap_or(u64::MAX);
-    Some(Plan { dir_part, tx_part, rx_part, window })
 }
 
 /// What the two threads share: a count of arrivals at the end of windows (and a
@@ -214,26 +114,26 @@ impl Sim {
     /// needs it; exact stops and the end of the run do it themselves.
     pub fn settle(&mut self) {
         if let Some(o) = self.other.take() {
-            let plan = self.plan.take().expect("a plan");
-            self.join(*o, &plan);
-            self.plan = Some(plan);
+            let split = self.split.take().expect("a split");
+            self.join(*o, &split);
+            self.split = Some(split);
         }
     }
 
     /// Run to `t` on two threads; the parts stay apart (`settle` joins them).
     pub(super) fn run_parallel(&mut self, t: u64) -> crate::error::Result<()> {
-        let plan = self.plan.take().expect("a plan");
+        let split = self.split.take().expect("a split");
         let mut other = match self.other.take() {
             Some(o) => o,
-            None => Box::new(self.fork(&plan)),
+            None => Box::new(self.fork(&split)),
         };
         other.horizon = self.horizon;
         let start = self.now;
-        let w = plan.window.max(1);
+        let w = split.window.max(1);
         let sh = Shared::new();
         let (ra, rb) = std::thread::scope(|s| {
             let (sh, o) = (&sh, &mut *other);
-            let parts = &plan.dir_part;
+            let parts = &split.dir_part;
             let hb = s.spawn(move || {
                 let r = catch_unwind(AssertUnwindSafe(|| o.run_part(1, sh, start, t, w, parts)));
                 if !matches!(r, Ok(Ok(()))) {
@@ -256,7 +156,7 @@ impl Sim {
             // (a guard stopped a part: the run cannot go on, the parts stay apart)
             self.guard.failed = Some(e.clone());
             self.other = Some(other);
-            self.plan = Some(plan);
+            self.split = Some(split);
             return Err(e);
         }
         // What each part handed over in the last window, into the other's inboxes.
@@ -271,14 +171,14 @@ impl Sim {
             }
         }
         self.other = Some(other);
-        self.plan = Some(plan);
+        self.split = Some(split);
         Ok(())
     }
 
     /// Split: `self` keeps part 0, the copy returned runs part 1. Each keeps the
     /// events of its part; the copy counts drops and marks from zero (they add up
     /// when the parts are joined).
-    fn fork(&mut self, plan: &Plan) -> Sim {
+    fn fork(&mut self, split: &Split) -> Sim {
         let mut b = Sim {
             sc: self.sc.clone(),
             now: self.now,
@@ -299,7 +199,7 @@ impl Sim {
             busiest: self.busiest,
             horizon: self.horizon,
             in_host: false,
-            plan: None,
+            split: None,
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
@@ -307,9 +207,9 @@ impl Sim {
         };
         for (me, sim) in [(0u8, &mut *self), (1u8, &mut b)] {
             for (d, dir) in sim.dirs.iter_mut().enumerate() {
-                dir.express.remote = dir.express.merged && plan.dir_part[d] != me;
+                dir.express.remote = dir.express.merged && split.dir_part[d] != me;
             }
-            sim.q.retain(|t| plan.owns(me, t));
+            sim.q.retain(|t| owns(split, me, t));
         }
         b.q.reset_popped();
         for fl in b.flows.iter_mut() {
@@ -374,9 +274,9 @@ impl Sim {
 
     /// Take the parts together again: each direction, sender and receiver from its part,
     /// drops and marks added, and the events of both.
-    fn join(&mut self, mut b: Sim, plan: &Plan) {
+    fn join(&mut self, mut b: Sim, split: &Split) {
         for d in 0..self.dirs.len() {
-            if plan.dir_part[d] == 1 {
+            if split.dir_part[d] == 1 {
                 std::mem::swap(&mut self.dirs[d], &mut b.dirs[d]);
             }
             self.dirs[d].express.remote = false;
@@ -388,11 +288,11 @@ impl Sim {
                 x.mon.ack_drops + y.mon.ack_drops,
                 x.mon.marks + y.mon.marks,
             );
-            if plan.tx_part[f] == 1 {
+            if split.tx_part[f] == 1 {
                 std::mem::swap(x, y);
             }
             // `x` has the sender's part; the receiver's side comes from the other.
-            if plan.rx_part[f] != plan.tx_part[f] {
+            if split.rx_part[f] != split.tx_part[f] {
                 if let (Some(a), Some(o)) = (x.tcp.as_mut(), y.tcp.as_mut()) {
                     std::mem::swap(&mut a.1, &mut o.1);
                 }
