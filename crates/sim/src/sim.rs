@@ -12,9 +12,11 @@
 //!
 //! ## Rooms
 //! - `event`: the kinds of event and their order; `build`: the network from a scenario.
+//! - `queue`: a direction's queue, of one of two kinds: the FIFO with its
+//!   arrival-time discipline (`aqm::AnyAqm`), or a qdisc that holds its packets
+//!   (`aqm::AnyQdisc`: CoDel, PIE, the schedulers) above a device queue.
 //! - `link`: a direction, its FIFO of slots and the lazy departures.
-//! - `held`: a direction whose queue holds its packets (an `aqm::AnyQdisc`: CoDel,
-//!   PIE, the schedulers), dequeued when its line frees.
+//! - `held`: a direction whose queue holds its packets, dequeued when its line frees.
 //! - `flow`, `host`, `web`: flows and their sources, TCP hosts, web mice.
 //! - `control`: link events, queue samples, the measurement window; `summary`: results.
 //! - The speed mechanisms, each with its design note, each giving the results of the
@@ -40,6 +42,7 @@ use crate::tcp::TcpSender;
 use crate::trace::Traces;
 
 mod build;
+mod check;
 mod control;
 mod event;
 mod express;
@@ -52,6 +55,7 @@ mod lean;
 mod link;
 mod parts;
 mod plan;
+mod queue;
 mod summary;
 mod web;
 
@@ -294,10 +298,13 @@ impl Sim {
             // Drop Tail's decision, without reaching for the discipline
             Some(l) if l.overflows(dir.backlog(), &info) => Verdict::Drop(DropReason::Overflow),
             Some(_) => Verdict::Enqueue,
-            None => dir.aqm.on_arrival(Time(now), &info, dir.backlog()),
+            None => {
+                let bl = dir.backlog();
+                dir.aqm_mut().on_arrival(Time(now), &info, bl)
+            }
         };
         if dir.has_avg {
-            dir.mon.avg_change(now, dir.aqm.average_queue());
+            dir.mon.avg_change(now, dir.aqm().average_queue());
         }
         match verdict {
             Verdict::Enqueue => self.accept(d, pkt, now),
@@ -328,7 +335,7 @@ impl Sim {
         if let Some(t) = self.traces.as_mut() {
             let dir = &self.dirs[d];
             if dir.trace.q_every_arrival {
-                t.queue(now, d, dir.waiting(), dir.aqm.average_queue());
+                t.queue(now, d, dir.waiting(), dir.aqm().average_queue());
             }
         }
     }
@@ -438,10 +445,11 @@ impl Sim {
         self.evict(d, victim, now);
         loop {
             let dir = &mut self.dirs[d];
-            if dir.waiting() == 0 || !dir.aqm.limit().overflows(dir.backlog(), &info) {
+            if dir.waiting() == 0 || !dir.aqm().limit().overflows(dir.backlog(), &info) {
                 break;
             }
-            let v = (dir.aqm.victim(dir.backlog()) as usize).min(dir.waiting() as usize - 1);
+            let bl = dir.backlog();
+            let v = (dir.aqm_mut().victim(bl) as usize).min(dir.waiting() as usize - 1);
             self.evict(d, v, now);
         }
         self.accept(d, pkt, now);
@@ -457,7 +465,7 @@ impl Sim {
         dir.n_plain -= 1;
         dir.bytes_waiting -= s.pkt.size as u64;
         let bl = dir.backlog();
-        dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
+        dir.aqm_mut().on_removed(Time(now), &s.pkt.info(), bl, false);
         dir.mon.waited(s.enq, now);
         dir.mon.dropped(now, false, true);
         for i in idx..dir.q.len() {

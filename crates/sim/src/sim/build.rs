@@ -13,6 +13,7 @@ use super::guard;
 use super::inbox::Merge;
 use super::link::Dir;
 use super::plan::Plan;
+use super::queue::Queue;
 use crate::engine::EventQueue;
 use crate::error::{Result, SimError};
 use crate::rng::stream_seed;
@@ -169,10 +170,11 @@ impl Sim {
             sc,
         };
         for d in 0..sim.dirs.len() {
-            if sim.dirs[d].held.is_some() {
+            if matches!(sim.dirs[d].queue, Queue::Held(_)) {
                 sim.rearm_poll(d);
             }
         }
+        sim.check_dirs();
         Ok(sim)
     }
 }

@@ -6,7 +6,8 @@ use aqm::{Backlog, QueueDiscipline, Time};
 
 use super::Sim;
 use super::event::Kind;
-use super::link::{Slot, advance};
+use super::link::{Slot, advance, fifo_up};
+use super::queue::Queue;
 use crate::packet::flags;
 use crate::scenario::LinkAction;
 
@@ -33,21 +34,23 @@ impl Sim {
             if up {
                 let dir = &mut self.dirs[d];
                 dir.up = true;
-                dir.fifo_up = dir.held.is_none();
+                dir.fifo_up = fifo_up(true, &dir.queue);
                 if self.sc.express_hops {
                     dir.lean = dir.lean_limit();
                 }
             } else {
                 self.link_down(d);
             }
+            self.check_dir(d);
         }
         self.routes = self.sc.routes(&self.link_up);
     }
 
     /// Direction `d` serves at `bps` from now on. The packet in transmission finishes
     /// at the rate it started with (one starting at this instant too); the packets
-    /// waiting behind it are re-timed (their delivery event moves with the head's). A discipline built with the link's rate
-    /// (RED's idle-time aging, automatic parameters) keeps the configured one.
+    /// waiting behind it are re-timed (their delivery event moves with the head's). A
+    /// discipline built with the link's rate (RED's idle-time aging, automatic
+    /// parameters) keeps the configured one.
     fn set_rate(&mut self, d: usize, bps: f64) {
         let now = self.now;
         // (a line freeing at this instant starts its next packet first, at the old rate,
@@ -57,7 +60,7 @@ impl Sim {
         advance(dir, d, now, now, &mut self.traces, &self.flows);
         dir.rate_bps = bps.round().clamp(1.0, 1e15) as u64;
         dir.last_size = u32::MAX; // (the kept transmission time was at the old rate)
-        if dir.n_started == dir.q.len() || dir.held.is_some() {
+        if dir.n_started == dir.q.len() || matches!(dir.queue, Queue::Held(_)) {
             return; // nothing waits in the FIFO (a qdisc's packets start at the new rate)
         }
         let mut prev_end = if dir.n_started > 0 { dir.q[dir.n_started - 1].end } else { now };
@@ -88,7 +91,7 @@ impl Sim {
         self.held_link_down(d, now);
         let dir = &mut self.dirs[d];
         dir.up = false;
-        dir.fifo_up = false;
+        dir.fifo_up = fifo_up(false, &dir.queue);
         dir.lean = 0;
         dir.scheduled = None;
         dir.n_plain = 0;
@@ -99,7 +102,7 @@ impl Sim {
             if k >= n_started {
                 dir.bytes_waiting -= s.pkt.size as u64;
                 let bl = Backlog { packets: (lost.len() - k - 1) as u32, bytes: dir.bytes_waiting };
-                dir.aqm.on_removed(Time(now), &s.pkt.info(), bl, false);
+                dir.aqm_mut().on_removed(Time(now), &s.pkt.info(), bl, false);
                 dir.mon.waited(s.enq, now);
             }
             dir.mon.link_down_drops += 1;
@@ -117,10 +120,9 @@ impl Sim {
         self.serve(d, now);
         let dir = &mut self.dirs[d];
         advance(dir, d, now, self.now, &mut self.traces, &self.flows);
-        let (w, avg) = if dir.held.is_some() {
-            (dir.queued_at(now), dir.signal())
-        } else {
-            (dir.waiting(), dir.aqm.average_queue())
+        let (w, avg) = match &dir.queue {
+            Queue::Fifo(aqm) => (dir.waiting(), aqm.average_queue()),
+            Queue::Held(_) => (dir.queued_at(now), dir.signal()),
         };
         if let Some(t) = self.traces.as_mut() {
             t.queue(now, d, w, avg);

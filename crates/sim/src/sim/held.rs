@@ -28,92 +28,22 @@
 //!
 //! The speed mechanisms do not apply: no packet is handed on early into, out of or
 //! through such a direction, it never takes the lean path or merges, and a network
-//! with one runs on one thread (`express`, `build`).
+//! with one runs on one thread (see `plan`).
 
-use std::collections::VecDeque;
-
-use aqm::{AnyQdisc, Dequeued, DropReason, PacketInfo, Qdisc, Time, Verdict};
+use aqm::{Dequeued, DropReason, Qdisc, Time, Verdict};
 
 use super::Sim;
 use super::event::Kind;
 use super::link::{Slot, departed, trace_drop};
+use super::queue::{Held, QPkt, Queue};
 use crate::packet::{Pkt, flags};
 
-/// A packet in a qdisc: the simulated packet, when it arrived (ns) and its arrival's
-/// number in the direction.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct QPkt {
-    pkt: Pkt,
-    enq: u64,
-    serial: u64,
-}
-
-impl aqm::Packet for QPkt {
-    #[inline]
-    fn info(&self) -> PacketInfo {
-        self.pkt.info()
-    }
-}
-
-/// The qdisc of a direction and what the simulator keeps beside it.
-#[derive(Clone)]
-pub(super) struct Held {
-    pub(super) q: AnyQdisc<QPkt>,
-    next_serial: u64,
-    /// Serials of packets marked at enqueue (counted then) still held, ascending.
-    marked: VecDeque<u64>,
-    /// The time of the pending `Poll` event, if any.
-    poll_at: Option<u64>,
-    /// Packets held, and the sum over them of their arrival time clamped to the start
-    /// of the window (ns): what the waiting of those left at the end adds up to.
-    n: u64,
-    since_sum: u128,
-    /// Scratch for the packets a call drops.
-    drops: Vec<(QPkt, DropReason)>,
-    /// The device queue below the qdisc (the link's `device_queue`, at most `device`
-    /// packets): what the qdisc gave while the line was busy, in order.
-    dev: VecDeque<Dequeued<QPkt>>,
-    device: usize,
-}
-
-impl Held {
-    pub(super) fn new(q: AnyQdisc<QPkt>, device: u32) -> Held {
-        Held {
-            q,
-            next_serial: 0,
-            marked: VecDeque::new(),
-            poll_at: None,
-            n: 0,
-            since_sum: 0,
-            drops: Vec::new(),
-            dev: VecDeque::new(),
-            device: device as usize,
-        }
-    }
-    /// The packets waiting: in the qdisc and in the device queue.
-    pub(super) fn waiting(&self) -> u32 {
-        self.q.backlog().packets + self.dev.len() as u32
-    }
-    fn hold(&mut self, enq: u64, w0: u64) {
-        self.n += 1;
-        self.since_sum += enq.max(w0) as u128;
-    }
-    fn release(&mut self, enq: u64, w0: u64) {
-        self.n -= 1;
-        self.since_sum -= enq.max(w0) as u128;
-    }
-    /// Whether the packet `serial`, leaving marked, was counted when it was marked at
-    /// enqueue.
-    fn counted_mark(&mut self, serial: u64) -> bool {
-        while self.marked.front().is_some_and(|&s| s < serial) {
-            self.marked.pop_front();
-        }
-        if self.marked.front() == Some(&serial) {
-            self.marked.pop_front();
-            true
-        } else {
-            false
-        }
+/// The qdisc of a direction that holds its packets.
+#[inline(always)]
+fn held(queue: &mut Queue) -> &mut Held {
+    match queue {
+        Queue::Held(h) => h,
+        Queue::Fifo(_) => unreachable!("a direction that holds its packets"),
     }
 }
 
@@ -127,7 +57,7 @@ impl Sim {
         if !dir.flow_arrivals.is_empty() && !pkt.is_ack() && dir.mon.in_window(now) {
             dir.flow_arrivals[pkt.flow as usize] += 1;
         }
-        let h = dir.held.as_deref_mut().expect("a direction that holds its packets");
+        let h = held(&mut dir.queue);
         let serial = h.next_serial;
         h.next_serial += 1;
         let mut drops = std::mem::take(&mut h.drops);
@@ -137,14 +67,14 @@ impl Sim {
         for &(p, r) in &drops {
             if p.serial != serial {
                 let dir = &mut self.dirs[d];
-                dir.held.as_deref_mut().expect("held").release(p.enq, w0);
+                held(&mut dir.queue).release(p.enq, w0);
                 dir.mon.waited(p.enq, now);
             }
             self.held_dropped(d, p.pkt, r, now);
         }
         drops.clear();
         let dir = &mut self.dirs[d];
-        let h = dir.held.as_deref_mut().expect("a direction that holds its packets");
+        let h = held(&mut dir.queue);
         h.drops = drops;
         if !matches!(verdict, Verdict::Drop(_)) {
             h.hold(now, w0);
@@ -198,16 +128,16 @@ impl Sim {
     /// is busy, the qdisc fills the device queue.
     pub(super) fn serve(&mut self, d: usize, now: u64) {
         let dir = &mut self.dirs[d];
+        let Queue::Held(h) = &mut dir.queue else { return };
         if dir.busy_until > now || !dir.up {
-            if dir.device && dir.up {
+            if h.device > 0 && dir.up {
                 self.fill_device(d, now);
             }
             return;
         }
-        if dir.device {
+        if h.device > 0 {
             return self.serve_device(d, now);
         }
-        let Some(h) = dir.held.as_deref_mut() else { return };
         if h.q.backlog().packets == 0 {
             return;
         }
@@ -220,7 +150,7 @@ impl Sim {
     /// packet, or else the qdisc's next; then the qdisc fills the device queue.
     #[cold]
     fn serve_device(&mut self, d: usize, now: u64) {
-        let h = self.dirs[d].held.as_deref_mut().expect("held");
+        let h = held(&mut self.dirs[d].queue);
         let out = match h.dev.pop_front() {
             Some(out) => Some(out),
             None if h.q.backlog().packets == 0 => None,
@@ -235,12 +165,12 @@ impl Sim {
     /// While the device queue of direction `d` has room, its qdisc gives it packets.
     fn fill_device(&mut self, d: usize, now: u64) {
         loop {
-            let h = self.dirs[d].held.as_deref_mut().expect("held");
+            let h = held(&mut self.dirs[d].queue);
             if h.dev.len() >= h.device || h.q.backlog().packets == 0 {
                 return;
             }
             let Some(out) = self.dequeue_held(d, now) else { return };
-            self.dirs[d].held.as_deref_mut().expect("held").dev.push_back(out);
+            held(&mut self.dirs[d].queue).dev.push_back(out);
         }
     }
 
@@ -248,18 +178,18 @@ impl Sim {
     /// it drops on the way are counted).
     #[inline(always)]
     fn dequeue_held(&mut self, d: usize, now: u64) -> Option<Dequeued<QPkt>> {
-        let h = self.dirs[d].held.as_deref_mut().expect("held");
+        let h = held(&mut self.dirs[d].queue);
         let mut drops = std::mem::take(&mut h.drops);
         let out = h.q.dequeue(Time(now), &mut |p, r| drops.push((p, r)));
         for &(p, r) in &drops {
             let dir = &mut self.dirs[d];
-            dir.held.as_deref_mut().expect("held").release(p.enq, self.w0);
+            held(&mut dir.queue).release(p.enq, self.w0);
             dir.mon.waited(p.enq, now);
             self.held_dropped(d, p.pkt, r, now);
         }
         drops.clear();
         let dir = &mut self.dirs[d];
-        dir.held.as_deref_mut().expect("held").drops = drops;
+        held(&mut dir.queue).drops = drops;
         out
     }
 
@@ -267,7 +197,7 @@ impl Sim {
     #[inline(always)]
     fn transmit(&mut self, d: usize, out: Dequeued<QPkt>, now: u64) {
         let dir = &mut self.dirs[d];
-        let h = dir.held.as_deref_mut().expect("held");
+        let h = held(&mut dir.queue);
         let QPkt { mut pkt, enq, serial } = out.pkt;
         h.release(enq, self.w0);
         if out.marked && pkt.flags & flags::ECT != 0 {
@@ -304,13 +234,13 @@ impl Sim {
     /// The periodic work of direction `d`'s qdisc is due (a `Poll` event).
     pub(super) fn on_poll(&mut self, d: usize) {
         let now = self.now;
-        let Some(h) = self.dirs[d].held.as_deref_mut() else { return };
+        let Queue::Held(h) = &mut self.dirs[d].queue else { return };
         if h.poll_at != Some(now) {
             return; // stale: the qdisc moved its time
         }
         h.poll_at = None;
         self.serve(d, now);
-        self.dirs[d].held.as_deref_mut().expect("held").q.poll(Time(now));
+        held(&mut self.dirs[d].queue).q.poll(Time(now));
         self.serve(d, now);
         self.rearm_poll(d);
     }
@@ -318,7 +248,7 @@ impl Sim {
     /// Schedule a `Poll` event for direction `d` when its qdisc next needs one.
     pub(super) fn rearm_poll(&mut self, d: usize) {
         let now = self.now;
-        let Some(h) = self.dirs[d].held.as_deref_mut() else { return };
+        let Queue::Held(h) = &mut self.dirs[d].queue else { return };
         let want = h.q.poll_at().map(|t| t.0.max(now));
         if want == h.poll_at {
             return;
@@ -332,7 +262,7 @@ impl Sim {
     /// Direction `d` goes down at `now`: the packets its qdisc holds are lost.
     pub(super) fn held_link_down(&mut self, d: usize, now: u64) {
         let dir = &mut self.dirs[d];
-        let Some(h) = dir.held.as_deref_mut() else { return };
+        let Queue::Held(h) = &mut dir.queue else { return };
         let mut lost: Vec<QPkt> = h.dev.drain(..).map(|o| o.pkt).collect();
         while h.q.backlog().packets > 0 {
             match h.q.dequeue(Time(now), &mut |p, _| lost.push(p)) {
@@ -356,7 +286,7 @@ impl Sim {
     /// waited until then.
     pub(super) fn held_finish(&mut self, d: usize, end: u64) {
         let dir = &mut self.dirs[d];
-        let Some(h) = dir.held.as_deref() else { return };
+        let Queue::Held(h) = &dir.queue else { return };
         let w = dir.mon.window;
         let e = end.min(w.end);
         if h.n > 0 && e > w.start {

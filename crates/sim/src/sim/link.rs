@@ -14,12 +14,12 @@
 use std::collections::VecDeque;
 
 use aqm::config::BuildContext;
-use aqm::{AnyAqm, Backlog, DropTail, Qdisc, QueueConfig, QueueDiscipline, Time};
+use aqm::{AnyAqm, Backlog, Qdisc, QueueConfig, QueueDiscipline, Time};
 
 use super::flow::Flow;
-use super::held::Held;
 use super::inbox::Merge;
 use super::plan::Express;
+use super::queue::Queue;
 use crate::error::{Result, SimError};
 use crate::monitor::DirMon;
 use crate::packet::{Pkt, flags};
@@ -99,14 +99,14 @@ pub(super) struct Dir {
     /// The node at the far end.
     pub(super) to: u16,
     pub(super) up: bool,
-    /// Whether a device queue sits under the qdisc (the link's `device_queue` > 0).
-    pub(super) device: bool,
-    /// Up, and the queue is the FIFO of slots: `offer` decides at once (else the link
-    /// is down or a qdisc holds the packets, see `held`).
+    /// Cached: up, and the queue is the FIFO of slots: `offer` decides at once (else
+    /// the link is down or a qdisc holds the packets, see `held`).
     pub(super) fifo_up: bool,
-    /// The discipline keeps an average (RED family, FRED).
+    /// Cached: the queue is the FIFO and its discipline keeps an average (RED family,
+    /// FRED), which departures update.
     pub(super) has_avg: bool,
-    /// A plain Drop Tail's buffer: its decision needs nothing else.
+    /// Cached: the queue is the FIFO under a plain Drop Tail (not drop-from-front),
+    /// whose decision needs nothing but this buffer.
     pub(super) tail_limit: Option<aqm::Limit>,
     pub(super) trace: DirTrace,
     /// Per-flow data bytes departing / packets arriving (only for flows whose
@@ -115,11 +115,9 @@ pub(super) struct Dir {
     pub(super) flow_arrivals: Vec<u64>,
     pub(super) merge: Option<Box<Merge>>,
     pub(super) mon: DirMon,
-    pub(super) aqm: AnyAqm,
-    /// The queue of a direction that holds its packets in an `aqm::AnyQdisc` (see
-    /// `held`): `q` then keeps only the packets on the line or propagating, and `aqm`
-    /// is an unused stand-in.
-    pub(super) held: Option<Box<Held>>,
+    /// The FIFO's discipline, or a qdisc that holds the waiting packets (`q` then keeps
+    /// only the packets on the line or propagating).
+    pub(super) queue: Queue,
 }
 
 impl Dir {
@@ -139,20 +137,8 @@ impl Dir {
         (w0, w1): (u64, u64),
     ) -> Result<Dir> {
         let ctx = BuildContext { link_rate_bps: Some(rate_bps), seed: Some(seed) };
-        let err = |e: aqm::AqmError| SimError::Scenario(e.at(path).to_string());
-        let (aqm, held) = if let Some(device) = holds {
-            let q = qc.build_qdisc(&ctx).map_err(err)?;
-            // (never asked: the qdisc decides)
-            let stand_in = AnyAqm::DropTail(DropTail::new(q.limit(), false));
-            (stand_in, Some(Box::new(Held::new(q, device))))
-        } else {
-            (qc.build(&ctx).map_err(err)?, None)
-        };
-        let has_avg = held.is_none() && !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_));
-        let tail_limit = match &aqm {
-            AnyAqm::DropTail(t) if !t.drop_front && held.is_none() => Some(t.limit),
-            _ => None,
-        };
+        let queue =
+            Queue::new(qc, holds, &ctx).map_err(|e| SimError::Scenario(e.at(path).to_string()))?;
         Ok(Dir {
             q: VecDeque::new(),
             busy_until: 0,
@@ -168,40 +154,51 @@ impl Dir {
             last_size: u32::MAX,
             to: to as u16,
             up: true,
-            device: holds.is_some_and(|n| n > 0),
-            fifo_up: held.is_none(),
-            has_avg,
-            tail_limit,
+            fifo_up: fifo_up(true, &queue),
+            has_avg: has_avg(&queue),
+            tail_limit: tail_limit(&queue),
             trace: DirTrace::default(),
             flow_bytes: Vec::new(),
             flow_arrivals: Vec::new(),
             merge: None,
             mon: DirMon::new(w0, w1),
-            aqm,
-            held,
+            queue,
         })
     }
 
     /// The configuration `type` of the direction's queue.
     pub(super) fn kind(&self) -> &'static str {
-        match &self.held {
-            Some(h) => h.q.kind(),
-            None => self.aqm.kind(),
-        }
+        self.queue.kind()
     }
     /// Packets waiting at `t` (see `waiting_at`; a qdisc's backlog as it stands).
     pub(super) fn queued_at(&self, t: u64) -> u32 {
-        match &self.held {
-            Some(h) => h.waiting(),
-            None => self.waiting_at(t),
+        match &self.queue {
+            Queue::Fifo(_) => self.waiting_at(t),
+            Queue::Held(h) => h.waiting(),
         }
     }
     /// The discipline's congestion signal for the monitors: RED's average, a qdisc's
     /// `signal`.
     pub(super) fn signal(&self) -> f64 {
-        match &self.held {
-            Some(h) => h.q.signal(),
-            None => self.aqm.average_queue(),
+        match &self.queue {
+            Queue::Fifo(aqm) => aqm.average_queue(),
+            Queue::Held(h) => h.q.signal(),
+        }
+    }
+    /// The FIFO's discipline, for a direction whose queue is the FIFO (as `fifo_up`,
+    /// `has_avg` or `tail_limit` says, or a waiting slot shows).
+    #[inline(always)]
+    pub(super) fn aqm(&self) -> &AnyAqm {
+        match &self.queue {
+            Queue::Fifo(aqm) => aqm,
+            Queue::Held(_) => unreachable!("the FIFO's discipline of a direction that holds"),
+        }
+    }
+    #[inline(always)]
+    pub(super) fn aqm_mut(&mut self) -> &mut AnyAqm {
+        match &mut self.queue {
+            Queue::Fifo(aqm) => aqm,
+            Queue::Held(_) => unreachable!("the FIFO's discipline of a direction that holds"),
         }
     }
 
@@ -245,6 +242,25 @@ impl Dir {
     #[inline]
     pub(super) fn backlog(&self) -> Backlog {
         Backlog { packets: self.waiting(), bytes: self.bytes_waiting }
+    }
+}
+
+/// What `fifo_up` caches: the link is `up` and `queue` is the FIFO.
+pub(super) fn fifo_up(up: bool, queue: &Queue) -> bool {
+    up && matches!(queue, Queue::Fifo(_))
+}
+
+/// What `has_avg` caches: `queue` is the FIFO, its discipline one that keeps state
+/// beyond the backlog (Drop Tail and Random Drop keep none).
+pub(super) fn has_avg(queue: &Queue) -> bool {
+    matches!(queue, Queue::Fifo(aqm) if !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_)))
+}
+
+/// What `tail_limit` caches: the buffer of a FIFO under a plain Drop Tail.
+pub(super) fn tail_limit(queue: &Queue) -> Option<aqm::Limit> {
+    match queue {
+        Queue::Fifo(AnyAqm::DropTail(t)) if !t.drop_front => Some(t.limit),
+        _ => None,
     }
 }
 
@@ -307,7 +323,7 @@ pub(super) fn departed(
     if dir.has_avg {
         // (Drop Tail and Random Drop keep no state of their own to update.)
         let bl = dir.backlog();
-        dir.aqm.on_removed(Time(s.start), &s.pkt.info(), bl, true);
+        dir.aqm_mut().on_removed(Time(s.start), &s.pkt.info(), bl, true);
     }
     dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
     if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {

@@ -38,6 +38,7 @@ impl Sim {
             .max_by_key(|&d| (self.dirs[d].mon.total_departures(), std::cmp::Reverse(d)))
             .unwrap_or(0);
         self.finished = true;
+        self.check_dirs();
         if let Some(t) = self.traces.as_mut() {
             t.finish()?;
         }

@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod checks;
 mod codel;
 mod express;
 mod held_queues;
