@@ -4,7 +4,8 @@
 //! discipline among them over a [`Fifo`]. Their variants are the registry's lines
 //! ([`crate::registry`]), one per AQM, named as its type; a queue from outside the table
 //! is a further variant written here, beside [`AnyQdisc::Fifo`], with an arm in each
-//! match.
+//! match: [`AnyAqm::External`] and [`AnyQdisc::External`], the disciplines of
+//! [`crate::external`].
 //!
 //! Both answer the general traits; what only one type has (RED's `avg`, `count` and
 //! `max_p`, FRED's per-flow state) is read through the type's own
@@ -14,6 +15,7 @@
 use std::any::Any;
 
 use crate::common::Limit;
+use crate::external::{External, ExternalAqm, ExternalQdisc};
 use crate::packet::{Backlog, DropReason, Packet, PacketInfo, Verdict};
 use crate::qdisc::{Dequeued, Fifo, Qdisc};
 use crate::queue::{QueueDiscipline, QueueStats, SignalKind};
@@ -28,6 +30,9 @@ macro_rules! dispatch_enums {
         #[derive(Clone, Debug)]
         pub enum AnyAqm {
             $( #[doc = $at] $aty(crate::$amo::$aty), )*
+            /// A discipline from outside the crate that decides on arrival
+            /// ([`crate::external`]).
+            External(External),
         }
 
         /// `match` over [`AnyAqm`]'s variants, binding each as `$q`.
@@ -35,6 +40,7 @@ macro_rules! dispatch_enums {
             ($self:ident, $q:ident => $e:expr) => {
                 match $self {
                     $( AnyAqm::$aty($q) => $e, )*
+                    AnyAqm::External($q) => $e,
                 }
             };
         }
@@ -44,6 +50,7 @@ macro_rules! dispatch_enums {
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( AnyAqm::$aty(_) => $an, )*
+                    AnyAqm::External(e) => e.0.kind(),
                 }
             }
         }
@@ -56,6 +63,9 @@ macro_rules! dispatch_enums {
             /// An arrival-time discipline (Drop Tail, the RED family, FRED, ...) over a FIFO.
             Fifo(Fifo<P, AnyAqm>),
             $( #[doc = $qt] $qty(crate::$qmo::$qty<P>), )*
+            /// A discipline from outside the crate that decides at dequeue too
+            /// ([`crate::external`]).
+            External(ExternalQdisc<P>),
         }
 
         /// `match` over [`AnyQdisc`]'s variants, binding each as `$q`.
@@ -64,6 +74,7 @@ macro_rules! dispatch_enums {
                 match $self {
                     AnyQdisc::Fifo($q) => $e,
                     $( AnyQdisc::$qty($q) => $e, )*
+                    AnyQdisc::External($q) => $e,
                 }
             };
         }
@@ -74,6 +85,7 @@ macro_rules! dispatch_enums {
                 match self {
                     AnyQdisc::Fifo(f) => f.discipline().kind(),
                     $( AnyQdisc::$qty(_) => $qn, )*
+                    AnyQdisc::External(e) => e.aqm().kind(),
                 }
             }
         }
@@ -90,6 +102,29 @@ impl AnyAqm {
         dispatch_aqm!(self, q => {
             if q.signal_kind() == SignalKind::AverageQueue { q.signal() } else { 0.0 }
         })
+    }
+
+    /// [`QueueDiscipline::on_removed`] for a packet `pkt`, what the discipline sees of it
+    /// taken only by a discipline that reads it: the built-ins' departures need no
+    /// [`PacketInfo`] (an external discipline's arm would otherwise have every caller
+    /// build one, 1% of a RED run's instructions in the simulator).
+    #[inline(always)]
+    pub fn on_removed_packet<P: Packet>(
+        &mut self,
+        now: Time,
+        pkt: &P,
+        backlog_after: Backlog,
+        departed: bool,
+    ) {
+        dispatch_aqm!(self, q => QueueDiscipline::on_removed(q, now, &pkt.info(), backlog_after, departed))
+    }
+
+    /// The external discipline, if this is one.
+    pub fn external(&self) -> Option<&dyn ExternalAqm> {
+        match self {
+            AnyAqm::External(e) => Some(e.0.as_ref()),
+            _ => None,
+        }
     }
 
     /// The discipline as its own type `T`, if it is one (`aqm.downcast_ref::<Fred>()`).
@@ -133,6 +168,15 @@ impl QueueDiscipline for AnyAqm {
 }
 
 impl<P: Packet> AnyQdisc<P> {
+    /// The external discipline, if this is one (over a FIFO or deciding at dequeue).
+    pub fn external(&self) -> Option<&dyn ExternalAqm> {
+        match self {
+            AnyQdisc::Fifo(f) => f.discipline().external(),
+            AnyQdisc::External(q) => Some(q.aqm()),
+            _ => None,
+        }
+    }
+
     /// The arrival-time discipline, when this is a [`Fifo`].
     pub fn fifo_discipline(&self) -> Option<&AnyAqm> {
         match self {

@@ -33,6 +33,8 @@
 //!   [`common`] (the buffer limit, the EWMA, the linear ramp), [`fq`] (the flow-queue
 //!   scheduler), [`red::RedCore`], [`codel::CodelCore`], [`pie_core`].
 //! - **Deterministic.** Each random discipline owns one seeded generator.
+//! - **Open.** An AQM from outside the crate (a Python class, a plugin) is a further
+//!   variant of the dispatch enums behind a `Box<dyn ...>` ([`external`]).
 //!
 //! [`stats`] holds what the simulator's monitors and the gateway measure alike: the
 //! measurement window, time averages over it, waiting times, drop runs and the summary
@@ -49,6 +51,7 @@ pub mod common;
 pub mod config;
 pub mod dispatch;
 pub mod error;
+pub mod external;
 pub mod fq;
 pub mod packet;
 pub mod pie_core;

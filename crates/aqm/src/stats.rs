@@ -335,6 +335,10 @@ pub struct LinkSummary {
     pub drop_run_hist: Vec<u64>,
     /// Packets waiting at the end of the run.
     pub queued_at_end: u64,
+    /// An external AQM's own statistics ([`crate::external::ExternalAqm::stats`]), by
+    /// name; absent for the built-ins.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub aqm_stats: std::collections::BTreeMap<String, f64>,
 }
 
 #[cfg(test)]

@@ -478,6 +478,7 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
             max_drop_run: runs.max,
             drop_run_hist: runs.hist.to_vec(),
             queued_at_end: self.queue.backlog().packets as u64,
+            aqm_stats: Default::default(),
             ..Default::default()
         };
         let mut flows: Vec<FlowStats> = self.flows.values().cloned().collect();

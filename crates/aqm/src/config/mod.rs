@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::dispatch::{AnyAqm, AnyQdisc};
 use crate::error::{AqmError, Result};
+use crate::external::{External, ExternalConfig, ExternalQdisc};
 use crate::packet::Packet;
 use crate::qdisc::Fifo;
 
@@ -45,6 +46,10 @@ macro_rules! queue_config {
         #[serde(tag = "type")]
         pub enum QueueConfig {
             $( #[serde(rename = $name)] $ty($cfg), )*
+            /// An AQM from outside the crate (`type = "python"` or `"plugin"`, see
+            /// [`crate::external`]); serialized as written.
+            #[serde(untagged)]
+            External(ExternalConfig),
         }
 
         /// The `type` names accepted in configurations.
@@ -55,6 +60,7 @@ macro_rules! queue_config {
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( QueueConfig::$ty(_) => $name, )*
+                    QueueConfig::External(e) => e.kind,
                 }
             }
 
@@ -67,10 +73,12 @@ macro_rules! queue_config {
                 }
             }
 
-            /// The parameters, to be set key by key.
-            pub(crate) fn fields_mut(&mut self) -> &mut dyn Fields {
+            /// The parameters, to be set key by key (an external AQM's are kept as
+            /// written).
+            pub(crate) fn fields_mut(&mut self) -> Option<&mut dyn Fields> {
                 match self {
-                    $( QueueConfig::$ty(c) => c, )*
+                    $( QueueConfig::$ty(c) => Some(c), )*
+                    QueueConfig::External(_) => None,
                 }
             }
 
@@ -81,6 +89,7 @@ macro_rules! queue_config {
             pub fn holds_packets(&self) -> bool {
                 match self {
                     $( QueueConfig::$ty(_) => holds!($kind), )*
+                    QueueConfig::External(e) => e.holds_packets,
                 }
             }
 
@@ -90,6 +99,7 @@ macro_rules! queue_config {
             pub fn may_evict(&self) -> bool {
                 match self {
                     $( QueueConfig::$ty(c) => c.may_evict(), )*
+                    QueueConfig::External(_) => false,
                 }
             }
 
@@ -97,6 +107,7 @@ macro_rules! queue_config {
             pub fn limit_packets(&self) -> Option<u64> {
                 match self {
                     $( QueueConfig::$ty(c) => c.limit_packets(), )*
+                    QueueConfig::External(e) => e.limit_packets(),
                 }
             }
 
@@ -107,6 +118,7 @@ macro_rules! queue_config {
                 let mut c = self.clone();
                 match &mut c {
                     $( QueueConfig::$ty(k) => k.normalize()?, )*
+                    QueueConfig::External(_) => {}
                 }
                 Ok(c)
             }
@@ -118,6 +130,10 @@ macro_rules! queue_config {
             pub fn build(&self, ctx: &BuildContext) -> Result<AnyAqm> {
                 match self {
                     $( QueueConfig::$ty(c) => build_aqm!($kind $ty c ctx self), )*
+                    QueueConfig::External(e) if !e.holds_packets => {
+                        Ok(AnyAqm::External(External(e.build(ctx)?)))
+                    }
+                    QueueConfig::External(_) => Err(self.arrival_only()),
                 }
             }
 
@@ -126,6 +142,10 @@ macro_rules! queue_config {
             pub fn build_qdisc<P: Packet>(&self, ctx: &BuildContext) -> Result<AnyQdisc<P>> {
                 Ok(match self {
                     $( QueueConfig::$ty(c) => build_qdisc!($kind $ty c ctx), )*
+                    QueueConfig::External(e) if !e.holds_packets => {
+                        AnyQdisc::Fifo(Fifo::new(AnyAqm::External(External(e.build(ctx)?))))
+                    }
+                    QueueConfig::External(e) => AnyQdisc::External(ExternalQdisc::new(e.build(ctx)?)),
                 })
             }
         }

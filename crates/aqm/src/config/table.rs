@@ -18,6 +18,7 @@ use serde::de::{
 
 use super::{QUEUE_TYPES, QueueConfig};
 use crate::error::{AqmError, Result};
+use crate::external::{EXTERNAL_TYPES, ExternalConfig};
 
 /// A value of a queue table as written.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,7 +209,8 @@ impl QueueTable {
     }
 
     fn read(&self) -> Result<QueueConfig> {
-        let allowed = || format!("one of {}", QUEUE_TYPES.join(", "));
+        let allowed =
+            || format!("one of {}, {}", QUEUE_TYPES.join(", "), EXTERNAL_TYPES.join(", "));
         let kind = match self.entries.iter().find(|(k, _)| k == "type") {
             Some((_, Value::Str(s))) => s,
             Some((_, v)) => return Err(AqmError::invalid("type", v, allowed())),
@@ -216,11 +218,18 @@ impl QueueTable {
                 return Err(AqmError::config("type", format!("missing; allowed {}", allowed())));
             }
         };
+        let others = || self.entries.iter().filter(|(k, _)| k != "type");
+        if EXTERNAL_TYPES.contains(&kind.as_str()) {
+            let entries: Vec<(String, Value)> = others().cloned().collect();
+            return Ok(QueueConfig::External(ExternalConfig::read(kind, &entries)?));
+        }
         let Some(mut config) = QueueConfig::default_of(kind) else {
             return Err(AqmError::invalid("type", format!("{kind:?}"), allowed()));
         };
-        let fields = config.fields_mut();
-        for (key, value) in self.entries.iter().filter(|(k, _)| k != "type") {
+        let Some(fields) = config.fields_mut() else {
+            return Err(AqmError::invalid("type", format!("{kind:?}"), allowed()));
+        };
+        for (key, value) in others() {
             if !fields.set(key, value).map_err(|e| e.at(key))? {
                 let mut keys = Vec::new();
                 fields.keys(&mut keys);

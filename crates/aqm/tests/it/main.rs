@@ -5,6 +5,7 @@ mod baselines;
 mod codel;
 mod common;
 mod config;
+mod external;
 mod fq_codel;
 mod fq_pie;
 mod fred;

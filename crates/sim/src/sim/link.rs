@@ -166,6 +166,11 @@ impl Dir {
         })
     }
 
+    /// The direction's discipline, if it comes from outside the `aqm` crate.
+    pub(super) fn external(&self) -> Option<&dyn aqm::external::ExternalAqm> {
+        self.queue.external()
+    }
+
     /// The configuration `type` of the direction's queue.
     pub(super) fn kind(&self) -> &'static str {
         self.queue.kind()
@@ -253,7 +258,12 @@ pub(super) fn fifo_up(up: bool, queue: &Queue) -> bool {
 /// What `has_avg` caches: `queue` is the FIFO, its discipline one that keeps state
 /// beyond the backlog (Drop Tail and Random Drop keep none).
 pub(super) fn has_avg(queue: &Queue) -> bool {
-    matches!(queue, Queue::Fifo(aqm) if !matches!(aqm, AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_)))
+    match queue {
+        Queue::Fifo(AnyAqm::DropTail(_) | AnyAqm::RandomDrop(_)) | Queue::Held(_) => false,
+        // (an external discipline's average, if it keeps one)
+        Queue::Fifo(AnyAqm::External(e)) => e.signal_kind() == aqm::SignalKind::AverageQueue,
+        Queue::Fifo(_) => true,
+    }
 }
 
 /// What `tail_limit` caches: the buffer of a FIFO under a plain Drop Tail.
@@ -323,7 +333,7 @@ pub(super) fn departed(
     if dir.has_avg {
         // (Drop Tail and Random Drop keep no state of their own to update.)
         let bl = dir.backlog();
-        dir.aqm_mut().on_removed(Time(s.start), &s.pkt.info(), bl, true);
+        dir.aqm_mut().on_removed_packet(Time(s.start), &s.pkt, bl, true);
     }
     dir.mon.depart(s.enq, s.start, s.end, s.pkt.size);
     if !dir.flow_bytes.is_empty() && !s.pkt.is_ack() && dir.mon.in_window(s.start) {

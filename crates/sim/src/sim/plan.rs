@@ -32,7 +32,8 @@
 //! The marks are made only with `express_hops` on and no link events (routes do not
 //! change). A traced direction is never handed into and never merges; a direction
 //! that holds its packets (see `held`) neither takes nor hands on a packet early; a
-//! network with such a direction, traces, link events or web mice runs on one thread.
+//! network with such a direction, a discipline from outside the `aqm` crate (it may
+//! not be called from two threads), traces, link events or web mice runs on one thread.
 //! `Express::remote` is the one flag set later: `parts` sets it on each part's copy
 //! for the merging directions of the other part. Not planned here: the lean path's
 //! flag (`Dir::lean`), a cache of a direction's queue and link state, recomputed when
@@ -119,7 +120,9 @@ impl Plan {
             && !sc.trace.any()
             && sc.events.is_empty()
             && !web
-            && (0..nd).all(|d| !sc.dir_holds(d))
+            && (0..nd).all(|d| {
+                !sc.dir_holds(d) && !matches!(sc.dir_queue(d), aqm::QueueConfig::External(_))
+            })
         {
             plan.split = split(sc, routes, &plan);
         }

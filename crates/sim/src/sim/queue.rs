@@ -44,6 +44,14 @@ impl Queue {
             Queue::Held(h) => h.q.kind(),
         }
     }
+
+    /// The discipline, if it comes from outside the `aqm` crate.
+    pub(super) fn external(&self) -> Option<&dyn aqm::external::ExternalAqm> {
+        match self {
+            Queue::Fifo(aqm) => aqm.external(),
+            Queue::Held(h) => h.q.external(),
+        }
+    }
 }
 
 /// A packet in a qdisc: the simulated packet, when it arrived (ns) and its arrival's

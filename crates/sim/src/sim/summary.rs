@@ -111,6 +111,7 @@ impl Sim {
             max_drop_run: m.drop_runs.max,
             drop_run_hist: m.drop_runs.hist.to_vec(),
             queued_at_end: dir.queued_at(self.now) as u64,
+            aqm_stats: dir.external().map(|e| e.stats().into_iter().collect()).unwrap_or_default(),
         }
     }
 
