@@ -66,6 +66,23 @@ def queue_schema() -> List[Dict[str, Any]]: ...
 def parse_quantity(value: Union[str, float], dimension: str, name: str) -> float: ...
 
 @final
+class ExternalAqmError(RuntimeError): ...
+
+class AqmRng:
+    def random(self) -> float: ...
+
+class AqmPacket:
+    size: int
+    flow: int
+    ecn: str
+    enqueued_at: Optional[int]
+
+class AqmQueueView:
+    packets: int
+    bytes: int
+    link_rate_bps: float
+    rng: AqmRng
+
 class Simulation:
     """One simulation run of a scenario (crates/python/src/sim.rs)."""
 

@@ -198,6 +198,13 @@ def run_command(
     except ValueError as e:  # configuration errors name the field, or the flag
         print(f"{prog}: error: {error_text(parser, e)}", file=sys.stderr)
         return 2
+    except RuntimeError as e:  # an AQM from outside aqmlab stopped the run
+        from . import _native
+
+        if not isinstance(e, _native.ExternalAqmError):
+            raise
+        print(f"aqmlab {args.command}: error: {e}", file=sys.stderr)
+        return 1
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import ArgumentError, PathLike, check_out_dir, positive_int, read_toml, staged_dir
-from .sim import Scenario
+from .sim import Scenario, python_aqms_beside
 
 __all__ = ["COLUMNS", "with_queue", "compare", "queue_tables", "add_arguments", "run"]
 
@@ -199,6 +199,7 @@ def queue_tables(
         if not isinstance(tables, dict) or not tables:
             detail = f"{aqm_file}: expected one or more [queue.LABEL] tables"
             raise ArgumentError("aqm_file", detail)
+        python_aqms_beside(tables.values(), Path(aqm_file).parent)
         for label, t in tables.items():
             if not isinstance(t, dict) or "type" not in t:
                 raise ArgumentError("aqm_file", f"{aqm_file}: queue.{label}.type: missing")

@@ -21,10 +21,11 @@ import copy
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _tables
 from .base import load_toml, positive_int, staged_dir
@@ -38,6 +39,32 @@ TRACE_FILES = {
     "drops": "drops.csv",
     "cwnd": "cwnd.csv",
 }
+
+
+def python_aqms_beside(tables: Iterable[Any], directory: Path) -> None:
+    """Put `directory` (the directory of the file the queue `tables` come from) first
+    on ``sys.path`` if one of them is a Python class (``type = "python"``), so that its
+    module is found beside the file; and on ``PYTHONPATH``, for the worker processes a
+    sweep starts."""
+    if not any(isinstance(q, Mapping) and q.get("type") == "python" for q in tables):
+        return
+    where = str(directory.resolve())
+    if where not in sys.path:
+        sys.path.insert(0, where)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if where not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([where] + [p for p in paths if p])
+
+
+def _queue_tables(data: Mapping[str, Any]) -> List[Any]:
+    """The queue tables of scenario `data` (``queue``, ``queue_ab``, ``queue_ba`` of each
+    link)."""
+    return [
+        link.get(k)
+        for link in data.get("link", [])
+        if isinstance(link, Mapping)
+        for k in ("queue", "queue_ab", "queue_ba")
+    ]
 
 
 class Scenario:
@@ -68,8 +95,11 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike]) -> "Scenario":
-        """A scenario from a TOML file."""
-        return cls.from_toml(Path(path).read_text())
+        """A scenario from a TOML file. A queue written in Python
+        (``type = "python"``) finds its module beside the file, or on ``sys.path``."""
+        data = load_toml(Path(path).read_text())
+        python_aqms_beside(_queue_tables(data), Path(path).parent)
+        return cls(data)
 
     def to_dict(self) -> Dict[str, Any]:
         """A deep copy of the scenario's structure."""

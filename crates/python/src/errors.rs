@@ -13,8 +13,28 @@ pub fn config_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// A panic caught at the boundary: a bug, reported instead of aborting the interpreter.
+pyo3::create_exception!(
+    aqmlab._native,
+    ExternalAqmError,
+    PyRuntimeError,
+    "An AQM from outside aqmlab (a Python class, a plugin) stopped the run: the message \
+     names the AQM, the method, the simulated time and the flow."
+);
+
+/// A panic caught at the boundary: a bug, reported instead of aborting the interpreter;
+/// or an external AQM that stopped the run (`aqm::external::Failure`), reported as a
+/// `RuntimeError` with its message, the Python exception it raised as its cause.
 pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let payload = match payload.downcast::<::aqm::external::Failure>() {
+        Ok(f) => {
+            let err = ExternalAqmError::new_err(f.message);
+            if let Some(cause) = f.cause.and_then(|c| c.downcast::<PyErr>().ok()) {
+                pyo3::Python::attach(|py| err.set_cause(py, Some(*cause)));
+            }
+            return err;
+        }
+        Err(p) => p,
+    };
     let msg = if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod aqm;
 mod errors;
 mod gateway;
+mod pyaqm;
 mod sim;
 
 #[pymodule]
@@ -14,5 +15,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     aqm::register(m)?;
     sim::register(m)?;
     gateway::register(m)?;
+    pyaqm::register(m)?;
     Ok(())
 }

@@ -67,6 +67,8 @@ fn sim_validate_toml(text: &str) -> PyResult<()> {
 pub struct PySimulation {
     sim: Option<::sim::Sim>,
     duration: f64,
+    /// A queue of the scenario is a Python class.
+    python: bool,
 }
 
 #[pymethods]
@@ -76,10 +78,14 @@ impl PySimulation {
     fn new(scenario: &Bound<'_, PyAny>, trace_dir: Option<String>) -> PyResult<Self> {
         let sc = scenario_from(scenario)?;
         let duration = sc.duration.as_secs_f64();
+        let python = sc
+            .links
+            .iter()
+            .any(|l| [&l.queue_ab, &l.queue_ba].iter().any(|q| q.kind() == "python"));
         let sim = guard(|| {
             ::sim::Sim::new(sc, trace_dir.as_deref().map(std::path::Path::new)).map_err(sim_error)
         })?;
-        Ok(PySimulation { sim: Some(sim), duration })
+        Ok(PySimulation { sim: Some(sim), duration, python })
     }
 
     /// Run up to `t` seconds (clamped to the duration), without the GIL. With
@@ -95,7 +101,7 @@ impl PySimulation {
         let Some(sim) = self.sim.as_mut() else {
             return Err(PyRuntimeError::new_err("this simulation failed earlier and cannot go on"));
         };
-        let r = py.detach(|| {
+        let mut run = || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 if exact {
                     sim.run_until(::aqm::Time::from_secs_f64(t))
@@ -103,7 +109,9 @@ impl PySimulation {
                     sim.run_until_ahead(::aqm::Time::from_secs_f64(t))
                 }
             }))
-        });
+        };
+        // (a run with a Python AQM keeps the GIL: its class is called for each packet)
+        let r = if self.python { run() } else { py.detach(run) };
         match r {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {

@@ -566,8 +566,11 @@ def _with_buffer(queue: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def _ecn_queue(queue: Mapping[str, Any]) -> Dict[str, Any]:
-    """`queue` with ``ecn = true`` where its type has the key (Drop Tail drops)."""
+    """`queue` with ``ecn = true`` where its type has the key (Drop Tail drops). An AQM
+    from outside (a Python class, a plugin) runs as its table says: its keys are its own."""
     q = dict(queue)
+    if q.get("type") in ("python", "plugin"):
+        return q
     if "ecn" in sensitivity.type_keys(str(q.get("type"))):
         q["ecn"] = True
     return q

@@ -151,9 +151,11 @@ def queues_from(
         raise ArgumentError("aqms", ": empty; give queue types, e.g. red,codel")
     if names is not None or aqm_file is not None:
         out.update(queue_tables(names, aqm_file))
+    # (an AQM from outside: a Python class, a plugin; the simulator checks its table)
+    external = {"python", "plugin"}
     seen: Dict[str, str] = {}
     for label, t in out.items():
-        if t["type"] not in types:
+        if t["type"] not in types | external:
             raise ValueError(
                 f"queue.{label}.type: unknown type {t['type']!r}; allowed {', '.join(sorted(types))}"
             )
