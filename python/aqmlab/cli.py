@@ -81,6 +81,13 @@ _COMMANDS = [
         "run_plot",
     ),
     (
+        "new-aqm",
+        "start an AQM of your own: a Python class (or a Rust plugin), a test and a scenario",
+        "aqmlab.new_aqm",
+        "add_arguments",
+        "run",
+    ),
+    (
         "testbed",
         "forward live Linux TCP traffic through the AQM library",
         "aqmlab.testbed",

@@ -252,3 +252,29 @@ def test_the_page_shows_the_tested_classes():
     page = (ROOT / "docs" / "own-aqm.md").read_text()
     assert (EXAMPLES / "red_aqm.py").read_text() in page
     assert "docs/own-aqm.md" in (ROOT / "README.md").read_text()[:2000]
+
+
+def test_new_aqm_scaffolds_a_class_its_test_and_scenario(tmp_path, capsys, monkeypatch):
+    assert cli.main(["new-aqm", "my_tail", "--dir", str(tmp_path)]) == 0
+    made = tmp_path / "my_tail"
+    assert sorted(p.name for p in made.iterdir()) == [
+        "my_tail.py",
+        "scenario.toml",
+        "test_my_tail.py",
+    ]
+    out = tmp_path / "out"
+    rc = cli.main(
+        ["run", str(made / "scenario.toml"), "--out", str(out), "--quiet", "--no-progress"]
+    )
+    assert rc == 0 and (out / "summary.json").exists()
+    monkeypatch.syspath_prepend(str(made))
+    import test_my_tail
+
+    test_my_tail.test_my_tail_runs_as_drop_tail()
+    sys.modules.pop("test_my_tail", None)
+    sys.modules.pop("my_tail", None)
+    # a second time, or a bad name: refused, nothing changed
+    assert cli.main(["new-aqm", "my_tail", "--dir", str(tmp_path)]) == 2
+    assert cli.main(["new-aqm", "My-Tail", "--dir", str(tmp_path)]) == 2
+    assert "NAME" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_tail", "out"]

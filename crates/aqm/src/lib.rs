@@ -55,6 +55,7 @@ pub mod external;
 pub mod fq;
 pub mod packet;
 pub mod pie_core;
+pub mod plugin;
 pub mod qdisc;
 pub mod queue;
 pub mod stats;

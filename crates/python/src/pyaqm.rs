@@ -460,10 +460,11 @@ impl ExternalKind for PythonKind {
     }
 }
 
-/// Register the `python` queue type and the classes the class sees.
+/// Register the `python` queue type, the classes the class sees, and the `plugin` type.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     static KIND: PythonKind = PythonKind;
     ::aqm::external::register(&KIND);
+    ::aqm::plugin::host::register();
     m.add_class::<PyAqmPacket>()?;
     m.add_class::<PyAqmQueue>()?;
     m.add_class::<PyAqmRng>()?;
