@@ -13,8 +13,10 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from contextlib import contextmanager
@@ -200,7 +202,36 @@ def _local_cluster(jobs: Optional[int], points: int, start_method: Optional[str]
             finally:
                 client.close(timeout=10)
         finally:
-            local.close(timeout=10)
+            _close_local(local)
+
+
+def _close_local(local: Any, grace: float = 10) -> None:
+    """Close an embedded cluster, however its workers are.
+
+    A nanny waits without a bound for a worker process it is starting to connect before it
+    stops it, and a replacement for a worker that a point killed may never connect (a
+    process forked from this threaded one can deadlock; a loaded machine is slow). So the
+    worker processes still alive `grace` seconds into the close are killed, which ends
+    their nannies' waits, and the close is bounded by three times `grace`."""
+    killer = threading.Timer(grace, _kill_workers, args=(local,))
+    killer.daemon = True
+    killer.start()
+    try:
+        local.close(timeout=3 * grace)
+    finally:
+        killer.cancel()
+
+
+def _kill_workers(local: Any) -> None:
+    """SIGKILL every worker process the nannies of `local` still hold."""
+    for nanny in list(getattr(local, "workers", {}).values()):
+        proc = getattr(getattr(nanny, "process", None), "process", None)
+        pid = getattr(proc, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @contextmanager
