@@ -190,3 +190,49 @@ def test_the_installed_testbed_runs_a_two_flow_red_scenario(installed):
     link = s["links"]["r1->r2"]
     assert link["arrivals"] > 0 and link["utilization"] > 0.5
     assert "prediction" in s  # the installed simulator ran the same scenario
+
+
+OWN_AQM = """
+duration = 20
+warmup = 5
+[[link]]
+a = "s"
+b = "r"
+rate = "100Mbps"
+delay = "5ms"
+[[link]]
+a = "r"
+b = "k"
+rate = "5Mbps"
+delay = "10ms"
+queue = {queue}
+[[flow]]
+type = "tcp"
+src = "s"
+dst = "k"
+count = 5
+"""
+
+
+def test_own_aqms_from_the_install(installed, plugins):
+    """A Python class beside the scenario file and a plugin (built apart, with cargo)
+    run from the installed package, outside the source tree and without cargo, and give
+    the built-ins' results."""
+    venv, env, cwd = installed
+    shutil.copy(ROOT / "docs" / "examples" / "droptail_aqm.py", cwd / "droptail_aqm.py")
+    red = "min_th = 5, max_th = 15, max_p = 0.1, limit = 40"
+    queues = {
+        "tail": '{ type = "droptail", limit = 20 }',
+        "tail_py": '{ type = "python", class = "droptail_aqm:DropTail", limit = 20 }',
+        "red": f'{{ type = "red", {red} }}',
+        "red_plugin": f'{{ type = "plugin", path = "{plugins["red"]}", {red} }}',
+    }
+    links = {}
+    for name, queue in queues.items():
+        (cwd / f"{name}.toml").write_text(OWN_AQM.format(queue=queue))
+        r = _run(installed, str(venv / "bin" / "aqmlab"), "run", f"{name}.toml", "--out", name)
+        assert r.returncode == 0, r.stderr
+        s = json.loads((cwd / name / "summary.json").read_text())
+        links[name] = {k: v for k, v in s["links"]["r->k"].items() if k != "queue_type"}
+    assert links["tail"] == links["tail_py"] and links["tail"]["overflow_drops"] > 0
+    assert links["red"] == links["red_plugin"] and links["red"]["early_drops"] > 0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from aqmlab import Scenario, _native, aqm, cli, simulate
-from aqmlab.sim import _load_toml
+from aqmlab.base import load_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
@@ -60,7 +60,7 @@ def same_results(a: dict, b: dict) -> None:
 
 
 def test_python_droptail_gives_the_builtin_droptail():
-    data = _load_toml((ROOT / "python/aqmlab/scenarios/dumbbell_10mbps.toml").read_text())
+    data = load_toml((ROOT / "python/aqmlab/scenarios/dumbbell_10mbps.toml").read_text())
     data["duration"], data["warmup"] = "40s", "10s"
     bottleneck = data["link"][0]
     bottleneck["queue_ab"] = {"type": "droptail", "limit": 30}
@@ -75,7 +75,7 @@ def test_python_droptail_gives_the_builtin_droptail():
 
 @pytest.mark.parametrize("path", [BENCH, CATALOGUE], ids=["bench_15mbps", "floyd1993_fig3"])
 def test_python_red_gives_the_builtin_red(path):
-    data = _load_toml(path.read_text())
+    data = load_toml(path.read_text())
     builtin = simulate(copy.deepcopy(data), progress=False).summary
     assert replace_queues(data, "red", "red_aqm:Red") >= 1
     mine = simulate(data, progress=False).summary
@@ -201,7 +201,7 @@ def test_a_bad_class_stops_the_run_naming_it(tmp_path, capsys, cls, status, word
 def test_failure_keeps_the_python_exception_as_its_cause(tmp_path, monkeypatch):
     (tmp_path / "bad_aqm2.py").write_text(BAD)
     monkeypatch.syspath_prepend(str(tmp_path))
-    data = _load_toml(SCENARIO.format(cls="bad_aqm2:Raises", params=""))
+    data = load_toml(SCENARIO.format(cls="bad_aqm2:Raises", params=""))
     with pytest.raises(_native.ExternalAqmError) as e:
         simulate(data, progress=False)
     assert isinstance(e.value.__cause__, ZeroDivisionError)

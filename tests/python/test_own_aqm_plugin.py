@@ -12,45 +12,20 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from aqmlab import _native, aqm, cli, simulate
-from aqmlab.sim import _load_toml
+from aqmlab.base import load_toml
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# (the first test builds the plugins: two crates and their dependencies)
+pytestmark = pytest.mark.timeout(3600)
 BENCH = ROOT / "scenarios" / "bench_dumbbell_15mbps.toml"
 CATALOGUE = ROOT / "python" / "aqmlab" / "scenarios" / "floyd1993_fig3.toml"
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("cargo") is None or shutil.which("cc") is None,
-    reason="building a plugin needs cargo and a C compiler",
-)
-
-
-@pytest.fixture(scope="session")
-def plugins(tmp_path_factory):
-    """Paths of the RED plugin, the probe plugin and the library of another ABI."""
-    target = tmp_path_factory.mktemp("plugins")
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
-    for crate in (ROOT / "docs/examples/red-plugin", ROOT / "tests/plugins/probe"):
-        r = subprocess.run(
-            ["cargo", "build", "--release", "--quiet"],
-            cwd=crate,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=3000,
-        )
-        assert r.returncode == 0, r.stderr[-3000:]
-    wrong = target / "libwrong_abi.so"
-    c = ROOT / "tests/plugins/wrong_abi.c"
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(wrong), str(c)], check=True)
-    rel = target / "release"
-    return {"red": rel / "libred_plugin.so", "probe": rel / "libprobe_plugin.so", "abi": wrong}
 
 
 def as_plugin(data: dict, path: Path) -> int:
@@ -68,7 +43,7 @@ def as_plugin(data: dict, path: Path) -> int:
 
 @pytest.mark.parametrize("path", [BENCH, CATALOGUE], ids=["bench_15mbps", "floyd1993_fig3"])
 def test_red_plugin_gives_the_builtin_red(plugins, path):
-    data = _load_toml(path.read_text())
+    data = load_toml(path.read_text())
     builtin = simulate(copy.deepcopy(data), progress=False).summary
     assert as_plugin(data, plugins["red"]) >= 1
     mine = simulate(data, progress=False).summary
@@ -124,7 +99,7 @@ def test_a_plugin_that_panics_stops_the_run(plugins, tmp_path, capsys):
         assert w in err, err
     assert "asked to panic at arrival 40" in err
     with pytest.raises(_native.ExternalAqmError, match="asked to panic at arrival 40"):
-        sc = _load_toml(SCENARIO.format(path=plugins["probe"], params=", panic_at = 40"))
+        sc = load_toml(SCENARIO.format(path=plugins["probe"], params=", panic_at = 40"))
         simulate(sc, progress=False)
 
 
