@@ -1,10 +1,10 @@
-"""aqmlab: simulate, analyse, tune and reproduce RED and its family of AQM algorithms.
+"""aqmlab: simulate, analyse, tune and reproduce active queue management (AQM) algorithms.
 
 The heavy parts are imported on first use, so ``import aqmlab`` is cheap and the
 analysis models work without touching the compiled extension:
 
-- :mod:`aqmlab.aqm` -- the queue disciplines (Drop Tail, Random Drop, RED,
-  Adaptive RED, Feng's Adaptive RED, FRED) backed by the Rust library;
+- :mod:`aqmlab.aqm` -- the queue disciplines of the Rust library: RED and its
+  family, and the AQMs compared with it today (CoDel, FQ-CoDel, PIE and more);
 - :mod:`aqmlab.analysis` -- the papers' analytic models;
 - :class:`aqmlab.Scenario`, :func:`aqmlab.simulate` -- the packet-level simulator;
 - :func:`aqmlab.sweep` -- parameter sweeps on local cores or a Dask cluster.

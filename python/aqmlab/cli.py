@@ -117,7 +117,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser; only the module of `command` (the one being run) is imported."""
     parser = argparse.ArgumentParser(
         prog="aqmlab",
-        description="Simulate, analyse, tune and reproduce RED and its family of AQM algorithms.",
+        description="Simulate, analyse, tune and reproduce active queue management (AQM) algorithms.",
     )
     parser.add_argument(
         "--version", action=_Version, nargs=0, help="show the version number and exit"

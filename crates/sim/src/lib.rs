@@ -1,9 +1,10 @@
-//! # sim — a discrete-event packet network simulator for the RED family
+//! # sim — a discrete-event packet network simulator for active queue management
 //!
 //! Nodes joined by full-duplex point-to-point links (rate, propagation delay), one
 //! output queue per link direction holding any discipline of `crates/aqm`, static
-//! shortest-path routing with link down/up events, TCP Tahoe/Reno/NewReno agents,
-//! open-loop sources, and monitors over the measurement window [warmup, duration].
+//! shortest-path routing with link down/up events, TCP agents (Tahoe, Reno, NewReno,
+//! CUBIC, DCTCP, LEDBAT; SACK, ECN), open-loop sources, and monitors over the
+//! measurement window [warmup, duration].
 //!
 //! ```text
 //!  scenario (TOML / Python dict) --Scenario::from_*--> Scenario --Sim::new--> Sim --run--> Summary
