@@ -51,12 +51,12 @@ RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # over the measurement window (the queue is integrated exactly)
 
 # aqmlab's keys for ns-3 3.37's TcpCubic where it departs from RFC 9438, each measured
-# in ns-3's traces (docs/peers.md, section 6.4): no Reno-friendly region, whole-segment
-# growth through an ACK counter, slow start by the packets each ACK covers, a timeout
-# that reduces the window without recovery's inflation and forgets W_max, (ns-3's
-# socket) a timer backoff that any new ACK ends and an RTT sample on every ACK, and (ns-3
-# with the hook of section 3.1, as ns-2) no new fast retransmit until the ACKs go beyond
-# the recovery point.
+# in ns-3's traces (docs/peers.md 6.2; docs/notes/2026-11-24-cubic-against-ns3.md): no
+# Reno-friendly region, whole-segment growth through an ACK counter, slow start by the
+# packets each ACK covers, a timeout that reduces the window without recovery's
+# inflation and forgets W_max, (ns-3's socket) a timer backoff that any new ACK ends and
+# an RTT sample on every ACK, and (ns-3 with the hook of docs/peers.md section 3, as
+# ns-2) no new fast retransmit until the ACKs go beyond the recovery point.
 NS3_CUBIC = dict(
     cubic_reno_friendly=False,
     cubic_growth="segments",
@@ -70,7 +70,7 @@ NS3_CUBIC = dict(
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
 # The modern AQMs (the M cases), each at its specification's defaults (RFC 8289, 8290,
-# 8033), set explicitly in both aqmlab and ns-3 (docs/peers.md, section 9):
+# 8033), set explicitly in both aqmlab and ns-3 (docs/peers.md 6.2):
 MTU = 1500  # bytes: CoDel's maxpacket (no drop while fewer bytes wait), FQ's quantum
 CODEL = dict(target=0.005, interval=0.100)
 FQ = dict(flows=1024, quantum=MTU, drop_batch_size=64)
@@ -210,7 +210,7 @@ class Case:
                 return {**q, "maxpacket": MTU}
             return {**q, **FQ}
         if self.queue == "pie":
-            # (-nsmode: ns-3 3.37's burst rule too, docs/peers.md 6.4)
+            # (-nsmode: ns-3 3.37's burst rule too, docs/peers.md 6.2)
             rules = {"burst_reset": "quiet"} if self.cubic_rules == "ns3" else {}
             return {
                 **rules,
@@ -485,7 +485,7 @@ def cubic(n: int, duration: float = 100.0) -> Case:
     C 0.4, no SACK, classic recovery): `n` flows over S1's dumbbell (15 Mb/s, Drop Tail
     of 200 packets, base RTTs 100-160 ms; one flow: 100 ms). ns-2 does not run. The
     retransmission timer restarts on the first partial ACK of a recovery only, in
-    aqmlab (its default) as in ns-3 3.37 (measured, docs/peers.md 6.4)."""
+    aqmlab (its default) as in ns-3 3.37 (measured, docs/peers.md 6.2)."""
     return s1(n, "droptail", duration).with_(
         name=f"C-n{n}-droptail-cubic",
         group="C",

@@ -5,7 +5,7 @@
 #
 #   ns ecn_window.tcl TRACE_FILE
 #
-# docs/peers.md 6.5 reads the trace: after each halving the window stays flat until the
+# docs/notes/2026-11-24-evaluate-against-ns3.md reads the trace: after each halving the window stays flat until the
 # ACK of the first packet sent after the reduction.
 if {$argc != 1} {
     puts stderr "usage: ns ecn_window.tcl TRACE_FILE"

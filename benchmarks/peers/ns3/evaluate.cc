@@ -15,7 +15,7 @@
 // aqmlab's mean_delay / delay_p95). Optional parameters `trace_drops 1`, `trace_marks 1`,
 // `trace_cwnd 1`, `trace_queue 1` and `trace_tx 1` write drops, ECN marks, TCP windows and
 // states, the queue disc's length and each transmission's flow and queueing delay to
-// stderr. docs/peers.md (RFC 7928 section) explains each choice.
+// stderr. docs/peers.md (section 6.3) explains each choice.
 
 #include <algorithm>
 #include <chrono>
