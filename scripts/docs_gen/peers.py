@@ -1,0 +1,138 @@
+"""The agreement tables of docs/peers.md, from ``benchmarks/peers/history.csv``.
+
+Each table reads the rows of named labels and judges them with the harness's own rule
+(``benchmarks/peers/run``'s ``agreement``), so a table here is what ``run --report``
+prints for those labels, folded to one line per case."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import sys
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+from .blocks import ROOT, table
+
+PEERS = ROOT / "benchmarks" / "peers"
+HISTORY = PEERS / "history.csv"
+
+#: the labels each table reads (the latest full records of each family)
+S_LABELS = "2026-11-22-eve/A,2026-11-22-eve/B*,2026-11-25/s2-60s"
+CM_LABELS = "2026-11-25/final-cm"
+E_LABELS = "evaluate-2026-11-25/final"
+
+SHORT = {
+    "utilization": "utilization",
+    "mean_queue": "queue",
+    "mean_red_avg": "RED average",
+    "drop_rate": "drop rate",
+    "mean_delay": "delay",
+    "delay_p95": "p95 delay",
+}
+
+
+@lru_cache(maxsize=None)
+def harness():
+    """``benchmarks/peers/run`` as a module (it is a script without a suffix)."""
+    sys.path.insert(0, str(PEERS))
+    loader = importlib.machinery.SourceFileLoader("peers_run", str(PEERS / "run"))
+    spec = importlib.util.spec_from_loader("peers_run", loader)
+    assert spec is not None
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def records(labels: str) -> Dict[str, Dict[str, Dict]]:
+    """case -> simulator -> record of the rows of `labels` (a later row replaces an earlier)."""
+    run = harness()
+    return run.by_case(run.history.read(str(HISTORY), labels))
+
+
+def _result(d: Dict[str, Dict], sim: str) -> Optional[Dict]:
+    r = d.get(sim)
+    return r.get("result") if r else None
+
+
+def outside(d: Dict[str, Dict]) -> List[str]:
+    """The metrics of one case outside the agreement rule, each with aqmlab's difference."""
+    run = harness()
+    aq, n2, n3 = (_result(d, s) for s in ("aqmlab", "ns2", "ns3"))
+    if aq is None or (n2 is None and n3 is None):
+        return []
+    out = []
+    for met in SHORT:
+        a, b, c = aq.get(met), (n2 or {}).get(met), (n3 or {}).get(met)
+        if run.agreement(met, a, b, c) == "FAIL":
+            ref = b if b is not None else c
+            out.append(f"{SHORT[met]} {run.diff(met, a, ref, ' pp')}")
+    return out
+
+
+def _triple(d: Dict[str, Dict], met: str, spec: str) -> str:
+    vals = []
+    for s in ("aqmlab", "ns2", "ns3"):
+        r = _result(d, s)
+        v = r.get(met) if r else None
+        vals.append("-" if v is None else format(v, spec))
+    return " / ".join(vals)
+
+
+def s_table() -> str:
+    """S1 and S2 against ns-2 (ns-3 beside): one row per case."""
+    rows = []
+    for case, d in records(S_LABELS).items():
+        rows.append(
+            [
+                case,
+                _triple(d, "utilization", ".3f"),
+                _triple(d, "mean_queue", ".3g"),
+                _triple(d, "mean_red_avg", ".3g"),
+                _triple(d, "drop_rate", ".3g"),
+                "; ".join(outside(d)) or "ok",
+            ]
+        )
+    head = ["case", "utilization", "mean queue", "RED average", "drop rate", "outside the rule"]
+    return f"aqmlab / ns-2 / ns-3, labels `{S_LABELS}`:\n\n" + table(head, rows)
+
+
+def _pairs(recs: Dict[str, Dict[str, Dict]], base: str, suffixes: Tuple[str, ...]) -> List[str]:
+    return [
+        "; ".join(outside(recs[base + s])) or "ok" if base + s in recs else "-" for s in suffixes
+    ]
+
+
+def cm_table() -> str:
+    """The CUBIC cases against ns-3 with aqmlab's defaults and with ns-3's rules, and
+    the same dumbbells with NewReno senders."""
+    recs = records(CM_LABELS)
+    rows = []
+    for case in recs:
+        if not case.endswith("-cubic"):
+            continue
+        newreno = case[: -len("-cubic")] + "-newreno"
+        cells = _pairs(recs, case, ("", "-nsmode")) + _pairs(recs, newreno, ("",))
+        rows.append([case[: -len("-cubic")]] + cells)
+    head = ["case", "CUBIC, aqmlab's defaults", "CUBIC, `-nsmode`", "NewReno"]
+    return f"Outside the rule against ns-3, label `{CM_LABELS}`:\n\n" + table(head, rows)
+
+
+def e_table() -> str:
+    """The E cases against ns-3: one row per scenario, one column per AQM."""
+    recs = records(E_LABELS)
+    aqms = ["red", "codel", "pie", "fq_codel"]
+    grid: Dict[str, Dict[str, str]] = {}
+    for case, d in recs.items():
+        stem, ecn = (case[:-4], "-ecn") if case.endswith("-ecn") else (case, "")
+        scen, aqm = stem[2:].rsplit("-", 1)
+        grid.setdefault(scen + ecn, {})[aqm] = "; ".join(outside(d)) or "ok"
+    rows = [[s] + [grid[s].get(a, "-") for a in aqms] for s in grid]
+    return f"Outside the rule against ns-3, label `{E_LABELS}`:\n\n" + table(
+        ["scenario"] + aqms, rows
+    )
+
+
+def bodies() -> Dict[str, str]:
+    """docs/peers.md's generated blocks."""
+    return {"peers-s": s_table(), "peers-cm": cm_table(), "peers-e": e_table()}

@@ -1,0 +1,190 @@
+"""The README and docs/ against the code and the measurements: generated pieces current,
+links and anchors resolving, commands and flags the docs name existing, the TCP
+variants the simulator accepts listed, the README's examples running."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Set
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from docs_gen import blocks, generated, reproductions  # noqa: E402
+
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def test_generated_pieces_are_current():
+    """Every generated block and page equals what its sources give (`scripts/docs build`)."""
+    assert generated.stale() == []
+
+
+def test_api_reference_builds(tmp_path: Path):
+    """`scripts/docs api` renders every module, with no import error, pdoc warning or
+    docstring reference that names nothing."""
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "docs"), "api", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (tmp_path / "index.html").exists()
+    assert (tmp_path / "aqmlab" / "evaluate.html").exists()
+
+
+def _counts(block: str) -> Dict[str, List[int]]:
+    rows = [
+        r.strip("|").split("|") for r in block.splitlines() if r.startswith("| ") and "---" not in r
+    ]
+    return {r[0].strip(): [int(x) for x in r[1:]] for r in rows[1:]}
+
+
+def test_reproduction_counts_agree_with_the_rows_and_the_catalogue():
+    """The README's per-paper counts are the reproductions page's, whose ok / differ
+    counts are its listed rows' and whose experiments are the catalogue's."""
+    page = reproductions.PAGE.read_text()
+    table = blocks.blocks(page)["reproduce-counts"]
+    assert blocks.blocks(README.read_text())["reproduce-counts"] == table
+    counts = _counts(table)
+    sections = re.split(r"^## ", page, flags=re.M)[1:]
+    seen = []
+    for sec in sections:
+        paper, body = sec.split("\n", 1)
+        rows = [r for r in body.splitlines() if r.startswith("| ") and not r.startswith("| id ")]
+        ids = re.findall(r"^- \*\*([\w.-]+)\*\*", body, flags=re.M)
+        seen += ids
+        n_exp, ok, differ, _ = counts[paper.strip()]
+        assert len(ids) == n_exp, paper
+        assert sum(r.rstrip(" |").endswith("| ok") for r in rows) == ok, paper
+        assert sum(r.rstrip(" |").endswith("| differs") for r in rows) == differ, paper
+    assert sorted(seen) == sorted(generated.catalogue_order())
+
+
+def test_every_experiment_with_a_difference_links_its_explanation():
+    """Each id of the catalogue maps to a section of a reproduction page (`SECTIONS`)."""
+    for id_ in generated.catalogue_order():
+        if id_ in ("floyd1993-fig7", "floyd1993-fig8"):
+            continue  # computed, no simulation: their notes are their explanation
+        assert reproductions.why(id_) is not None, id_
+
+
+def _anchors(path: Path) -> Set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
+    return {reproductions.anchor(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_resolve(page: Path):
+    """Every relative link of the page names a file that exists, and its anchor a heading."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, frag = target.partition("#")
+        dest = (page.parent / file).resolve() if file else page
+        if not dest.exists():
+            bad.append(target)
+        elif frag and dest.suffix == ".md" and frag not in _anchors(dest):
+            bad.append(target)
+    assert bad == [], "\n".join(bad)
+
+
+def _help(*args: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "aqmlab", *args, "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "200"},
+    ).stdout
+
+
+def _commands(text: str) -> List[str]:
+    """The shell commands of a Markdown text that run `aqmlab`: lines of fenced blocks
+    (not Python) and inline code spans that start with it (or with a path to it)."""
+    lines, prose, fence = [], [], None
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fence = None if fence is not None else line[3:].strip()
+        elif fence is None:
+            prose.append(line)
+        elif fence != "python":
+            lines.append(line)
+    spans = re.findall(r"`([^`\n]+)`", "\n".join(prose))
+    return lines + [s for s in spans if re.match(r"(\S*/)?aqmlab ", s)]
+
+
+def test_commands_and_flags_the_docs_name_exist():
+    """Each `aqmlab COMMAND --flag` in the README and docs/ is a command with that flag."""
+    commands = set(
+        re.findall(r"^    ([a-z][\w-]*)\b", _help().split("positional arguments:")[-1], flags=re.M)
+    )
+    assert {"run", "reproduce", "evaluate"} <= commands
+    helps: Dict[str, str] = {}
+    bad = []
+    for page in PAGES:
+        for code in _commands(page.read_text()):
+            for m in re.finditer(r"(?:^|[\s/])aqmlab ([a-z][\w-]*)([^#|;]*)", code):
+                cmd, args = m.group(1), m.group(2)
+                if cmd not in commands:
+                    bad.append(f"{page.name}: aqmlab {cmd}")
+                    continue
+                if cmd not in helps:
+                    helps[cmd] = _help(cmd)
+                for flag in re.findall(r"(?<![\w-])(--[a-z][\w-]*)", args):
+                    if not re.search(rf"{flag}\b(?!-)", helps[cmd]):
+                        bad.append(f"{page.name}: aqmlab {cmd} {flag}")
+    assert bad == [], "\n".join(bad)
+
+
+def _simulator_error(flow: Dict[str, str]) -> str:
+    import aqmlab
+
+    scenario = {
+        "duration": "1s",
+        "link": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}],
+        "flow": [{"src": "a", "dst": "b", **flow}],
+    }
+    with pytest.raises(ValueError) as err:
+        aqmlab.simulate(scenario)
+    return str(err.value)
+
+
+def test_readme_lists_the_tcp_variants_the_simulator_accepts():
+    """The simulator's row of "What is here" names every TCP variant it accepts."""
+    msg = _simulator_error({"type": "tcp", "variant": "no-such-variant"})
+    variants = re.findall(r"`(\w+)`", msg.split("expected", 1)[-1])
+    assert len(variants) >= 6, msg
+    row = next(line for line in README.read_text().splitlines() if "packet-level simulator" in line)
+    names = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP", "ledbat": "LEDBAT"}
+    missing = [v for v in variants if names.get(v, v.capitalize()) not in row]
+    assert missing == []
+
+
+def _python_blocks() -> List[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("n", range(len(_python_blocks())))
+def test_readme_python_examples_run(n: int, monkeypatch):
+    """Each Python example of the README runs from the source tree, and a number its
+    comments state after a colon is the value its line computes (to the digits shown)."""
+    monkeypatch.chdir(ROOT)
+    block = _python_blocks()[n]
+    ns: Dict[str, object] = {}
+    exec(compile(block, f"README.md python block {n}", "exec"), ns)  # noqa: S102
+    for line in block.splitlines():
+        m = re.match(r"^([\w.]+\(.*\))\s+#[^:]*:\s*(-?\d+\.\d+)\s*$", line)
+        if m:
+            value = eval(m.group(1), ns)  # noqa: S307 - the README's own example
+            digits = len(m.group(2).split(".")[1])
+            assert round(float(value), digits) == pytest.approx(float(m.group(2))), line
