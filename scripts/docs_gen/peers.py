@@ -66,7 +66,10 @@ def outside(d: Dict[str, Dict]) -> List[str]:
         a, b, c = aq.get(met), (n2 or {}).get(met), (n3 or {}).get(met)
         if run.agreement(met, a, b, c) == "FAIL":
             ref = b if b is not None else c
-            out.append(f"{SHORT[met]} {run.diff(met, a, ref, ' pp')}")
+            if ref == 0:
+                out.append(f"{SHORT[met]} {a:.2g} against 0")
+            else:
+                out.append(f"{SHORT[met]} {run.diff(met, a, ref, ' pp')}")
     return out
 
 

@@ -231,7 +231,9 @@ def page(run: Path, info: Dict[str, str], order: List[str]) -> Tuple[str, str]:
         "",
         "Each paper's page says how its experiments are built, what they assume and why each"
         " difference arises; below, every row with a verdict and, per experiment, the"
-        " section that explains it and the notes its code writes beside its results.",
+        " section that explains it and the notes its code writes beside its results. The"
+        " papers' pages were written from development runs: where a figure there differs"
+        " in its last digits from this run's, this run is the reference.",
         "",
     ]
     body = [paper_section(p, es) for p, es in papers.items()]
