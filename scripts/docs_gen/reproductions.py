@@ -221,7 +221,7 @@ def page(run: Path, info: Dict[str, str], order: List[str]) -> Tuple[str, str]:
         f"`aqmlab reproduce all` on {info['date']} at commit `{info['commit']}` (build `{info['build']}`): "
         f"{len(entries)} experiments, {total['ok']} rows ok, {total['differs']} differ, "
         f"{total['not-reported']} quantities aqmlab reports that the papers give no number for; "
-        f"{info['wall']} wall. Each experiment's `comparison.csv` has every row; `index.html` "
+        f"wall time {info['wall']}. Each experiment's `comparison.csv` has every row; `index.html` "
         "shows every figure with its table, assumptions and notes. The wall time of the latest "
         "runs is on [timings](../timings.md).",
         "",

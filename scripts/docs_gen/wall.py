@@ -86,9 +86,12 @@ def count(python: Path, out: Path, name: str) -> int:
     return int(subprocess.check_output([str(python), "-c", code], text=True))
 
 
-def run(aqmlab: Path, out: Path, names: List[str], record: bool, how: str) -> List[Dict[str, str]]:
+def run(
+    aqmlab: Path, out: Path, names: List[str], record: bool, how: str, source: str
+) -> List[Dict[str, str]]:
     """Run each named command into ``out/<name>`` and return (and with `record` append)
-    its row of the wall-time history."""
+    its row of the wall-time history; `source` is the commit the package was installed
+    from (the source tree's own commit when empty)."""
     python = aqmlab.parent / "python"
     rows = []
     for name in names:
@@ -100,7 +103,7 @@ def run(aqmlab: Path, out: Path, names: List[str], record: bool, how: str) -> Li
             m = measured([str(aqmlab), *args, "--out", str(dest), "--no-progress"], cwd)
         row = {
             "date": date,
-            "commit": commit(),
+            "commit": source or commit(),
             "command": " ".join(args),
             "runs": str(count(python, dest, name)),
             "wall_s": f"{m['wall_s']:.1f}",
