@@ -4,6 +4,7 @@ variants the simulator accepts listed, the README's examples running."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -144,6 +145,70 @@ def test_commands_and_flags_the_docs_name_exist():
                     if not re.search(rf"{flag}\b(?!-)", helps[cmd]):
                         bad.append(f"{page.name}: aqmlab {cmd} {flag}")
     assert bad == [], "\n".join(bad)
+
+
+#: Pages that state what holds now (the dated notes keep what held then).
+CURRENT = [p for p in PAGES if "notes" not in p.relative_to(ROOT).parts]
+
+
+def _spans(page: Path) -> List[str]:
+    """The inline code spans of a page's prose and the lines of its fenced blocks that
+    are not Python (the README's Python blocks run in their own test)."""
+    return _commands(page.read_text()) + re.findall(
+        r"`([^`\n]+)`", re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    )
+
+
+def _resolve(dotted: str) -> bool:
+    """Whether `aqmlab.a.b.c` (or `aqmlab.a.b:c`) names a module or an attribute of one."""
+    parts = dotted.replace(":", ".").split(".")
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and not name.startswith(e.name):
+                raise  # the module exists and an import inside it failed
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_python_names_the_docs_name_exist():
+    """Each `aqmlab.module[.name]` and `python -m aqmlab...` the README and the pages
+    state names a module (or a module's attribute) of the package."""
+    names = set()
+    for page in CURRENT:
+        for span in _spans(page):
+            names.update(re.findall(r"(?<![\w/.-])(aqmlab(?:\.[A-Za-z_]\w*)+(?::\w+)?)", span))
+    assert len(names) >= 30, sorted(names)
+    assert [n for n in sorted(names) if not _resolve(n)] == []
+
+
+def test_paths_the_docs_name_exist():
+    """Each path into the repository a page names in code (`crates/...`, `python/...`,
+    `scripts/...`, ...) exists, or is git-ignored output; placeholders aside."""
+    top = r"(?:crates|python|scripts|benchmarks|scenarios|sweeps|tests|docs|\.ci)/"
+    paths = set()
+    for page in CURRENT:
+        for span in _spans(page):
+            for m in re.finditer(rf"(?<![\w./-])({top}[\w./-]*)", span):
+                if not re.search(r"[<{*]", span[m.end() : m.end() + 1] + m.group(1)):
+                    paths.add(m.group(1).rstrip(".:"))
+    assert len(paths) >= 40, sorted(paths)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(sorted(paths)),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.split()
+    missing = [p for p in sorted(paths) if not (ROOT / p).exists() and p not in ignored]
+    assert missing == []
 
 
 def _simulator_error(flow: Dict[str, str]) -> str:
