@@ -14,6 +14,11 @@ from typing import Dict, List, Set
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -233,6 +238,67 @@ def test_readme_lists_the_tcp_variants_the_simulator_accepts():
     names = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP", "ledbat": "LEDBAT"}
     missing = [v for v in variants if names.get(v, v.capitalize()) not in row]
     assert missing == []
+
+
+SIMULATOR = ROOT / "docs" / "simulator.md"
+
+
+def _scenario_block() -> str:
+    return re.search(r"## Scenario files\n\n```toml\n(.*?)```", SIMULATOR.read_text(), re.S)[1]
+
+
+def test_simulator_page_scenario_example_is_valid():
+    """docs/simulator.md's scenario file, its hosts linked to its routers, is a valid
+    scenario: every key it shows exists and takes the value shown."""
+    import aqmlab
+
+    scenario = tomllib.loads(_scenario_block())
+    access = {"rate": "100Mbps", "delay": "1ms"}
+    scenario["link"] += [{"a": "s1", "b": "r1", **access}, {"a": "r2", "b": "k1", **access}]
+    flow = aqmlab.Scenario(scenario).normalized()["flows"][0]
+    assert (flow["type"], flow["tcp"]["variant"]) == ("tcp", "newreno")
+
+
+@pytest.mark.parametrize("key,flow", [("type", {}), ("variant", {"type": "tcp"})])
+def test_simulator_page_lists_the_flow_types_and_variants(key: str, flow: Dict[str, str]):
+    """The scenario file's comments list the flow types and TCP variants the simulator
+    accepts, in its order."""
+    msg = _simulator_error({**flow, key: "no-such-name"})
+    accepted = re.findall(r"`(\w+)`", msg.split("expected", 1)[-1])
+    line = re.search(rf"^{key} = .*#\s*(.*)$", _scenario_block(), flags=re.M)[1]
+    assert [w.strip() for w in line.split("|")] == accepted
+
+
+def _keys(listed: str) -> Set[str]:
+    """The key names of a comma-separated list such as `index, name "a->b", rate_bps`."""
+    listed = re.sub(r"\([^)]*\)", "", listed)
+    return {item.split()[0] for item in listed.split(",") if item.strip()}
+
+
+def test_simulator_page_lists_the_normalised_scenarios_keys():
+    """The keys docs/simulator.md gives for `Scenario(...).normalized()` are its keys."""
+    import aqmlab
+
+    text = SIMULATOR.read_text()
+    block = re.search(r"Its keys \(only ever added to\):\n\n```text\n(.*?)```", text, re.S)[1]
+    top, _, tables = block.partition("\nnodes:")
+    page = {"": _keys(top.replace("\n", ", "))}
+    for name, inner in re.findall(r"^(\w+):\s*\[?\{?([^\]}]*)", "nodes:" + tables, re.M | re.S):
+        page[""].add(name)
+        if name != "nodes":
+            page[name] = _keys(inner.replace("\n", " "))
+    link = {"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}
+    n = aqmlab.Scenario(
+        {
+            "duration": "1s",
+            "link": [link],
+            "flow": [{"src": "a", "dst": "b"}],
+            "event": [{"at": "0.5s", "a": "a", "b": "b", "action": "down"}],
+        }
+    ).normalized()
+    code = {"": set(n), "trace": set(n["trace"])}
+    code.update({k: set(n[k][0]) for k in ("links", "directions", "flows", "events")})
+    assert page == code
 
 
 def _python_blocks() -> List[str]:
