@@ -157,11 +157,12 @@ CURRENT = [p for p in PAGES if "notes" not in p.relative_to(ROOT).parts]
 
 
 def _spans(page: Path) -> List[str]:
-    """The inline code spans of a page's prose and the lines of its fenced blocks that
-    are not Python (the README's Python blocks run in their own test)."""
-    return _commands(page.read_text()) + re.findall(
-        r"`([^`\n]+)`", re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
-    )
+    """The inline code spans of a page's prose (one may break across lines, not across
+    paragraphs) and the lines of its fenced blocks that are not Python (the README's
+    Python blocks run in their own test)."""
+    prose = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    spans = re.findall(r"`((?:[^`\n]|\n(?!\n))+)`", prose)
+    return _commands(page.read_text()) + [s.replace("\n", " ") for s in spans]
 
 
 def _resolve(dotted: str) -> bool:
