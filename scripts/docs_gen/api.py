@@ -8,6 +8,7 @@ fails when a module does not import, when pdoc warns, or when a reference is bro
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -100,7 +101,25 @@ def resolves(name: str, mod: ModuleType, cls: Optional[type]) -> bool:
         return True
     if _lookup(mod, name) or _lookup(vars(builtins), name):
         return True
+    if _documented_by_pdoc(mod.__name__, name, cls):
+        return True
     return _importable(name) or _importable("aqmlab." + name)
+
+
+@functools.lru_cache(maxsize=None)
+def _pdoc_module(name: str) -> Any:
+    import pdoc.doc
+
+    return pdoc.doc.Module(importlib.import_module(name))
+
+
+def _documented_by_pdoc(module: str, name: str, cls: Optional[type]) -> bool:
+    """Does pdoc document `name` in `module` (or in `cls`)? It also knows what a class's
+    ``__init__`` assigns to ``self`` (``Result.summary``), which no class attribute is."""
+    doc = _pdoc_module(module)
+    if cls is not None and doc.get(f"{cls.__qualname__}.{name}") is not None:
+        return True
+    return doc.get(name) is not None
 
 
 def broken_references(mods: List[ModuleType]) -> List[str]:
