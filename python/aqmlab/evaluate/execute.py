@@ -93,7 +93,7 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
 
     `aqms`: queue types at their defaults (``"red,codel"`` or a list), or a dict of label
     -> queue table; `aqm_file`: a TOML file of ``[queue.LABEL]`` tables (``aqmlab compare
-    --aqm-file``); neither: :data:`DEFAULT_AQMS`. A queue without ``limit`` /
+    --aqm-file``); neither: :data:`aqmlab.evaluate.DEFAULT_AQMS`. A queue without ``limit`` /
     ``limit_bytes`` gets the scenario's buffer. `scenarios`: ids or RFC section prefixes
     (:func:`select`; default all). `quick`: 60 s runs (10 s warm-up) instead of 300 s
     (30 s), 3 seeds instead of 5; `seeds` overrides the number of seeds (1..seeds).
