@@ -171,46 +171,10 @@ def _queue_params(q: Mapping[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
-    """The parameters of ns3/evaluate.cc for a normalised scenario (`normalized`).
-
-    Every flow runs s<i> -> l -> r -> k<i> over its own access links; the flow lists
-    hold one value per flow. The TCP settings that the program takes once must be
-    the same for every TCP flow (they are in every evaluate scenario)."""
-    links = {str(i): lk for i, lk in enumerate(sc["links"])}
-    bott = sc["bottleneck"]
-    blink, bq = _link(links, bott)
-    _, rq = _link(links, "->".join(reversed(bott.split("->"))))
-    flows = sc["flows"]
-    tcps = [f["tcp"] for f in flows if f["type"] == "tcp"]
-    for key in SHARED_TCP:
-        if len({json.dumps(t[key]) for t in tcps}) > 1:
-            raise ValueError(f"flows: tcp.{key} differs between flows (ns-3 takes it once)")
-    sizes = {f["packet_size"] for f in flows}
-    if len(sizes) != 1:
-        raise ValueError("flows: packet sizes differ (ns3/evaluate.cc takes one)")
-    pkt = sizes.pop()
-    t0 = tcps[0] if tcps else {}
-    out: Dict[str, Any] = {
-        "name": sc["name"],
-        "duration": sc["duration"],
-        "warmup": sc["warmup"],
-        "seed": sc["seed"],
-        "bottleneck_rate": blink["rate_bps"],
-        "bottleneck_delay": blink["delay"],
-        "reverse_limit": rq["limit"],
-        "packet_size": pkt,
-        "segment_size": pkt - 40,
-        "max_window": t0.get("max_window", 10000),
-        "sack": t0.get("sack", True),
-        "limited_transmit": t0.get("limited_transmit", False),
-        "min_rto": t0.get("min_rto", 0.2),
-        "init_rto": t0.get("initial_rto", 1.0),
-        "tcp_tick": t0.get("tick", 0.01),
-        "ecn": any(f["ecn"] for f in flows),
-        "flows": len(flows),
-        **_queue_params(bq),
-    }
+def _flow_columns(
+    flows: List[Mapping[str, Any]], links: Mapping[str, Any], bott: str
+) -> Dict[str, List[Any]]:
+    """The per-flow lists of ns3/evaluate.cc's parameters (one value per flow)."""
     cols: Dict[str, List[Any]] = {
         k: []
         for k in (
@@ -252,7 +216,50 @@ def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
         cols["flow_dst_delay"].append(dst["delay"])
         cols["flow_dst_rate"].append(dst["rate_bps"])
         cols["flow_dst_limit"].append(dq["limit"])
-    out.update(cols)
+    return cols
+
+
+def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
+    """The parameters of ns3/evaluate.cc for a normalised scenario (`normalized`).
+
+    Every flow runs s<i> -> l -> r -> k<i> over its own access links; the flow lists
+    hold one value per flow. The TCP settings that the program takes once must be
+    the same for every TCP flow (they are in every evaluate scenario)."""
+    links = {str(i): lk for i, lk in enumerate(sc["links"])}
+    bott = sc["bottleneck"]
+    blink, bq = _link(links, bott)
+    _, rq = _link(links, "->".join(reversed(bott.split("->"))))
+    flows = sc["flows"]
+    tcps = [f["tcp"] for f in flows if f["type"] == "tcp"]
+    for key in SHARED_TCP:
+        if len({json.dumps(t[key]) for t in tcps}) > 1:
+            raise ValueError(f"flows: tcp.{key} differs between flows (ns-3 takes it once)")
+    sizes = {f["packet_size"] for f in flows}
+    if len(sizes) != 1:
+        raise ValueError("flows: packet sizes differ (ns3/evaluate.cc takes one)")
+    pkt = sizes.pop()
+    t0 = tcps[0] if tcps else {}
+    out: Dict[str, Any] = {
+        "name": sc["name"],
+        "duration": sc["duration"],
+        "warmup": sc["warmup"],
+        "seed": sc["seed"],
+        "bottleneck_rate": blink["rate_bps"],
+        "bottleneck_delay": blink["delay"],
+        "reverse_limit": rq["limit"],
+        "packet_size": pkt,
+        "segment_size": pkt - 40,
+        "max_window": t0.get("max_window", 10000),
+        "sack": t0.get("sack", True),
+        "limited_transmit": t0.get("limited_transmit", False),
+        "min_rto": t0.get("min_rto", 0.2),
+        "init_rto": t0.get("initial_rto", 1.0),
+        "tcp_tick": t0.get("tick", 0.01),
+        "ecn": any(f["ecn"] for f in flows),
+        "flows": len(flows),
+        **_queue_params(bq),
+    }
+    out.update(_flow_columns(flows, links, bott))
     return out
 
 

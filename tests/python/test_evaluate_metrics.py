@@ -169,7 +169,9 @@ def test_row_assembles_the_columns() -> None:
     ]
     # events: {0, 1} at 20 s, {0} at 30 s; a signal before the warm-up is ignored
     times, ids = [5.0, 20.0, 20.01, 30.0, 30.05], [1, 0, 1, 0, 2]
-    r = M.row("6", _summary(flows), times, ids, ("ref", "rtt", "udp"), ("ref", "rtt"), 0.1)
+    r = M.row(
+        M.Layout("6", ("ref", "rtt", "udp"), ("ref", "rtt"), 0.1), _summary(flows), times, ids
+    )
     assert r["goodput_bps"] == pytest.approx(6e6 + 2e6 + 1e5 + 5e4)
     assert r["loss_rate"] == pytest.approx(0.02) and r["mark_rate"] == pytest.approx(0.005)
     assert r["loss_interval_mean"] == pytest.approx((30.05 - 20.0) / 3)
@@ -202,7 +204,7 @@ def test_row_jain_startup_and_pools() -> None:
         dict(_flow(6, "burst#0.0", 1e4), transfers=4, mean_fct=2.0, fct_p95=5.0, **web),
     ]
     stops = {2: 40.0, 3: 40.0}
-    r = M.row("8.2.5", _summary(flows), [], [], ("bulk",), ("bulk",), 0.1, stops=stops)
+    r = M.row(M.Layout("8.2.5", ("bulk",), ("bulk",), 0.1), _summary(flows), [], [], stops=stops)
     assert r["jain"] == pytest.approx(1.0)
     plain = M.jain([both, both, part, part])
     assert plain < 0.8  # the plain index of the goodputs would call this unfair

@@ -324,13 +324,7 @@ def identify_misbehaving(
         thr_share = {}
     flow_ids = sorted(set(thr_share) | set(np.unique(marks["flow"]).tolist()))
     rm = recent_marks(marks, nn, flows=flow_ids)
-    n_flows = max(1, len(flow_ids))
-    if isinstance(reference_share, Mapping):
-        ref = {f: float(reference_share.get(f, 1.0 / n_flows)) for f in flow_ids}
-    elif reference_share is None:
-        ref = {f: 1.0 / n_flows for f in flow_ids}
-    else:
-        ref = {f: float(reference_share) for f in flow_ids}
+    ref = _reference_shares(reference_share, flow_ids)
     if threshold is not None:
         th = float(threshold)
         if not (0.0 < th <= 1.0):
@@ -340,28 +334,13 @@ def identify_misbehaving(
         thr = {f: flag_threshold(nn, ref[f], alpha) for f in flow_ids}
     th_vec = np.array([thr[f] for f in rm.flows], dtype=float)
     full = rm.full
-    shares = rm.shares()
-    flag = (shares >= th_vec[None, :] - 1e-12) & full[:, None]
-    rows_idx = np.flatnonzero(full)
-    flagged = pd.DataFrame(
-        {
-            "time": rm.time[rows_idx],
-            "marked_flow": rm.flow[rows_idx],
-            "flagged": [tuple(rm.flows[flag[k]].tolist()) for k in rows_idx],
-        }
-    )
+    flag = (rm.shares() >= th_vec[None, :] - 1e-12) & full[:, None]
     total = len(marks)
     per = []
     for j, f in enumerate(rm.flows):
         nm = int((rm.flow == f).sum())
         ts = thr_share.get(f, float("nan"))
         frac = float(flag[full, j].mean()) if full.any() else float("nan")
-        if ts != ts:  # no throughput share known
-            bound = float("nan")
-        elif thr[f] > 1:  # a share above 1 cannot be reached
-            bound = 0.0
-        else:
-            bound = false_flag_bound(nn, ts, thr[f])
         per.append(
             {
                 "flow": f,
@@ -371,7 +350,44 @@ def identify_misbehaving(
                 "reference_share": ref[f],
                 "threshold": thr[f],
                 "flagged_fraction": frac,
-                "false_flag_bound": bound,
+                "false_flag_bound": _flag_bound(nn, ts, thr[f]),
             }
         )
+    flagged = _flagged(rm, flag)
     return {"recent": rm, "thresholds": thr, "flagged": flagged, "per_flow": pd.DataFrame(per)}
+
+
+def _reference_shares(
+    reference_share: Union[None, float, Mapping[Any, float]], flow_ids: Sequence[Any]
+) -> Dict[Any, float]:
+    """Each flow's reference share: the one given for it, else the fair share 1/N."""
+    n_flows = max(1, len(flow_ids))
+    if isinstance(reference_share, Mapping):
+        return {f: float(reference_share.get(f, 1.0 / n_flows)) for f in flow_ids}
+    if reference_share is None:
+        return {f: 1.0 / n_flows for f in flow_ids}
+    return {f: float(reference_share) for f in flow_ids}
+
+
+def _flag_bound(n: int, share: float, threshold: float) -> float:
+    """Hoeffding's bound on the flagged fraction of a flow whose marks follow its
+    throughput `share` (NaN where the share is unknown, 0 for a threshold above 1)."""
+    if share != share:  # no throughput share known
+        return float("nan")
+    if threshold > 1:  # a share above 1 cannot be reached
+        return 0.0
+    return false_flag_bound(n, share, threshold)
+
+
+def _flagged(rm: RecentMarks, flag: np.ndarray) -> Any:
+    """``time, marked_flow, flagged``: the flows flagged after each mark of a full list."""
+    import pandas as pd
+
+    rows_idx = np.flatnonzero(rm.full)
+    return pd.DataFrame(
+        {
+            "time": rm.time[rows_idx],
+            "marked_flow": rm.flow[rows_idx],
+            "flagged": [tuple(rm.flows[flag[k]].tolist()) for k in rows_idx],
+        }
+    )

@@ -348,6 +348,33 @@ def _dominant_period(s: np.ndarray) -> float:
     return float(start + int(np.argmax(seg)))
 
 
+def _short_window(q: np.ndarray) -> int:
+    """The short-term scale of a trace: the median spacing of its local maxima (at
+    least 2 samples)."""
+    inner = q[1:-1]
+    peaks = np.nonzero((inner > q[:-2]) & (inner >= q[2:]))[0] + 1
+    ws = int(round(float(np.median(np.diff(peaks))))) if peaks.size >= 3 else 2
+    return max(2, ws)
+
+
+def _burst_ratio(q: np.ndarray, s: np.ndarray) -> Tuple[float, float]:
+    """(b, the OFF level): the ON and OFF samples are those above and below the local
+    long-term level s (eq. 10 alternates q0 g and b q0 g around (1 + b)/2 q0 g). Where s
+    is small its relative error distorts the ratio, so only the upper half of the
+    long-term cycle counts."""
+    upper = (s >= max(1.0, float(np.median(s)))) & (s > 0)
+    if upper.sum() < max(8, 0.1 * len(q)):
+        raise ValueError(
+            "trace: the queue is too often (nearly) empty to measure the burst ratio b"
+        )
+    r = q[upper] / s[upper]
+    on, off = r[r > 1.0], r[r <= 1.0]
+    if on.size < 4 or off.size < 4 or not np.median(off) > 0:
+        raise ValueError("trace: no short-term ON-OFF variation found to measure the burst ratio b")
+    off_level = float(np.median(off))
+    return float(np.median(on) / off_level), off_level
+
+
 def estimate_zheng_inputs(
     trace: Any,
     *,
@@ -387,30 +414,15 @@ def estimate_zheng_inputs(
     n = len(q)
     if n < 32:
         raise ValueError(f"trace must hold at least 32 samples, got {n}")
-    if short_window is None:
-        inner = q[1:-1]
-        peaks = np.nonzero((inner > q[:-2]) & (inner >= q[2:]))[0] + 1
-        ws = int(round(float(np.median(np.diff(peaks))))) if peaks.size >= 3 else 2
-        ws = max(2, ws)
-    else:
-        ws = integer("short_window", short_window, minimum=1)
+    ws = (
+        _short_window(q)
+        if short_window is None
+        else integer("short_window", short_window, minimum=1)
+    )
     s = _moving_average(q, ws)
     P = _dominant_period(s)
     l1 = P / 2.0
-    # ON and OFF samples: above / below the local long-term level s (eq. 10 alternates
-    # q0 g and b q0 g around (1 + b)/2 q0 g). Where s is small its relative error
-    # distorts the ratio, so use the upper half of the long-term cycle.
-    upper = (s >= max(1.0, float(np.median(s)))) & (s > 0)
-    if upper.sum() < max(8, 0.1 * n):
-        raise ValueError(
-            "trace: the queue is too often (nearly) empty to measure the burst ratio b"
-        )
-    r = q[upper] / s[upper]
-    on, off = r[r > 1.0], r[r <= 1.0]
-    if on.size < 4 or off.size < 4 or not np.median(off) > 0:
-        raise ValueError("trace: no short-term ON-OFF variation found to measure the burst ratio b")
-    off_level = float(np.median(off))
-    b = float(np.median(on) / off_level)
+    b, off_level = _burst_ratio(q, s)
     e = s * off_level  # OFF-level envelope, g(i) q0
     spread = float(np.quantile(e, 0.95) - np.quantile(e, 0.05))
     if not spread > 0:

@@ -155,7 +155,7 @@ def checked_specs(
 
 #: The modules whose code decides a run's numbers besides the simulator: the scenarios'
 #: definitions, the point's run and its metrics.
-_RESULT_MODULES = ("scenarios.py", "sensitivity.py", "point.py", "metrics.py")
+_RESULT_MODULES = ("setup.py", "scenarios.py", "sensitivity.py", "point.py", "metrics.py")
 
 
 def build_id() -> str:

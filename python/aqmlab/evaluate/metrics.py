@@ -21,6 +21,7 @@ NaN marks a metric that does not apply (no transfer, fewer than two signals, ...
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -221,44 +222,26 @@ def _num(x: Any) -> Optional[float]:
     return None if x is None else float(x)
 
 
-def row(
-    scenario: str,
-    summary: Mapping[str, Any],
-    signal_times: ArrayLike,
-    signal_flows: ArrayLike,
-    classes: Sequence[str],
-    long_lived: Sequence[str],
-    base_rtt: float,
-    bottleneck: str = "l->r",
-    stops: Optional[Mapping[int, Optional[float]]] = None,
-) -> Dict[str, Any]:
-    """The metric columns of one run: `summary` is the simulator's, `signal_*` the
-    bottleneck's congestion signals (every row of its ``drops`` trace), `classes` the
-    class columns to write (NaN for a class the run lacks), `long_lived` the classes of
-    the long-lived flows (Jain's index, loss synchronization), `stops` the stop time of
-    each flow id that has one (the flow then runs from its ``start`` to its stop).
+@dataclass(frozen=True)
+class Layout:
+    """What the metrics of a run need to know of its scenario."""
 
-    Jain's index is over the long-lived flows' goodputs each divided by the flow's fair
-    share (:func:`fair_shares`: equal split among the flows running at each instant), as
-    Jain, Chiu and Hawe normalize by the fair allocation: when every long-lived flow runs
-    through the whole window this is the plain index of the goodputs; in 8.2.5, whose
-    extra flows run for a third of it, perfect sharing still gives 1. The start-up mean
-    is over transfers that start inside the window (long-lived flows started before the
-    warm-up are not transfers measured here)."""
-    start, end = float(summary["warmup"]), float(summary["duration"])
-    stops = stops or {}
-    link = summary["links"][bottleneck]
-    flows: List[Mapping[str, Any]] = summary["flows"]
-    cls = [class_of(f.get("name")) for f in flows]
-    goodput = [float(f["goodput_bps"]) for f in flows]
-    arrivals = link["arrivals"]
-    t, f = in_window(signal_times, signal_flows, start, end)
-    li_mean, li_cv = loss_intervals(t)
-    ll_ids = [int(x["id"]) for x, c in zip(flows, cls) if c in long_lived]
-    ll_rates = [g for g, c in zip(goodput, cls) if c in long_lived]
-    shares = fair_shares(
-        [_active(x, start, end, stops) for x, c in zip(flows, cls) if c in long_lived], start, end
-    )
+    #: the scenario's id (its goodput ratio's classes depend on it)
+    scenario: str
+    #: the class columns to write (NaN for a class the run lacks)
+    classes: Sequence[str]
+    #: the classes of the long-lived flows (Jain's index, loss synchronization)
+    long_lived: Sequence[str]
+    #: the base round-trip time, s (loss synchronization's window)
+    base_rtt: float
+    #: the bottleneck direction
+    bottleneck: str = "l->r"
+
+
+def _transfer_times(flows: List[Mapping[str, Any]], start: float) -> Tuple[float, float, float]:
+    """(FCT mean, FCT 95th percentile, start-up mean) of the finite transfers: the TCP
+    transfers that complete and the web sources' transfers; start-up times only of the
+    TCP flows that start inside the window (at or after `start`)."""
     finite = [x for x in flows if x["type"] == "tcp" and x.get("completion_time") is not None]
     webs = [x for x in flows if x["type"] == "web"]
     pools = class_sums([_pool(x) for x in webs], [x.get("transfers", 0) for x in webs])
@@ -276,6 +259,45 @@ def row(
         for x in flows
         if x["type"] == "tcp" and x.get("startup_time") is not None and x["start"] >= start
     ]
+    webs_startup = [(x.get("transfers", 0), _num(x.get("mean_startup"))) for x in webs]
+    return fct_mean, fct_p95, startup_mean(startups, webs_startup)
+
+
+def row(
+    layout: Layout,
+    summary: Mapping[str, Any],
+    signal_times: ArrayLike,
+    signal_flows: ArrayLike,
+    stops: Optional[Mapping[int, Optional[float]]] = None,
+) -> Dict[str, Any]:
+    """The metric columns of one run of the scenario `layout` describes: `summary` is
+    the simulator's, `signal_*` the bottleneck's congestion signals (every row of its
+    ``drops`` trace), `stops` the stop time of each flow id that has one (the flow then
+    runs from its ``start`` to its stop).
+
+    Jain's index is over the long-lived flows' goodputs each divided by the flow's fair
+    share (:func:`fair_shares`: equal split among the flows running at each instant), as
+    Jain, Chiu and Hawe normalize by the fair allocation: when every long-lived flow runs
+    through the whole window this is the plain index of the goodputs; in 8.2.5, whose
+    extra flows run for a third of it, perfect sharing still gives 1. The start-up mean
+    is over transfers that start inside the window (long-lived flows started before the
+    warm-up are not transfers measured here)."""
+    start, end = float(summary["warmup"]), float(summary["duration"])
+    stops = stops or {}
+    long_lived = layout.long_lived
+    link = summary["links"][layout.bottleneck]
+    flows: List[Mapping[str, Any]] = summary["flows"]
+    cls = [class_of(f.get("name")) for f in flows]
+    goodput = [float(f["goodput_bps"]) for f in flows]
+    arrivals = link["arrivals"]
+    t, f = in_window(signal_times, signal_flows, start, end)
+    li_mean, li_cv = loss_intervals(t)
+    ll_ids = [int(x["id"]) for x, c in zip(flows, cls) if c in long_lived]
+    ll_rates = [g for g, c in zip(goodput, cls) if c in long_lived]
+    shares = fair_shares(
+        [_active(x, start, end, stops) for x, c in zip(flows, cls) if c in long_lived], start, end
+    )
+    fct_mean, fct_p95, startup = _transfer_times(flows, start)
     per_class = class_sums(cls, goodput)
     loss = class_loss_rates(cls, [x["drops"] for x in flows], [x["sent"] for x in flows])
     out: Dict[str, Any] = {
@@ -289,17 +311,15 @@ def row(
         "mark_rate": link["marks"] / arrivals if arrivals else NAN,
         "loss_interval_mean": li_mean,
         "loss_interval_cv": li_cv,
-        "loss_sync": loss_sync(t, f, ll_ids, base_rtt),
+        "loss_sync": loss_sync(t, f, ll_ids, layout.base_rtt),
         "jain": jain([g / s for g, s in zip(ll_rates, shares) if s > 0]),
         "fct_mean": fct_mean,
         "fct_p95": fct_p95,
-        "startup_mean": startup_mean(
-            startups, [(x.get("transfers", 0), _num(x.get("mean_startup"))) for x in webs]
-        ),
+        "startup_mean": startup,
     }
-    for c in classes:
+    for c in layout.classes:
         out[f"goodput_bps_{c}"] = per_class.get(c, NAN)
-    out["goodput_ratio"] = goodput_ratio(scenario, per_class)
-    for c in classes:
+    out["goodput_ratio"] = goodput_ratio(layout.scenario, per_class)
+    for c in layout.classes:
         out[f"class_loss_rate_{c}"] = loss.get(c, NAN)
     return out

@@ -123,15 +123,14 @@ def _run(point: Dict[str, Any]) -> Dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="aqmlab-evaluate-") as tmp:
         res = simulate(scenario, progress=False, trace_dir=tmp)
     times, flows = _signals(res.traces, scenarios.BOTTLENECK)
+    layout = metrics.Layout(
+        sc.id, scenarios.CLASSES, scenarios.LONG_LIVED, scenarios.BASE_RTT, scenarios.BOTTLENECK
+    )
     row = metrics.row(
-        sc.id,
+        layout,
         res.summary,
         times,
         flows,
-        scenarios.CLASSES,
-        scenarios.LONG_LIVED,
-        scenarios.BASE_RTT,
-        scenarios.BOTTLENECK,
         stops={k: v for k, v in stops.items() if v is not None},
     )
     row["loss_target"] = sc.loss_target if sc.loss_target is not None else float("nan")

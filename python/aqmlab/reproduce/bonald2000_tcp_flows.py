@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 import pandas as pd
 
@@ -270,6 +270,30 @@ def fig14_plot(summary: pd.DataFrame) -> Dict[str, Figure]:
     return {"fig14": fig}
 
 
+def _fig14_udp_note(ctx: Context, summary: pd.DataFrame, ulp: Any, ns: List[int]) -> None:
+    """The note on the flow counts where RED drops fewer UDP packets than Tail Drop."""
+    tlp = summary.pivot(index="flows", columns="policy", values="tcp_loss")
+    below = [n for n in ns if ulp.loc[n, "red"] <= ulp.loc[n, "droptail"]]
+    if below:
+        ratio = {p: (ulp[p] / tlp[p]) for p in ("droptail", "red")}
+        ctx.note(
+            f"UDP loss: RED drops fewer UDP packets than Tail Drop at N = {', '.join(map(str, below))}. "
+            "There RED's total drop rate is lower as well (TCP loss "
+            + ", ".join(
+                f"N={n}: RED {tlp.loc[n, 'red']:.3f} vs Tail Drop {tlp.loc[n, 'droptail']:.3f}"
+                for n in below
+            )
+            + "): its queue runs lower, the TCP windows need fewer drops to fit, and with few flows the line "
+            "is sometimes idle. The paper's statement holds in aqmlab once the load is heavy (RED's average "
+            "near max_th). The share of UDP in the drops, UDP loss / TCP loss, is "
+            + ", ".join(
+                f"N={n}: RED {ratio['red'][n]:.2f} vs Tail Drop {ratio['droptail'][n]:.2f}"
+                for n in ns
+            )
+            + ": closer to 1 with RED (no bias against bursty traffic) wherever the two differ."
+        )
+
+
 def fig14_compare(ctx: Context, summary: pd.DataFrame) -> None:
     piv = summary.pivot(index="flows", columns="policy", values="goodput_mbps")
     ulp = summary.pivot(index="flows", columns="policy", values="udp_loss")
@@ -312,26 +336,7 @@ def fig14_compare(ctx: Context, summary: pd.DataFrame) -> None:
         bool(piv.loc[nmin, "droptail"] > piv.loc[nmin, "red"]),
         f"Tail Drop {piv.loc[nmin, 'droptail']:.3f}, RED {piv.loc[nmin, 'red']:.3f} Mb/s",
     )
-    tlp = summary.pivot(index="flows", columns="policy", values="tcp_loss")
-    below = [n for n in ns if ulp.loc[n, "red"] <= ulp.loc[n, "droptail"]]
-    if below:
-        ratio = {p: (ulp[p] / tlp[p]) for p in ("droptail", "red")}
-        ctx.note(
-            f"UDP loss: RED drops fewer UDP packets than Tail Drop at N = {', '.join(map(str, below))}. "
-            "There RED's total drop rate is lower as well (TCP loss "
-            + ", ".join(
-                f"N={n}: RED {tlp.loc[n, 'red']:.3f} vs Tail Drop {tlp.loc[n, 'droptail']:.3f}"
-                for n in below
-            )
-            + "): its queue runs lower, the TCP windows need fewer drops to fit, and with few flows the line "
-            "is sometimes idle. The paper's statement holds in aqmlab once the load is heavy (RED's average "
-            "near max_th). The share of UDP in the drops, UDP loss / TCP loss, is "
-            + ", ".join(
-                f"N={n}: RED {ratio['red'][n]:.2f} vs Tail Drop {ratio['droptail'][n]:.2f}"
-                for n in ns
-            )
-            + ": closer to 1 with RED (no bias against bursty traffic) wherever the two differ."
-        )
+    _fig14_udp_note(ctx, summary, ulp, ns)
     if float(rel.abs().max()) > 0.05:
         ctx.note(
             f"Goodput: RED's goodput falls more than 5% below Tail Drop's at N = {nmin} "

@@ -355,36 +355,16 @@ def _down_readings() -> Dict[str, float]:
     }
 
 
-def section4_compute(ctx: Context) -> Section4:
-    """Section 4's numbers from aqmlab.analysis, with the automatic settings the paper's
-    simulations use."""
-
-    ctx.assume(
-        "C is computed for ns-2's default packet size of 500 bytes (Section 4.3: 'computed for "
-        "packets of the specified default size'), also for the 1000-byte packets of the simulations."
-    )
-    times = ared_adaptation_times()
-    grid = np.linspace(MAX_P_BOTTOM, MAX_P_TOP, 491)
-    alpha_ok = all(ared_alpha_ok(ared_alpha(m), m) for m in grid)
-    # Section 4.2's avg shifts, as fractions of max_th - min_th, over p < max_p (resp. beta max_p)
-    span = (0.0, 1.0)
-    a_shift = max(
-        ared_avg_decrease_on_increase(f * m, m, ared_alpha(m), *span)
-        for m in grid
-        for f in np.linspace(0, 1, 21)
-    )
-    b_shift = max(
-        ared_avg_increase_on_decrease(f * BETA * m, m, BETA, *span)
-        for m in grid
-        for f in np.linspace(0, 1, 21)
-    )
-    beta_min = 1 / 1.2
-    assert ared_beta_ok(BETA)
+def _section4_rows(
+    times: Dict[str, float], beta_min: float
+) -> List[Tuple[str, Any, float, str, Any]]:
+    """Section 4's numbers: (quantity, the paper's value, the formula's, how the paper may
+    have read it, that reading's value)."""
     a15 = ared_auto_parameters(15e6)
     a1_5 = ared_auto_parameters(1.5e6)
     a10, a100 = ared_auto_parameters(10e6), ared_auto_parameters(100e6)
     c_1g = link_capacity_pkts(1e9, 500)
-    rows: List[Tuple[str, Any, float, str, Any]] = [
+    return [
         ("max_p: intervals from 0.01 to 0.5 (0.49/alpha)", 49, times["up_intervals_bound"], "", ""),
         ("max_p: s from 0.01 to 0.5", 24.5, times["up_s_bound"], "", ""),
         (
@@ -451,6 +431,34 @@ def section4_compute(ctx: Context) -> Section4:
         ("target band for min_th 5, max_th 15 (low)", 9, ared_target_band(5, 15)[0], "", ""),
         ("target band for min_th 5, max_th 15 (high)", 11, ared_target_band(5, 15)[1], "", ""),
     ]
+
+
+def section4_compute(ctx: Context) -> Section4:
+    """Section 4's numbers from aqmlab.analysis, with the automatic settings the paper's
+    simulations use."""
+
+    ctx.assume(
+        "C is computed for ns-2's default packet size of 500 bytes (Section 4.3: 'computed for "
+        "packets of the specified default size'), also for the 1000-byte packets of the simulations."
+    )
+    times = ared_adaptation_times()
+    grid = np.linspace(MAX_P_BOTTOM, MAX_P_TOP, 491)
+    alpha_ok = all(ared_alpha_ok(ared_alpha(m), m) for m in grid)
+    # Section 4.2's avg shifts, as fractions of max_th - min_th, over p < max_p (resp. beta max_p)
+    span = (0.0, 1.0)
+    a_shift = max(
+        ared_avg_decrease_on_increase(f * m, m, ared_alpha(m), *span)
+        for m in grid
+        for f in np.linspace(0, 1, 21)
+    )
+    b_shift = max(
+        ared_avg_increase_on_decrease(f * BETA * m, m, BETA, *span)
+        for m in grid
+        for f in np.linspace(0, 1, 21)
+    )
+    beta_min = 1 / 1.2
+    assert ared_beta_ok(BETA)
+    rows = _section4_rows(times, beta_min)
     table = pd.DataFrame(rows, columns=["quantity", "paper", "formula", "reading", "reading_value"])
     ctx.save_data(table, "section4_numbers")
     ctx.save_data(

@@ -360,21 +360,8 @@ def study_ws(quick: bool) -> Tuple[float, ...]:
     return (0.05, 0.0042) if quick else W_FIRST + W_SECOND
 
 
-def _study_compare(ctx: Context) -> None:
-    """Do the paper's claims hold over seeds, start times and TCP variants? For each
-    condition: the share of runs in which every inside w has a lower mean delay than
-    both outside w, and the share without synchronization inside / with it outside."""
-    seeds = study_seeds(ctx.quick)
-    ctx.assume(
-        f"Study: w = {', '.join(f'{w:g}' for w in study_ws(ctx.quick))} under TCP Reno and NewReno, all servers starting at 0 s or at times "
-        f"uniform on [0, 2] s, seeds {seeds[0]}-{seeds[-1]} (the seed draws RED's random "
-        "numbers and the start times)."
-    )
-    ws = study_ws(ctx.quick)
-    inside = [w for w in ws if w in INSIDE]
-    outside = [w for w in ws if w in OUTSIDE]
-    df = study(ws, seeds)
-    ctx.save_data(df, "study")
+def _study_claims(df: pd.DataFrame, inside: List[float], outside: List[float]) -> pd.DataFrame:
+    """One row per run of the study (variant, start, seed): whether each claim holds."""
     rows = []
     for (variant, start, seed), g in df.groupby(["variant", "start", "seed"]):
         by = g.set_index("w")
@@ -391,7 +378,25 @@ def _study_compare(ctx: Context) -> None:
                 < min(by.loc[w, "share_episodes_all"] for w in outside),
             }
         )
-    per = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def _study_compare(ctx: Context) -> None:
+    """Do the paper's claims hold over seeds, start times and TCP variants? For each
+    condition: the share of runs in which every inside w has a lower mean delay than
+    both outside w, and the share without synchronization inside / with it outside."""
+    seeds = study_seeds(ctx.quick)
+    ctx.assume(
+        f"Study: w = {', '.join(f'{w:g}' for w in study_ws(ctx.quick))} under TCP Reno and NewReno, all servers starting at 0 s or at times "
+        f"uniform on [0, 2] s, seeds {seeds[0]}-{seeds[-1]} (the seed draws RED's random "
+        "numbers and the start times)."
+    )
+    ws = study_ws(ctx.quick)
+    inside = [w for w in ws if w in INSIDE]
+    outside = [w for w in ws if w in OUTSIDE]
+    df = study(ws, seeds)
+    ctx.save_data(df, "study")
+    per = _study_claims(df, inside, outside)
     ctx.save_data(per, "study_claims")
     for (variant, start), g in per.groupby(["variant", "start"]):
         cond = f"{variant}, {start} starts, {len(g)} seeds"

@@ -113,99 +113,114 @@ def _strip_dot(rest: str) -> str:
     return rest[1:] if rest.startswith(".") else rest
 
 
-def _resolve(
-    node: Any, rest: str, name: str, metric: str, wild: bool, out: List[Tuple[str, Any]]
-) -> None:
+class _Walk:
+    """One metric path being resolved: its text (for messages) and the columns found."""
+
+    def __init__(self, metric: str, out: List[Tuple[str, Any]]) -> None:
+        self.metric = metric
+        self.out = out
+
+    def fail(self, wild: bool, message: str) -> None:
+        """Under a wildcard a path that does not resolve is skipped; otherwise it fails."""
+        if not wild:
+            raise MetricError(f"metric {self.metric!r}: {message}")
+
+
+def _resolve(node: Any, rest: str, name: str, wild: bool, walk: _Walk) -> None:
+    """Follow the path `rest` from `node` (reached as `name`), adding the columns found
+    to `walk.out`; `wild`: below a wildcard, where misses are skipped."""
     if rest == "":
-        if isinstance(node, (Mapping, list)):
-            if wild:
-                return
-            kind = "a table" if isinstance(node, Mapping) else "an array"
-            raise MetricError(f"metric {metric!r}: {name or 'the summary'} is {kind}; name a field")
-        if wild and not _is_num(node):
-            return
-        out.append((name, _num(node) if _is_num(node) else node))
-        return
-    if isinstance(node, Mapping):
-        if rest == "*" or rest.startswith("*.") or rest.startswith("*["):
-            after = _strip_dot(rest[1:])
-            for k in node:
-                _resolve(node[k], after, f"{name}.{k}" if name else str(k), metric, True, out)
-            return
-        best = None
+        _leaf(node, name, wild, walk)
+    elif isinstance(node, Mapping):
+        _in_table(node, rest, name, wild, walk)
+    elif isinstance(node, list):
+        _in_array(node, rest, name, wild, walk)
+    else:
+        walk.fail(wild, f"{name} is a value ({node!r}); nothing below it")
+
+
+def _leaf(node: Any, name: str, wild: bool, walk: _Walk) -> None:
+    """The end of a path: a value is a column; a table or an array is not."""
+    if isinstance(node, (Mapping, list)):
+        kind = "a table" if isinstance(node, Mapping) else "an array"
+        walk.fail(wild, f"{name or 'the summary'} is {kind}; name a field")
+    elif _is_num(node):
+        walk.out.append((name, _num(node)))
+    elif not wild:
+        walk.out.append((name, node))
+
+
+def _in_table(node: Mapping[str, Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
+    """A step into a table: ``*`` for every key, else the longest key the path starts with."""
+    if rest == "*" or rest.startswith("*.") or rest.startswith("*["):
+        after = _strip_dot(rest[1:])
         for k in node:
-            k = str(k)
-            if rest == k or rest.startswith(k + ".") or rest.startswith(k + "["):
-                if best is None or len(k) > len(best):
-                    best = k
-        if best is None:
-            if wild:
-                return
-            have = ", ".join(map(str, node)) or "nothing"
-            raise MetricError(
-                f"metric {metric!r}: {name or 'the summary'} has no "
-                f"{_next_step(rest)[0]!r} (it has: {have})"
-            )
-        _resolve(
-            node[best],
-            _strip_dot(rest[len(best) :]),
-            f"{name}.{best}" if name else best,
-            metric,
+            _resolve(node[k], after, f"{name}.{k}" if name else str(k), True, walk)
+        return
+    best = None
+    for k in node:
+        k = str(k)
+        if rest == k or rest.startswith(k + ".") or rest.startswith(k + "["):
+            if best is None or len(k) > len(best):
+                best = k
+    if best is None:
+        have = ", ".join(map(str, node)) or "nothing"
+        step = _next_step(rest)[0]
+        walk.fail(wild, f"{name or 'the summary'} has no {step!r} (it has: {have})")
+        return
+    child = f"{name}.{best}" if name else best
+    _resolve(node[best], _strip_dot(rest[len(best) :]), child, wild, walk)
+
+
+def _in_array(node: List[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
+    """A step into an array: ``[i]`` or ``[*]``, else ``FIELD.AGGREGATE``."""
+    m = _BRACKET.match(rest)
+    if not m:
+        _aggregate_field(node, rest, name, wild, walk)
+        return
+    after = _strip_dot(rest[m.end() :])
+    if m.group(1) == "*":
+        for i, el in enumerate(node):
+            _resolve(el, after, f"{name}[{i}]", True, walk)
+        return
+    i = int(m.group(1))
+    if i >= len(node):
+        walk.fail(wild, f"{name} has {len(node)} entries")
+        return
+    _resolve(node[i], after, f"{name}[{i}]", wild, walk)
+
+
+def _aggregate_field(node: List[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
+    """``FIELD.AGGREGATE`` on an array (``*.AGGREGATE``: every numeric field but ``id``)."""
+    fieldname, after = _next_step(rest)
+    agg, after2 = _next_step(after)
+    if agg not in AGGREGATES or after2:
+        walk.fail(
             wild,
-            out,
+            f"on the array {name}, give FIELD.AGGREGATE with AGGREGATE one of "
+            f"{', '.join(AGGREGATES)} (or index it: {name}[0].{fieldname})",
         )
         return
-    if isinstance(node, list):
-        m = _BRACKET.match(rest)
-        if m:
-            after = _strip_dot(rest[m.end() :])
-            if m.group(1) == "*":
-                for i, el in enumerate(node):
-                    _resolve(el, after, f"{name}[{i}]", metric, True, out)
-                return
-            i = int(m.group(1))
-            if i >= len(node):
-                if wild:
-                    return
-                raise MetricError(f"metric {metric!r}: {name} has {len(node)} entries")
-            _resolve(node[i], after, f"{name}[{i}]", metric, wild, out)
-            return
-        fieldname, after = _next_step(rest)
-        agg, after2 = _next_step(after)
-        if agg not in AGGREGATES or after2:
-            if wild:
-                return
-            raise MetricError(
-                f"metric {metric!r}: on the array {name}, give FIELD.AGGREGATE with AGGREGATE "
-                f"one of {', '.join(AGGREGATES)} (or index it: {name}[0].{fieldname})"
-            )
-        if fieldname == "*":
-            fields: List[str] = []
-            for el in node:
-                if isinstance(el, Mapping):
-                    for k, v in el.items():
-                        if k != "id" and k not in fields and _is_num(v):
-                            fields.append(k)
-            for f in fields:
-                xs = [_num(el[f]) for el in node if isinstance(el, Mapping) and _is_num(el.get(f))]
-                out.append((f"{name}.{f}.{agg}", _aggregate(agg, xs)))
-            return
-        present = [el for el in node if isinstance(el, Mapping) and fieldname in el]
-        if node and not present:
-            if wild:
-                return
-            have = ", ".join(node[0]) if isinstance(node[0], Mapping) else "no fields"
-            raise MetricError(
-                f"metric {metric!r}: the entries of {name} have no {fieldname!r} (they have: {have})"
-            )
-        xs = [_num(el[fieldname]) for el in present if _is_num(el[fieldname])]
-        if len(xs) != len(present):
-            raise MetricError(f"metric {metric!r}: {name}[*].{fieldname} is not numeric")
-        out.append((f"{name}.{fieldname}.{agg}", _aggregate(agg, xs)))
+    if fieldname == "*":
+        fields: List[str] = []
+        for el in node:
+            if isinstance(el, Mapping):
+                for k, v in el.items():
+                    if k != "id" and k not in fields and _is_num(v):
+                        fields.append(k)
+        for f in fields:
+            xs = [_num(el[f]) for el in node if isinstance(el, Mapping) and _is_num(el.get(f))]
+            walk.out.append((f"{name}.{f}.{agg}", _aggregate(agg, xs)))
         return
-    if wild:
+    present = [el for el in node if isinstance(el, Mapping) and fieldname in el]
+    if node and not present:
+        have = ", ".join(node[0]) if isinstance(node[0], Mapping) else "no fields"
+        walk.fail(wild, f"the entries of {name} have no {fieldname!r} (they have: {have})")
         return
-    raise MetricError(f"metric {metric!r}: {name} is a value ({node!r}); nothing below it")
+    xs = [_num(el[fieldname]) for el in present if _is_num(el[fieldname])]
+    if len(xs) != len(present):
+        raise MetricError(f"metric {walk.metric!r}: {name}[*].{fieldname} is not numeric")
+    walk.out.append((f"{name}.{fieldname}.{agg}", _aggregate(agg, xs)))
 
 
 def _substitute(
@@ -249,7 +264,7 @@ def extract(
                 and not (scenario and "bottleneck" in scenario)
             ):
                 m = "links.*.*"
-            _resolve(summary, _substitute(summary, m, scenario), "", m, False, out)
+            _resolve(summary, _substitute(summary, m, scenario), "", False, _Walk(m, out))
         except MetricError:
             if not optional:
                 raise

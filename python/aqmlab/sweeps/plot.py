@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
 from ..base import ArgumentError
@@ -31,7 +32,45 @@ def _resolve_column(df, name: str, what: str) -> str:
     raise ArgumentError(what, f"{name!r}: no such column (have: {columns})")
 
 
-def plot(
+@dataclass(frozen=True)
+class _Lines:
+    """How each line of a plot is drawn: its columns, how replications are reduced
+    (``agg``: mean, median or none), the scales."""
+
+    x: str
+    y: str
+    order: str
+    agg: str
+    errorbars: bool
+    scale_x: float
+    scale_y: float
+
+    def draw(self, ax: Any, g: Any, label: Optional[str]) -> None:
+        """The line of the rows `g`."""
+        x, y, order = self.x, self.y, self.order
+        if self.agg == "none":
+            g = g.sort_values(order)
+            ax.plot(g[x] * self.scale_x, g[y] * self.scale_y, "x-", label=label)
+            return
+        red = g.groupby([order], sort=True).agg(
+            xm=(x, self.agg), xs=(x, "std"), ym=(y, self.agg), ys=(y, "std")
+        )
+        red = red.reset_index().sort_values(order if order != x else "xm")
+        if self.errorbars and len(g) > len(red):
+            ax.errorbar(
+                red["xm"] * self.scale_x,
+                red["ym"] * self.scale_y,
+                xerr=None if order == x else red["xs"].fillna(0) * self.scale_x,
+                yerr=red["ys"].fillna(0) * self.scale_y,
+                fmt="x-",
+                capsize=2,
+                label=label,
+            )
+        else:
+            ax.plot(red["xm"] * self.scale_x, red["ym"] * self.scale_y, "x-", label=label)
+
+
+def plot(  # noqa: PLR0913 - the public signature (plot-sweep's options)
     data: Union[str, os.PathLike, Any],
     x: str,
     y: str,
@@ -66,6 +105,8 @@ def plot(
     df = _frame(data)
     if df.empty:
         raise ValueError("no finished (successful) points to plot")
+    if agg not in ("mean", "median", "none"):
+        raise ArgumentError("agg", f"must be mean, median or none, got {agg!r}")
     x = _resolve_column(df, x, "x")
     y = _resolve_column(df, y, "y")
     hue = _resolve_column(df, hue, "hue") if hue else None
@@ -74,31 +115,9 @@ def plot(
         fig, ax = plt.subplots(figsize=tuple(figsize))
     else:
         fig = ax.figure
-    groups = [(None, df)] if hue is None else list(df.groupby(hue, sort=True))
-    for key, g in groups:
-        label = None if hue is None else f"{hue}={key}"
-        if agg == "none":
-            g = g.sort_values(order)
-            ax.plot(g[x] * scale_x, g[y] * scale_y, "x-", label=label)
-            continue
-        if agg not in ("mean", "median"):
-            raise ValueError(f"agg must be mean, median or none, got {agg!r}")
-        red = g.groupby([order], sort=True).agg(
-            xm=(x, agg), xs=(x, "std"), ym=(y, agg), ys=(y, "std")
-        )
-        red = red.reset_index().sort_values(order if order != x else "xm")
-        if errorbars and len(g) > len(red):
-            ax.errorbar(
-                red["xm"] * scale_x,
-                red["ym"] * scale_y,
-                xerr=None if order == x else red["xs"].fillna(0) * scale_x,
-                yerr=red["ys"].fillna(0) * scale_y,
-                fmt="x-",
-                capsize=2,
-                label=label,
-            )
-        else:
-            ax.plot(red["xm"] * scale_x, red["ym"] * scale_y, "x-", label=label)
+    lines = _Lines(x, y, order, agg, errorbars, scale_x, scale_y)
+    for key, g in [(None, df)] if hue is None else list(df.groupby(hue, sort=True)):
+        lines.draw(ax, g, None if hue is None else f"{hue}={key}")
     if logx:
         ax.set_xscale("log")
     if logy:
