@@ -23,9 +23,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -55,7 +56,7 @@ TRADEOFF_MAX_P = (0.5, 0.1, 0.02)
 CONGESTION_SEEDS = (1, 2, 3, 4, 5)
 
 
-def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str) -> str:
+def params(sc: dict[str, Any], windows: Sequence[tuple[float, float]], name: str) -> str:
     """The ``key value...`` lines of ns2/ared2001.tcl for an aqmlab scenario dict."""
     from aqmlab.sim import Scenario
 
@@ -122,13 +123,13 @@ def params(sc: Dict[str, Any], windows: Sequence[Tuple[float, float]], name: str
     return "".join(f"{k} {v}\n" for k, v in lines.items())
 
 
-def cases(only: str) -> List[Dict[str, Any]]:
+def cases(only: str) -> list[dict[str, Any]]:
     """Every ns-2 run: its scenario, windows and the columns that name it."""
     from aqmlab.reproduce import floyd2001_congestion as cg
     from aqmlab.reproduce import floyd2001_oscillations as osc
     from aqmlab.reproduce import floyd2001_tradeoff as tr
 
-    out: List[Dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
     if only in ("", "fig1-3"):
         for tag in tr.QUEUES:
             base = tr.spec(tag, quick=False)["base"]
@@ -187,7 +188,7 @@ def cases(only: str) -> List[Dict[str, Any]]:
     return out
 
 
-def run_one(ns: str, c: Dict[str, Any], tmp: Path, n: int) -> List[Dict[str, Any]]:
+def run_one(ns: str, c: dict[str, Any], tmp: Path, n: int) -> list[dict[str, Any]]:
     k = c["key"]
     name = f"{k['experiment']}-{k['queue']}-{k['case']}-{k['flows']}-{k['max_p']}-{k['seed']}"
     p = tmp / f"case{n}.params"

@@ -22,8 +22,9 @@ import fnmatch
 import json
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -57,7 +58,7 @@ def case_name(sid: str, variant: str, aqm: str, ecn: bool = False) -> str:
     return f"E-{sid}-{aqm}{suffix}"
 
 
-def all_cases() -> List[Tuple[str, str, str, str, bool]]:
+def all_cases() -> list[tuple[str, str, str, str, bool]]:
     """(name, scenario id, variant, aqm, ecn) of every E case, RED and CoDel first, each
     AQM's ECN cases after its others."""
     out = []
@@ -70,7 +71,7 @@ def all_cases() -> List[Tuple[str, str, str, str, bool]]:
     return out
 
 
-def select(spec: str) -> List[Tuple[str, str, str, str, bool]]:
+def select(spec: str) -> list[tuple[str, str, str, str, bool]]:
     """The E cases named by one of the comma-separated items, or whose name starts with
     it or matches it as a shell-style pattern (`E-*-red`); an item that names a case
     exactly selects that case alone (`E-5.2-codel`, not also `E-5.2-codel-ecn`)."""
@@ -90,7 +91,7 @@ def select(spec: str) -> List[Tuple[str, str, str, str, bool]]:
 
 def point(
     sid: str, variant: str, aqm: str, quick: bool, seed: int = 1, ecn: bool = False
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     return {
         "scenario": sid,
         "variant": variant,
@@ -101,7 +102,7 @@ def point(
     }
 
 
-def normalized(pt: Mapping[str, Any]) -> Dict[str, Any]:
+def normalized(pt: Mapping[str, Any]) -> dict[str, Any]:
     """The normalised simulator scenario of a point (aqmlab draws the start times)."""
     from aqmlab.evaluate import point as evaluate_point
     from aqmlab.sim import Scenario
@@ -117,7 +118,7 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def _link(links: Mapping[str, Mapping[str, Any]], name: str) -> Tuple[Mapping, Mapping]:
+def _link(links: Mapping[str, Mapping[str, Any]], name: str) -> tuple[Mapping, Mapping]:
     """(link, queue of that direction) of link direction `a->b`."""
     a, b = name.split("->")
     for lk in links.values():
@@ -128,10 +129,10 @@ def _link(links: Mapping[str, Mapping[str, Any]], name: str) -> Tuple[Mapping, M
     raise ValueError(f"link {name!r} not in the scenario")
 
 
-def _queue_params(q: Mapping[str, Any]) -> Dict[str, Any]:
+def _queue_params(q: Mapping[str, Any]) -> dict[str, Any]:
     """The bottleneck queue's keys of ns3/evaluate.cc, from aqmlab's queue table."""
     t = q["type"]
-    out: Dict[str, Any] = {"queue": t, "limit": q["limit"], "queue_ecn": bool(q.get("ecn"))}
+    out: dict[str, Any] = {"queue": t, "limit": q["limit"], "queue_ecn": bool(q.get("ecn"))}
     if t == "red":
         if q["queue_in_bytes"] or q["byte_mode"] or q["mark_method"] != "uniform":
             raise ValueError("queue: only packet-mode RED with mark_method uniform converts")
@@ -172,10 +173,10 @@ def _queue_params(q: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def _flow_columns(
-    flows: List[Mapping[str, Any]], links: Mapping[str, Any], bott: str
-) -> Dict[str, List[Any]]:
+    flows: list[Mapping[str, Any]], links: Mapping[str, Any], bott: str
+) -> dict[str, list[Any]]:
     """The per-flow lists of ns3/evaluate.cc's parameters (one value per flow)."""
-    cols: Dict[str, List[Any]] = {
+    cols: dict[str, list[Any]] = {
         k: []
         for k in (
             "flow_name",
@@ -219,7 +220,7 @@ def _flow_columns(
     return cols
 
 
-def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
+def params(sc: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters of ns3/evaluate.cc for a normalised scenario (`normalized`).
 
     Every flow runs s<i> -> l -> r -> k<i> over its own access links; the flow lists
@@ -239,7 +240,7 @@ def params(sc: Mapping[str, Any]) -> Dict[str, Any]:
         raise ValueError("flows: packet sizes differ (ns3/evaluate.cc takes one)")
     pkt = sizes.pop()
     t0 = tcps[0] if tcps else {}
-    out: Dict[str, Any] = {
+    out: dict[str, Any] = {
         "name": sc["name"],
         "duration": sc["duration"],
         "warmup": sc["warmup"],
@@ -271,9 +272,9 @@ def params_text(p: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def parse_params(text: str) -> Dict[str, Any]:
+def parse_params(text: str) -> dict[str, Any]:
     """A parameter file back as {key: [values]} (flow lists) or {key: value}."""
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for line in text.splitlines():
         parts = line.split()
         if parts:
@@ -281,7 +282,7 @@ def parse_params(text: str) -> Dict[str, Any]:
     return out
 
 
-def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> Dict[str, Any]:
+def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> dict[str, Any]:
     """aqmlab evaluate's metric columns from ns3/evaluate.cc's JSON line."""
     from aqmlab.evaluate import metrics, scenarios
 
@@ -310,7 +311,7 @@ def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> Dict[
     return out
 
 
-def aqmlab_metrics(pt: Mapping[str, Any]) -> Dict[str, Any]:
+def aqmlab_metrics(pt: Mapping[str, Any]) -> dict[str, Any]:
     """The row `aqmlab evaluate` writes for the point (aqmlab.evaluate.point.run), NaN as None."""
     from aqmlab.evaluate import point as evaluate_point
 
@@ -327,7 +328,7 @@ def _clean(v: Any) -> Any:
     return v
 
 
-def verdict(kind: str, aq: Optional[float], n3: Optional[float]) -> Optional[str]:
+def verdict(kind: str, aq: float | None, n3: float | None) -> str | None:
     """'ok' / 'DIFF': within 2 points (ratios, utilization, Jain) or 15% (the others)."""
     if aq is None or n3 is None or (isinstance(aq, float) and math.isnan(aq)):
         return None
@@ -336,7 +337,7 @@ def verdict(kind: str, aq: Optional[float], n3: Optional[float]) -> Optional[str
     return "ok" if abs(aq - n3) <= 0.15 * abs(n3) + 1e-12 else "DIFF"
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """`--aqmlab POINT.json`: run the point in aqmlab and print its metrics;
     `--params POINT.json OUT`: write ns-3's parameter file (and print it as JSON);
     `--ns3 ID PARAMS RESULT.json`: the metrics of ns3/evaluate.cc's result line."""

@@ -33,7 +33,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import NS3_CUBIC  # noqa: E402
@@ -46,7 +46,7 @@ SOCKET = dict(
 )
 
 #: rule -> keys every TCP flow takes ("ns3" and "ns3-cubic" add NS3_CUBIC to CUBIC flows)
-FLOW_RULES: Dict[str, Dict[str, Any]] = {
+FLOW_RULES: dict[str, dict[str, Any]] = {
     "none": {},
     "ns3": SOCKET,
     "ns3-cubic": {},
@@ -58,7 +58,7 @@ FLOW_RULES: Dict[str, Dict[str, Any]] = {
 }
 #: rule -> (queue types, keys those queues take); "maxpacket" None: the smallest packet
 #: size less one byte
-QUEUE_RULES: Dict[str, Tuple[Tuple[str, ...], Dict[str, Any]]] = {
+QUEUE_RULES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "qlen": (("red", "ared"), {"min_backlog": 2}),
     "minbytes": (("codel", "fq_codel"), {"maxpacket": None}),
     "noderand": (("pie",), {"derandomize": False}),
@@ -66,11 +66,11 @@ QUEUE_RULES: Dict[str, Tuple[Tuple[str, ...], Dict[str, Any]]] = {
 }
 #: rule -> keys the bottleneck link takes; its queues' ``limit`` shrinks by its
 #: ``device_queue``, so that as many packets wait in all
-LINK_RULES: Dict[str, Dict[str, Any]] = {"dev": {"device_queue": 1}}
+LINK_RULES: dict[str, dict[str, Any]] = {"dev": {"device_queue": 1}}
 RULES = (*FLOW_RULES, *QUEUE_RULES, *LINK_RULES)
 
 
-def apply(rules: str, d: Dict[str, Any]) -> None:
+def apply(rules: str, d: dict[str, Any]) -> None:
     """Switch the rule sets `rules` (several joined by '+': ``ns3+noprep``) on in the
     scenario dict `d` (its flows and its links' queues)."""
     for rule in rules.split("+"):
@@ -120,7 +120,7 @@ def main() -> int:
         for rules in a.rules.split(","):
             for seed in (int(s) for s in a.seeds.split(",")):
 
-                def built(pt: Any, rules: str = rules) -> Dict[str, Any]:
+                def built(pt: Any, rules: str = rules) -> dict[str, Any]:
                     d = base(pt)
                     apply(rules, d)
                     return d

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -50,7 +50,7 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def ensure_binary() -> Optional[Path]:
+def ensure_binary() -> Path | None:
     sources = (NS3_SRC, NS3_SRC.with_name("params.h"), NS3_SRC.with_name("build.sh"))
     if NS3_BIN.exists() and NS3_BIN.stat().st_mtime >= max(p.stat().st_mtime for p in sources):
         return NS3_BIN
@@ -67,20 +67,20 @@ def ensure_binary() -> Optional[Path]:
     return NS3_BIN
 
 
-def _env() -> Dict[str, str]:
+def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
     return env
 
 
-def _last_json(text: str) -> Optional[Dict]:
+def _last_json(text: str) -> dict | None:
     for line in reversed(text.strip().splitlines()):
         if line.startswith("{"):
             return json.loads(line)
     return None
 
 
-def _result(sid: str, m: Dict) -> Dict:
+def _result(sid: str, m: dict) -> dict:
     """A record's `result`: the metrics plus the history's column names."""
     main, other = CLASS_PAIR.get(sid, ("bulk", None))
     r = dict(m)
@@ -98,18 +98,18 @@ def _result(sid: str, m: Dict) -> Dict:
 
 def run_cases(
     spec: str,
-    sims: List[str],
+    sims: list[str],
     quick: bool,
     seed: int,
     timeout: float,
     run_measured: Callable,
-    keep: Optional[str],
-    queue_set: Optional[Dict] = None,
-) -> List[Dict]:
+    keep: str | None,
+    queue_set: dict | None = None,
+) -> list[dict]:
     binary = ensure_binary() if "ns3" in sims else None
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
     work.mkdir(parents=True, exist_ok=True)
-    records: List[Dict] = []
+    records: list[dict] = []
     for name, sid, variant, aqm, ecn in ec.select(spec):
         pt = ec.point(sid, variant, aqm, quick, seed, ecn)
         name = with_queue_set(name, pt, queue_set)
@@ -117,7 +117,7 @@ def run_cases(
         ptf = work / f"{name}.point.json"
         ptf.write_text(json.dumps(pt))
         for sim in [s for s in ("aqmlab", "ns3") if s in sims]:
-            rec: Dict = {"case": name, "sim": sim, "status": "ok", "scenario": sid}
+            rec: dict = {"case": name, "sim": sim, "status": "ok", "scenario": sid}
             if sim == "aqmlab":
                 cmd = [sys.executable, str(CASES), "--aqmlab", str(ptf)]
                 m = run_measured(cmd, timeout, env=_env())
@@ -174,10 +174,10 @@ def _f(x, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-def table(records: List[Dict], markdown: bool = False) -> int:
+def table(records: list[dict], markdown: bool = False) -> int:
     """Print aqmlab vs ns-3 per case and metric; the number of differences beyond the
     thresholds (2 points for ratios, utilization and Jain; 15% for delays and loss)."""
-    by: Dict[str, Dict[str, Dict]] = {}
+    by: dict[str, dict[str, dict]] = {}
     for r in records:
         by.setdefault(r["case"], {})[r["sim"]] = r
     diffs = 0
@@ -211,9 +211,9 @@ def table(records: List[Dict], markdown: bool = False) -> int:
     return diffs
 
 
-def parse_queue_set(spec: Optional[str]) -> Dict:
+def parse_queue_set(spec: str | None) -> dict:
     """`--queue-set derandomize=false,target=0.02` as {key: value} (JSON scalars, else text)."""
-    out: Dict = {}
+    out: dict = {}
     for item in (spec or "").split(","):
         if not item.strip():
             continue
@@ -227,7 +227,7 @@ def parse_queue_set(spec: Optional[str]) -> Dict:
     return out
 
 
-def with_queue_set(name: str, pt: Dict, queue_set: Optional[Dict]) -> str:
+def with_queue_set(name: str, pt: dict, queue_set: dict | None) -> str:
     """Set `queue_set`'s keys in the point's queue table; the case name with a
     +KEY=VALUE suffix per key."""
     pt["queue"].update(queue_set or {})
@@ -236,7 +236,7 @@ def with_queue_set(name: str, pt: Dict, queue_set: Optional[Dict]) -> str:
     )
 
 
-def main(args, sims: List[str], run_measured: Callable, apt_install: Callable) -> int:
+def main(args, sims: list[str], run_measured: Callable, apt_install: Callable) -> int:
     """`run --cases E...`: run the cases, print the table, keep the records as asked."""
     label = args.label if args.label is not None else (Path(args.json).stem if args.json else "")
     context = history.context(label) if args.record else {}

@@ -20,7 +20,6 @@ import os
 import platform
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -59,7 +58,7 @@ def _cell(v) -> str:
     return "" if v is None else repr(v) if isinstance(v, float) else str(v)
 
 
-def row(rec: Dict, **context: str) -> Dict[str, str]:
+def row(rec: dict, **context: str) -> dict[str, str]:
     """The CSV row of one harness record; `context` gives date, commit, label, loadavg, host."""
     res = rec.get("result") or {}
     threads = rec.get("threads", 1 if rec["sim"] == "aqmlab" else None)
@@ -78,7 +77,7 @@ def row(rec: Dict, **context: str) -> Dict[str, str]:
     return out
 
 
-def context(label: str) -> Dict[str, str]:
+def context(label: str) -> dict[str, str]:
     """Now (UTC), the commit (`+dirty` when tracked files differ), the label, load, host."""
 
     def git(*a: str) -> str:
@@ -103,7 +102,7 @@ def context(label: str) -> Dict[str, str]:
     }
 
 
-def append(path: Path, records: List[Dict], ctx: Dict[str, str]) -> None:
+def append(path: Path, records: list[dict], ctx: dict[str, str]) -> None:
     """Append the records' rows to the CSV history (header written once)."""
     new = not path.exists() or path.stat().st_size == 0
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,7 +114,7 @@ def append(path: Path, records: List[Dict], ctx: Dict[str, str]) -> None:
             w.writerow(row(rec, **ctx))
 
 
-def record(r: Dict[str, str]) -> Dict:
+def record(r: dict[str, str]) -> dict:
     """A history row back as a harness record, for the tables and the plot."""
 
     def num(k: str):
@@ -124,7 +123,7 @@ def record(r: Dict[str, str]) -> Dict:
             return None
         return int(v) if k in INTEGERS else float(v)
 
-    rec: Dict = {"case": r["case"], "sim": r["sim"], "status": r["status"]}
+    rec: dict = {"case": r["case"], "sim": r["sim"], "status": r["status"]}
     rec.update(wall_s=num("wall_s"), cpu_s=num("cpu_s"), maxrss_mb=num("peak_mb"))
     if r.get("threads"):
         rec["threads"] = num("threads")
@@ -136,7 +135,7 @@ def record(r: Dict[str, str]) -> Dict:
     return rec
 
 
-def read(path: str, labels: Optional[str] = None) -> List[Dict]:
+def read(path: str, labels: str | None = None) -> list[dict]:
     """Records of a `--json` file, or of a CSV history: the rows whose label matches one of
     the comma-separated shell-style patterns `labels` (`2026-11-23/threads2-long*`), all
     of them without any."""

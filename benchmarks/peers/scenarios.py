@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Dict, List, Optional
 
 PACKET_SIZE = 1000  # bytes on the wire (IP packet)
 ACK_SIZE = 40  # bytes on the wire
@@ -120,19 +119,19 @@ class Case:
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
-    def rtts(self) -> List[float]:
+    def rtts(self) -> list[float]:
         p = self.paths
         if p == 1:
             return [self.rtt_min]
         return [self.rtt_min + (self.rtt_max - self.rtt_min) * i / (p - 1) for i in range(p)]
 
-    def access_delays(self) -> List[float]:
+    def access_delays(self) -> list[float]:
         return [(r / 2 - self.bottleneck_delay) / 2 for r in self.rtts()]
 
-    def flow_paths(self) -> List[int]:
+    def flow_paths(self) -> list[int]:
         return [i % self.paths for i in range(self.flows)]
 
-    def starts(self) -> List[float]:
+    def starts(self) -> list[float]:
         rng = random.Random(self.seed)
         return [rng.uniform(self.start_lo, self.start_hi) for _ in range(self.flows)]
 
@@ -140,7 +139,7 @@ class Case:
     def t_measure(self) -> float:
         return self.duration / 2
 
-    def with_(self, **kw) -> "Case":
+    def with_(self, **kw) -> Case:
         return dataclasses.replace(self, **kw)
 
     # ------------------------------------------------------------ peer params
@@ -199,7 +198,7 @@ class Case:
         return "\n".join(lines) + "\n"
 
     # --------------------------------------------------------------- aqmlab
-    def queue_dict(self) -> Dict:
+    def queue_dict(self) -> dict:
         if self.queue == "droptail":
             return {"type": "droptail", "limit": self.limit}
         ms = lambda s: f"{s * 1e3:g}ms"  # noqa: E731
@@ -239,7 +238,7 @@ class Case:
             "gentle": self.gentle,
         }
 
-    def aqmlab_scenario(self) -> Dict:
+    def aqmlab_scenario(self) -> dict:
         """The case in aqmlab's scenario shape (a dict mirroring the TOML file)."""
         links = [
             {
@@ -332,7 +331,7 @@ def _toml_value(v) -> str:
     raise TypeError(type(v))
 
 
-def to_toml(d: Dict) -> str:
+def to_toml(d: dict) -> str:
     out = []
     for k, v in d.items():
         if not (isinstance(v, list) and v and isinstance(v[0], dict)):
@@ -504,7 +503,7 @@ def nsmode(case: Case) -> Case:
 SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
 
 
-def all_cases() -> List[Case]:
+def all_cases() -> list[Case]:
     cases = [s1(n, q) for n in (5, 20, 100) for q in ("droptail", "red", "ared")]
     cases.append(s1(100, "red", duration=2000.0))
     cases.append(s2("red"))
@@ -517,7 +516,7 @@ def all_cases() -> List[Case]:
     return cases
 
 
-def s3_ladder() -> List[Case]:
+def s3_ladder() -> list[Case]:
     """S3 first, then the fallbacks from large to small: the harness runs a
     peer down this list (600 s timeout each) and reports the largest it finishes."""
     return [
@@ -536,7 +535,7 @@ def quick(case: Case) -> Case:
 LONG_RUNS = ("S1-n100-red-2000s", "S2-red-60s")
 
 
-def select(spec: Optional[str]) -> List[Case]:
+def select(spec: str | None) -> list[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:

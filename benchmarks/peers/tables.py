@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import statistics
 import sys
-from typing import Dict, List, Optional
 
 import scenarios
 from history import DELAYS, METRICS, TCP
@@ -28,7 +27,7 @@ def fmt(x, spec=".4g") -> str:
     return format(x, spec)
 
 
-def rel(a, b) -> Optional[float]:
+def rel(a, b) -> float | None:
     if a is None or b is None:
         return None
     if b == 0:
@@ -46,7 +45,7 @@ def diff(metric: str, a, b, pp: str = "pp") -> str:
     return f"{r * 100:+.1f}%" if r is not None and abs(r) != float("inf") else "inf"
 
 
-def agreement(metric: str, aq, n2, n3) -> Optional[str]:
+def agreement(metric: str, aq, n2, n3) -> str | None:
     """'ok' / 'FAIL' for aqmlab against ns-2 (against ns-3 in the cases ns-2 does not
     run, the modern AQMs), None when not applicable."""
     if n2 is None:
@@ -63,15 +62,15 @@ def agreement(metric: str, aq, n2, n3) -> Optional[str]:
     return "ok" if abs(aq - n2) <= tol + 1e-12 else "FAIL"
 
 
-def by_case(records: List[Dict]) -> Dict[str, Dict[str, Dict]]:
+def by_case(records: list[dict]) -> dict[str, dict[str, dict]]:
     """case -> simulator -> record (a later record of the same pair replaces an earlier)."""
-    out: Dict[str, Dict[str, Dict]] = {}
+    out: dict[str, dict[str, dict]] = {}
     for r in records:
         out.setdefault(r["case"], {})[r["sim"]] = r
     return out
 
 
-def cost_rows(records: List[Dict], sims: List[str]):
+def cost_rows(records: list[dict], sims: list[str]):
     """(case, sim, record, aqmlab/peer wall ratio, aqmlab/peer packets-per-second ratio)."""
     for cname, d in by_case(records).items():
         aq = d.get("aqmlab")
@@ -87,7 +86,7 @@ def cost_rows(records: List[Dict], sims: List[str]):
             yield cname, sim, r, ratio_w, ratio_p
 
 
-def result_rows(records: List[Dict], sims: List[str]):
+def result_rows(records: list[dict], sims: list[str]):
     """(case, metric, {sim: value}, ns-3 value, ns-2 value, aqmlab value, verdict)."""
     for cname, d in by_case(records).items():
         res = {s: (d[s].get("result") if s in d else None) for s in sims}
@@ -101,7 +100,7 @@ def result_rows(records: List[Dict], sims: List[str]):
             yield cname, met, vals, n3, n2, aq, agreement(met, aq, n2, n3)
 
 
-def print_table(records: List[Dict], sims: List[str]) -> int:
+def print_table(records: list[dict], sims: list[str]) -> int:
     print()
     print("== cost " + "=" * 92)
     print(
@@ -139,10 +138,10 @@ def print_table(records: List[Dict], sims: List[str]) -> int:
     return fails
 
 
-def print_pairs(records: List[Dict], sims: List[str]) -> None:
+def print_pairs(records: list[dict], sims: list[str]) -> None:
     """With --repeat: every run's wall time and peak memory, and per peer the ratios of
     the runs taken side by side (k-th aqmlab run over the k-th peer run) and their median."""
-    runs: Dict[str, Dict[str, List[Dict]]] = {}
+    runs: dict[str, dict[str, list[dict]]] = {}
     for r in records:
         runs.setdefault(r["case"], {}).setdefault(r["sim"], []).append(r)
     print("== side by side " + "=" * 84)
@@ -172,7 +171,7 @@ def print_pairs(records: List[Dict], sims: List[str]) -> None:
     print()
 
 
-def print_markdown(records: List[Dict], sims: List[str]) -> None:
+def print_markdown(records: list[dict], sims: list[str]) -> None:
     print(
         "| case | sim | wall s | CPU s | peak MB | bottleneck pkts / wall s | aqmlab/peer wall | aqmlab/peer pkts/s |"
     )
@@ -195,7 +194,7 @@ def print_markdown(records: List[Dict], sims: List[str]) -> None:
 
 
 # --------------------------------------------------------------------------- scaling plot
-def plot_scaling(records: List[Dict], out: str) -> bool:
+def plot_scaling(records: list[dict], out: str) -> bool:
     """Wall time against flow count (SC cases at 100 Mb/s) and against bottleneck rate
     (SC cases with 100 flows), one line per simulator; S1/S2/S3 records are drawn as
     points in the same axes. Needs matplotlib; returns False without it."""

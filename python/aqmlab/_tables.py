@@ -17,15 +17,16 @@ import importlib.util
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any
 
 __all__ = ["write_records", "records_table"]
 
 _I64 = (-(2**63), 2**63 - 1)
 
 
-def _pandas_major() -> Optional[int]:
+def _pandas_major() -> int | None:
     """The installed pandas' major version, from its distribution's directory name
     (importing pandas or importlib.metadata would cost more than the write)."""
     try:
@@ -42,7 +43,7 @@ def _pandas_major() -> Optional[int]:
     return None
 
 
-def _column_type(values: Sequence[Any]) -> Optional[str]:
+def _column_type(values: Sequence[Any]) -> str | None:
     """ "bool", "int64", "float64", "string", "null", or None where pandas must decide."""
     present = [v for v in values if v is not None]
     missing = len(present) < len(values)
@@ -64,10 +65,10 @@ def _column_type(values: Sequence[Any]) -> Optional[str]:
     return None
 
 
-def _columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
+def _columns(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     """Columns in order of first appearance; a record without a key gives NaN (as in
     pandas, where a missing key is NaN and an explicit None stays None)."""
-    names: Dict[str, None] = {}
+    names: dict[str, None] = {}
     for r in records:
         for k in r:
             names.setdefault(k, None)
@@ -78,7 +79,7 @@ def _columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
 def records_table(
     records: Sequence[Mapping[str, Any]],
     drop: Sequence[str] = (),
-    first: Optional[str] = None,
+    first: str | None = None,
 ) -> Any:
     """A pyarrow Table of the records (see the module's doc), without the `drop`
     columns and with `first` moved to the front; None where pandas must decide.
@@ -124,7 +125,7 @@ def write_records(
     records: Sequence[Mapping[str, Any]],
     path: Path,
     drop: Sequence[str] = (),
-    first: Optional[str] = None,
+    first: str | None = None,
     frame: Any = None,
 ) -> None:
     """Write the records to the Parquet file `path`. `frame`: the records' DataFrame

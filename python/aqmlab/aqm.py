@@ -63,7 +63,7 @@ class Queue(_native.Queue):
     # Keyword arguments that are ``None`` are left out, so the library's default applies.
     _TYPE = ""
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "Queue":
+    def __new__(cls, *args: Any, **kwargs: Any) -> Queue:
         if cls._TYPE:
             config = {"type": cls._TYPE}
             config.update({k: v for k, v in kwargs.items() if v is not None})

@@ -27,9 +27,10 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Union
+from typing import Any, Union
 
 import aqmlab
 
@@ -80,7 +81,7 @@ class ArgumentError(ValueError):
         return f"{name}{sep}{self.detail}"
 
 
-def _real(value: Any) -> Optional[float]:
+def _real(value: Any) -> float | None:
     """`value` as a float, or None if it is not a real number (a bool is not one)."""
     if isinstance(value, bool):
         return None
@@ -228,7 +229,7 @@ def _keep_failed(tmp: Path, failed: Path) -> None:
 
 
 @contextmanager
-def staged_dir(out: PathLike, *, keep_failed: Optional[str] = None) -> Iterator[Path]:
+def staged_dir(out: PathLike, *, keep_failed: str | None = None) -> Iterator[Path]:
     """Yield a fresh temporary directory beside `out`; when the block ends normally it
     becomes `out` (replacing an existing one), so `out` is complete or as it was. When
     the block raises, the temporary directory is removed, or, with `keep_failed` (a
@@ -307,7 +308,7 @@ def set_aside(path: PathLike, tag: str) -> Path:
 
 
 # ------------------------------------------------------------------ TOML
-def load_toml(text: str) -> Dict[str, Any]:
+def load_toml(text: str) -> dict[str, Any]:
     """TOML text as a dict; ValueError ``"TOML syntax: ..."`` if it is not TOML."""
     try:
         return tomllib.loads(text)
@@ -317,7 +318,7 @@ def load_toml(text: str) -> Dict[str, Any]:
         raise ValueError("TOML syntax: arrays or tables nested too deeply") from None
 
 
-def read_toml(path: PathLike) -> Dict[str, Any]:
+def read_toml(path: PathLike) -> dict[str, Any]:
     """A TOML file as a dict; ValueError naming the file if it is missing, unreadable
     or not TOML."""
     try:
@@ -333,7 +334,7 @@ def read_toml(path: PathLike) -> Dict[str, Any]:
 
 
 # ------------------------------------------------------------------ build id
-_BUILD_ID: Optional[str] = None
+_BUILD_ID: str | None = None
 
 
 def build_id() -> str:

@@ -12,7 +12,7 @@ import os
 import platform
 import subprocess
 import time
-from typing import Any, Dict, List
+from typing import Any
 
 from . import bench_peers
 from .base import positive_int
@@ -21,7 +21,7 @@ from .sim import DUMBBELL_RED, Scenario, dumbbell, simulate
 __all__ = ["add_arguments", "run", "BENCH_CASES", "HISTORY_COLUMNS"]
 
 #: The benchmark cases: name -> (description, dumbbell keyword arguments).
-BENCH_CASES: Dict[str, Dict[str, Any]] = {
+BENCH_CASES: dict[str, dict[str, Any]] = {
     "15mbps": dict(
         rate="15Mbps",
         access_rate="100Mbps",
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         bench_peers.peers_dir(required=True)
     positive_int("peer_repeat", args.peer_repeat)
     cases = sorted(BENCH_CASES) if args.case == "all" else [args.case]
-    rows: List[Dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for name in cases:
         kw = dict(BENCH_CASES[name])
         if args.duration:
@@ -169,7 +169,7 @@ HISTORY_COLUMNS = [
 ]
 
 
-def _record(path: str, rows: List[Dict[str, Any]]) -> None:
+def _record(path: str, rows: list[dict[str, Any]]) -> None:
     """Append benchmark rows to a CSV history (header written once)."""
     try:
         commit = subprocess.run(

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 __all__ = ["PEERS", "DEFAULT_CASE", "peers_dir", "parse_peers", "measure", "history_lines"]
 
@@ -30,7 +30,7 @@ DEFAULT_CASE = "S1-n100-red"
 PEERS_ENV = "AQMLAB_PEERS_DIR"
 
 
-def parse_peers(text: str) -> List[str]:
+def parse_peers(text: str) -> list[str]:
     """``"ns2,ns3"`` -> ["ns2", "ns3"]; ValueError naming ``--peers`` otherwise."""
     names = [s.strip() for s in text.split(",") if s.strip()]
     bad = [n for n in names if n not in PEERS]
@@ -41,7 +41,7 @@ def parse_peers(text: str) -> List[str]:
     return list(dict.fromkeys(names))
 
 
-def peers_dir(required: bool = False) -> Optional[Path]:
+def peers_dir(required: bool = False) -> Path | None:
     """The peer harness (``benchmarks/peers``): ``$AQMLAB_PEERS_DIR``, else the source
     tree this package runs from, else ``./benchmarks/peers``; None when absent (an
     installed package has no source tree), or ValueError when `required`."""
@@ -62,7 +62,7 @@ def peers_dir(required: bool = False) -> Optional[Path]:
     return None
 
 
-def _aqmlab_cli() -> Optional[str]:
+def _aqmlab_cli() -> str | None:
     """The installed ``aqmlab`` command (beside this interpreter, else on PATH)."""
     beside = Path(sys.executable).parent / "aqmlab"
     if beside.is_file() and os.access(beside, os.X_OK):
@@ -70,7 +70,7 @@ def _aqmlab_cli() -> Optional[str]:
     return shutil.which("aqmlab")
 
 
-def measure(peers: List[str], case: str = DEFAULT_CASE, repeat: int = 1) -> List[Dict[str, Any]]:
+def measure(peers: list[str], case: str = DEFAULT_CASE, repeat: int = 1) -> list[dict[str, Any]]:
     """Run `case` in aqmlab and each peer now, `repeat` times in turns, through the peer
     harness; its records (``sim``, ``status``, ``wall_s``, ``maxrss_mb``, ``cpu_s``,
     ``pkts_per_s``, ``result``...). RuntimeError when the harness fails."""
@@ -97,27 +97,27 @@ def measure(peers: List[str], case: str = DEFAULT_CASE, repeat: int = 1) -> List
         if not js.exists():
             tail = (r.stderr.strip().splitlines() or [""])[-1]
             raise RuntimeError(f"the peer harness failed (exit {r.returncode}): {tail}")
-        recs: List[Dict[str, Any]] = json.loads(js.read_text())
+        recs: list[dict[str, Any]] = json.loads(js.read_text())
     return recs
 
 
-def _median(xs: List[float]) -> float:
+def _median(xs: list[float]) -> float:
     s = sorted(xs)
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def report_lines(records: List[Dict[str, Any]], peers: List[str]) -> List[str]:
+def report_lines(records: list[dict[str, Any]], peers: list[str]) -> list[str]:
     """Lines of the side-by-side comparison: each simulator's median wall time, peak
     memory and bottleneck packets per second, and aqmlab's speed-up over each peer
     (the peer's wall time over aqmlab's); a peer that did not run says why."""
     lines = []
-    by: Dict[str, List[Dict[str, Any]]] = {}
+    by: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by.setdefault(r["sim"], []).append(r)
     case = records[0]["case"] if records else DEFAULT_CASE
     lines.append(f"peers, measured now (benchmarks/peers case {case}, whole processes):")
-    walls: Dict[str, float] = {}
+    walls: dict[str, float] = {}
     for sim in ["aqmlab", *peers]:
         rs = [r for r in by.get(sim, []) if r.get("status") == "ok"]
         if not rs:
@@ -137,7 +137,7 @@ def report_lines(records: List[Dict[str, Any]], peers: List[str]) -> List[str]:
     return lines
 
 
-def history_lines(case: str = DEFAULT_CASE, last: int = 4) -> List[str]:
+def history_lines(case: str = DEFAULT_CASE, last: int = 4) -> list[str]:
     """The last recorded peer rows of `case` in ``benchmarks/peers/history.csv`` (the
     source tree's), with where they come from; [] without a source tree."""
     d = peers_dir()

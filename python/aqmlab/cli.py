@@ -8,7 +8,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable
 
 import aqmlab
 
@@ -97,7 +97,7 @@ _COMMANDS = [
 ]
 
 
-def _available(module: Optional[str]) -> bool:
+def _available(module: str | None) -> bool:
     """Whether the command's module is present: looked up as a file of this package,
     without importing it or its parent packages (``aqmlab.reproduce``'s own imports
     cost a second, which every other command would pay)."""
@@ -113,7 +113,7 @@ def _available(module: Optional[str]) -> bool:
     return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
 
 
-def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; only the module of `command` (the one being run) is imported."""
     parser = argparse.ArgumentParser(
         prog="aqmlab",
@@ -159,7 +159,7 @@ def _not_built(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def flag_for(parser: argparse.ArgumentParser, argument: str) -> Optional[str]:
+def flag_for(parser: argparse.ArgumentParser, argument: str) -> str | None:
     """How `parser` names the argument stored as `argument`: its long option
     (``--jobs``), else its short one, else (a positional) its metavar or the upper-cased
     name; None when `parser` has no such argument."""
@@ -184,7 +184,7 @@ def error_text(parser: argparse.ArgumentParser, error: ValueError) -> str:
 
 
 def run_command(
-    run: Callable[[argparse.Namespace], Optional[int]],
+    run: Callable[[argparse.Namespace], int | None],
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
     prog: str,
@@ -214,7 +214,7 @@ def run_command(
         return 1
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(command)

@@ -21,9 +21,10 @@ import argparse
 import copy
 import csv
 import json
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 from .base import ArgumentError, PathLike, check_out_dir, positive_int, read_toml, staged_dir
 from .sim import Scenario, python_aqms_beside
@@ -46,7 +47,7 @@ COLUMNS = [
 ]
 
 
-def _bottleneck(data: Mapping[str, Any]) -> Tuple[int, str]:
+def _bottleneck(data: Mapping[str, Any]) -> tuple[int, str]:
     """(index of the bottleneck link, "ab" or "ba") from the scenario's ``bottleneck``."""
     spec = data.get("bottleneck")
     if not isinstance(spec, str) or "->" not in spec:
@@ -63,7 +64,7 @@ def _bottleneck(data: Mapping[str, Any]) -> Tuple[int, str]:
     raise ValueError(f"bottleneck: no link joins {a} and {b}")
 
 
-def with_queue(data: Mapping[str, Any], queue: Mapping[str, Any]) -> Dict[str, Any]:
+def with_queue(data: Mapping[str, Any], queue: Mapping[str, Any]) -> dict[str, Any]:
     """The scenario `data` with its bottleneck direction's queue replaced by `queue`; the
     other direction keeps its queue, and a queue without a buffer size takes the old
     one's."""
@@ -84,7 +85,7 @@ def with_queue(data: Mapping[str, Any], queue: Mapping[str, Any]) -> Dict[str, A
     return out
 
 
-def _metrics(summary: Mapping[str, Any], key: str) -> Dict[str, Any]:
+def _metrics(summary: Mapping[str, Any], key: str) -> dict[str, Any]:
     link = summary["links"][key]
     goodputs = [f["goodput_bps"] / 1e6 for f in summary["flows"]]
     sq = sum(x * x for x in goodputs)
@@ -101,7 +102,7 @@ def _metrics(summary: Mapping[str, Any], key: str) -> Dict[str, Any]:
     }
 
 
-def _run_one(job: Tuple[str, Dict[str, Any], int]) -> Tuple[str, int, Dict[str, Any]]:
+def _run_one(job: tuple[str, dict[str, Any], int]) -> tuple[str, int, dict[str, Any]]:
     from . import _native
 
     label, data, seed = job
@@ -115,7 +116,7 @@ def compare(
     queues: Mapping[str, Mapping[str, Any]],
     seeds: Sequence[int] = (1,),
     jobs: int = 1,
-) -> Tuple[List[Dict[str, Any]], Dict[Tuple[str, int], Dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
     """Run `scenario` once per queue (label -> queue table) and seed. Returns the rows of
     ``compare.csv`` (in the order of `queues`, then `seeds`) and each run's summary;
     `jobs` runs in parallel."""
@@ -174,9 +175,7 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def queue_tables(
-    aqms: Optional[str], aqm_file: Optional[PathLike] = None
-) -> Dict[str, Dict[str, Any]]:
+def queue_tables(aqms: str | None, aqm_file: PathLike | None = None) -> dict[str, dict[str, Any]]:
     """The queues to set side by side, label -> queue table: the comma-separated types
     `aqms`, each at its defaults (labelled by its type), then the ``[queue.LABEL]``
     tables of the TOML file `aqm_file`. ArgumentError naming `aqms` for an unknown type,
@@ -184,7 +183,7 @@ def queue_tables(
     there is no queue at all."""
     from . import _native
 
-    out: Dict[str, Dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {}
     types = set(_native.queue_types())
     for n in filter(None, (x.strip() for x in (aqms or "").split(","))):
         if n not in types:

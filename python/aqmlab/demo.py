@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import math
 import random
-from typing import Dict
 
 from . import aqm
 
 
 def run_queue(
     q: aqm.Queue, rate_bps: float, load: float, pkt_size: int, duration: float, seed: int
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Feed `q` with Poisson arrivals (rate load x link rate) and serve it at `rate_bps`.
 
     Returns the time-average queue, the mean of avg sampled at arrivals and the counters.
@@ -52,7 +51,7 @@ def run_queue(
             n_arr += 1
             next_arrival = t + rng.expovariate(lam)
     area += len(q) * (duration - last)
-    out: Dict[str, float] = dict(q.stats)  # counters stay ints
+    out: dict[str, float] = dict(q.stats)  # counters stay ints
     out["mean_queue"] = area / duration
     out["mean_avg_at_arrivals"] = avg_sum / max(n_arr, 1)
     return out

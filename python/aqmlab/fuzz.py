@@ -32,7 +32,7 @@ import time
 import warnings
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import aqmlab
 
@@ -48,7 +48,7 @@ RUN_SECONDS = 0.05
 
 #: Numbers at the edges: zero, negative, not a number, infinities, 2^63 and its
 #: neighbours, the largest and smallest doubles, spans below the clock's resolution.
-EXTREMES: Tuple[Any, ...] = (
+EXTREMES: tuple[Any, ...] = (
     0,
     -1,
     0.0,
@@ -71,7 +71,7 @@ EXTREMES: Tuple[Any, ...] = (
 
 #: Values of the wrong type, and strings with units that overflow, round to zero or
 #: do not parse.
-WRONG: Tuple[Any, ...] = (
+WRONG: tuple[Any, ...] = (
     "x",
     "",
     "1e9Gbps",
@@ -108,10 +108,10 @@ def _scenario_dir() -> Path:
     return Path(__file__).resolve().parent / "scenarios"
 
 
-_SEEDS: Optional[List[Tuple[str, str, Dict[str, Any]]]] = None
+_SEEDS: list[tuple[str, str, dict[str, Any]]] | None = None
 
 
-def seeds() -> List[Tuple[str, str, Dict[str, Any]]]:
+def seeds() -> list[tuple[str, str, dict[str, Any]]]:
     """The valid scenarios mutations start from: (name, TOML text, dict), each cut to
     a run of RUN_SECONDS with no warm-up."""
     global _SEEDS
@@ -134,9 +134,9 @@ def _short_text(text: str) -> str:
     return "\n".join(head + lines) + "\n"
 
 
-def _slots(d: Any) -> List[Tuple[Any, Any]]:
+def _slots(d: Any) -> list[tuple[Any, Any]]:
     """Every (container, key) of a tree of dicts and lists, the top level excepted."""
-    out: List[Tuple[Any, Any]] = []
+    out: list[tuple[Any, Any]] = []
     stack = [d]
     while stack:
         c = stack.pop()
@@ -148,7 +148,7 @@ def _slots(d: Any) -> List[Tuple[Any, Any]]:
     return out
 
 
-def mutate(d: Dict[str, Any], rng: random.Random, n: int) -> None:
+def mutate(d: dict[str, Any], rng: random.Random, n: int) -> None:
     """Apply `n` random mutations to the tree `d` in place."""
     for _ in range(n):
         slots = _slots(d)
@@ -215,8 +215,8 @@ def mutate_text(text: str, rng: random.Random, n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _queue_configs() -> List[Dict[str, Any]]:
-    out: List[Dict[str, Any]] = [{"type": t, "limit": 100} for t in QUEUE_TYPES]
+def _queue_configs() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": t, "limit": 100} for t in QUEUE_TYPES]
     for _, _, d in seeds():
         for link in d.get("link", []):
             for key in ("queue", "queue_ab", "queue_ba"):
@@ -225,7 +225,7 @@ def _queue_configs() -> List[Dict[str, Any]]:
     return out
 
 
-def cut_duration(d: Dict[str, Any]) -> None:
+def cut_duration(d: dict[str, Any]) -> None:
     """Cut a valid duration that a mutation made long back to RUN_SECONDS (a long run
     is no hang; an invalid duration stays, to be refused)."""
     from ._native import parse_quantity
@@ -241,7 +241,7 @@ def cut_duration(d: Dict[str, Any]) -> None:
         d["duration"] = RUN_SECONDS
 
 
-def make_case(seed: int, index: int) -> Tuple[str, Any]:
+def make_case(seed: int, index: int) -> tuple[str, Any]:
     """Case `index` of the fuzzing run `seed`: (entry point, input)."""
     rng = random.Random(seed * 1_000_003 + index)
     n = rng.choice((1, 1, 2, 3))
@@ -287,7 +287,7 @@ def run_input(kind: str, data: Any) -> None:
         raise ValueError(f"kind = {kind!r} is invalid")
 
 
-def classify(exc: Optional[BaseException]) -> Tuple[str, str]:
+def classify(exc: BaseException | None) -> tuple[str, str]:
     """("ran" | "refused" | "failed", detail) for what a case raised (None: nothing)."""
     if exc is None:
         return "ran", ""
@@ -297,7 +297,7 @@ def classify(exc: Optional[BaseException]) -> Tuple[str, str]:
     return "failed", f"{type(exc).__name__}: {msg[:500]}"
 
 
-def _outcome(kind: str, data: Any) -> Tuple[str, str]:
+def _outcome(kind: str, data: Any) -> tuple[str, str]:
     try:
         run_input(kind, data)
     except Exception as e:  # every exception is classified, none escapes
@@ -330,9 +330,9 @@ class Pool:
         methods = mp.get_all_start_methods()
         self._ctx: Any = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.jobs, self.timeout, self.seed = jobs, timeout, seed
-        self._workers: List[Optional[Tuple[Any, Connection]]] = [None] * jobs
+        self._workers: list[tuple[Any, Connection] | None] = [None] * jobs
 
-    def _start(self, i: int) -> Tuple[Any, Connection]:
+    def _start(self, i: int) -> tuple[Any, Connection]:
         a, b = self._ctx.Pipe()
         p = self._ctx.Process(target=_worker, args=(b, self.seed), daemon=True)
         p.start()
@@ -340,7 +340,7 @@ class Pool:
         self._workers[i] = (p, a)
         return p, a
 
-    def _live(self, i: int) -> Tuple[Any, Connection]:
+    def _live(self, i: int) -> tuple[Any, Connection]:
         w = self._workers[i]
         assert w is not None, "a busy worker is alive"
         return w
@@ -353,11 +353,11 @@ class Pool:
             w[1].close()
         self._workers[i] = None
 
-    def run(self, jobs: List[Tuple[str, Any]], report: Any = None) -> List[Tuple[str, str]]:
+    def run(self, jobs: list[tuple[str, Any]], report: Any = None) -> list[tuple[str, str]]:
         """Run `jobs` (each ("index", i) or ("input", (kind, data))); the outcome of
         each in order: ("ran" | "refused" | "failed" | "hung", detail)."""
-        results: List[Optional[Tuple[str, str]]] = [None] * len(jobs)
-        busy: Dict[int, Tuple[int, float]] = {}  # worker -> (job, deadline)
+        results: list[tuple[str, str] | None] = [None] * len(jobs)
+        busy: dict[int, tuple[int, float]] = {}  # worker -> (job, deadline)
         nxt = 0
         while nxt < len(jobs) or busy:
             for i in range(self.jobs):
@@ -366,7 +366,7 @@ class Pool:
                     conn.send(jobs[nxt])
                     busy[i] = (nxt, time.monotonic() + self.timeout)
                     nxt += 1
-            conns: Dict[Connection, int] = {self._live(i)[1]: i for i in busy}
+            conns: dict[Connection, int] = {self._live(i)[1]: i for i in busy}
             soonest = min(d for _, d in busy.values())
             ready = wait(list(conns), timeout=max(0.0, soonest - time.monotonic()))
             for c in ready:
@@ -402,7 +402,7 @@ class Pool:
                 w[0].join(timeout=5)
                 self._kill(i)
 
-    def __enter__(self) -> "Pool":
+    def __enter__(self) -> Pool:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -418,7 +418,7 @@ def _show_case(seed: int, index: int) -> int:
     return 0 if status in ("ran", "refused") else 1
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m aqmlab.fuzz",
         description="Fuzz aqmlab.simulate, aqmlab._native.Simulation and aqmlab.aqm.Queue "
@@ -442,10 +442,10 @@ def _fuzz(a: argparse.Namespace) -> int:
         return _show_case(a.seed, a.case)
     positive_int("cases", a.cases)
     counts = {"ran": 0, "refused": 0, "failed": 0, "hung": 0}
-    bad: List[str] = []
+    bad: list[str] = []
     t0 = time.monotonic()
 
-    def report(j: int, r: Tuple[str, str]) -> None:
+    def report(j: int, r: tuple[str, str]) -> None:
         counts[r[0]] += 1
         if r[0] in ("failed", "hung"):
             print(f"case {a.start + j}: {r[0]}: {r[1]}", file=sys.stderr)

@@ -6,10 +6,9 @@ flags and tools."""
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
 
 
-def main(argv: Optional[List[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Run the gateway with `argv` (default: the command line) and exit with its status."""
     from aqmlab import _native
 

@@ -16,7 +16,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional
 
 SCENARIO = """\
 # {name}: a 10 Mb/s dumbbell, ten TCP flows, its bottleneck queue {what}.
@@ -172,7 +171,7 @@ def _class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-def aqm_crate(given: Optional[str]) -> Path:
+def aqm_crate(given: str | None) -> Path:
     """The `aqm` crate to build against: `given`, or the source tree's."""
     if given is not None:
         p = Path(given).resolve()
@@ -187,7 +186,7 @@ def aqm_crate(given: Optional[str]) -> Path:
     return p
 
 
-def files(name: str, rust: bool, aqm_path: Optional[str]) -> Dict[str, str]:
+def files(name: str, rust: bool, aqm_path: str | None) -> dict[str, str]:
     """The scaffold's files, by path under its directory."""
     cls = _class_name(name)
     if rust:

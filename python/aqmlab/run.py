@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .base import check_out_dir
 from .sim import Scenario, simulate
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"aqmlab run: error: cannot read {args.scenario}: {e.strerror or e}", file=sys.stderr)
         return 2
-    changes: Dict[str, Any] = {}
+    changes: dict[str, Any] = {}
     if args.seed is not None:
         changes["seed"] = args.seed
     if args.duration is not None:
@@ -108,7 +108,7 @@ RUN_COLUMNS = [
 ]
 
 
-def links_table(summary: Dict[str, Any]) -> str:
+def links_table(summary: dict[str, Any]) -> str:
     """The busy link directions of a summary (arrivals > 0) as a text table of
     :data:`RUN_COLUMNS`, numbers to 4 significant digits, columns right-aligned."""
     links = sorted(summary["links"].items(), key=lambda kv: kv[1]["index"])
@@ -140,7 +140,7 @@ def auto_threads() -> int:
     return 2 if busy is not None and cores - busy >= 2 else 1
 
 
-def _other_runnable(looks: int = 5, gap: float = 0.005) -> Optional[int]:
+def _other_runnable(looks: int = 5, gap: float = 0.005) -> int | None:
     """Other tasks runnable now (from /proc/loadavg, less this process), the most of
     `looks` looks `gap` seconds apart; None where it cannot be read."""
     busy = 0
@@ -156,7 +156,7 @@ def _other_runnable(looks: int = 5, gap: float = 0.005) -> Optional[int]:
     return busy
 
 
-def plot_traces(res: Any, out: Path) -> List[Path]:
+def plot_traces(res: Any, out: Path) -> list[Path]:
     """Plot the queue and avg traces (one panel per traced link direction) and the cwnd
     trace of a result into `out`; returns the files written."""
     import matplotlib

@@ -24,8 +24,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Callable, Union
 
 from . import _tables
 from .base import load_toml, positive_int, staged_dir
@@ -56,7 +57,7 @@ def python_aqms_beside(tables: Iterable[Any], directory: Path) -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([where] + [p for p in paths if p])
 
 
-def _queue_tables(data: Mapping[str, Any]) -> List[Any]:
+def _queue_tables(data: Mapping[str, Any]) -> list[Any]:
     """The queue tables of scenario `data` (``queue``, ``queue_ab``, ``queue_ba`` of each
     link)."""
     return [
@@ -70,7 +71,7 @@ def _queue_tables(data: Mapping[str, Any]) -> List[Any]:
 class Scenario:
     """A scenario: the structure of a scenario file, validated on construction."""
 
-    def __init__(self, data: Union[Mapping[str, Any], "Scenario"]):
+    def __init__(self, data: Mapping[str, Any] | Scenario):
         if isinstance(data, Scenario):
             data = data.to_dict()
         if not isinstance(data, Mapping):
@@ -81,31 +82,31 @@ class Scenario:
         # is refused with its path rather than copied)
         plain = data if isinstance(data, dict) else dict(data)
         _native.sim_validate(plain)
-        self._data: Dict[str, Any] = copy.deepcopy(plain)
+        self._data: dict[str, Any] = copy.deepcopy(plain)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
         """A scenario from a dict with the TOML structure."""
         return cls(d)
 
     @classmethod
-    def from_toml(cls, text: str) -> "Scenario":
+    def from_toml(cls, text: str) -> Scenario:
         """A scenario from TOML text."""
         return cls(load_toml(text))
 
     @classmethod
-    def from_file(cls, path: Union[str, os.PathLike]) -> "Scenario":
+    def from_file(cls, path: str | os.PathLike) -> Scenario:
         """A scenario from a TOML file. A queue written in Python
         (``type = "python"``) finds its module beside the file, or on ``sys.path``."""
         data = load_toml(Path(path).read_text())
         python_aqms_beside(_queue_tables(data), Path(path).parent)
         return cls(data)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """A deep copy of the scenario's structure."""
         return copy.deepcopy(self._data)
 
-    def normalized(self) -> Dict[str, Any]:
+    def normalized(self) -> dict[str, Any]:
         """The scenario as the simulator reads it: every quantity a number in SI units
         (seconds, b/s, bytes), defaults filled in, flows expanded (``count``, web
         connections), link directions named ("a->b"), each flow's ``path`` and
@@ -115,7 +116,7 @@ class Scenario:
 
         return _native.sim_normalize(self._data)
 
-    def replace(self, **changes: Any) -> "Scenario":
+    def replace(self, **changes: Any) -> Scenario:
         """A copy with top-level keys changed (e.g. ``duration="10s"``, ``seed=2``)."""
         d = self.to_dict()
         d.update(changes)
@@ -131,7 +132,7 @@ class Result:
     use (a run that only writes its files, as ``aqmlab run`` does, never imports pandas)."""
 
     def __init__(
-        self, summary: Dict[str, Any], traces: Dict[str, Any], trace_dir: Optional[Path] = None
+        self, summary: dict[str, Any], traces: dict[str, Any], trace_dir: Path | None = None
     ):
         #: dict in the shape of ``summary.json``
         self.summary = summary
@@ -174,7 +175,7 @@ class Result:
     def links(self, df: Any) -> None:
         self._links = df
 
-    def to_dir(self, out: Union[str, os.PathLike]) -> Path:
+    def to_dir(self, out: str | os.PathLike) -> Path:
         """Write summary.json, flows.parquet, links.parquet, one Parquet file per trace
         and any pcap files into `out`, atomically: everything goes to a temporary
         directory beside it that is renamed at the end, so `out` is complete or as it
@@ -214,9 +215,9 @@ ProgressArg = Union[None, bool, Callable[[float, float], None]]
 
 
 def simulate(
-    scenario: Union[Scenario, Mapping[str, Any], str, os.PathLike],
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike,
     progress: ProgressArg = None,
-    trace_dir: Optional[Union[str, os.PathLike]] = None,
+    trace_dir: str | os.PathLike | None = None,
 ) -> Result:
     """Run a scenario (a Scenario, a dict, or the path of a TOML file).
 
@@ -234,7 +235,7 @@ def simulate(
     own_tmp = None
     if trace_dir is None and data.get("trace"):
         own_tmp = Path(tempfile.mkdtemp(prefix="aqmlab-trace-"))
-        tdir: Optional[Path] = own_tmp
+        tdir: Path | None = own_tmp
     else:
         tdir = Path(trace_dir) if trace_dir is not None else None
     try:
@@ -254,8 +255,8 @@ def simulate(
 
 
 def simulation(
-    scenario: Union[Scenario, Mapping[str, Any]],
-    trace_dir: Optional[Union[str, os.PathLike]] = None,
+    scenario: Scenario | Mapping[str, Any],
+    trace_dir: str | os.PathLike | None = None,
 ) -> Any:
     """A run of `scenario` to step by hand (the compiled simulation): ``run_until(t,
     exact)`` advances it to `t` seconds (exactly there when `exact`), ``now`` and
@@ -295,7 +296,7 @@ def _drive(sim: Any, progress: ProgressArg) -> None:
         bar.close()
 
 
-def _read_traces(tdir: Path) -> Dict[str, Any]:
+def _read_traces(tdir: Path) -> dict[str, Any]:
     out = {}
     for name, fname in TRACE_FILES.items():
         p = tdir / fname
@@ -307,7 +308,7 @@ def _read_traces(tdir: Path) -> Dict[str, Any]:
 
 
 #: The bottleneck's discipline in :func:`dumbbell` when none is given.
-DUMBBELL_RED: Dict[str, Any] = {
+DUMBBELL_RED: dict[str, Any] = {
     "type": "red",
     "limit": 200,
     "min_th": 15,
@@ -325,14 +326,14 @@ def dumbbell(
     rtt_min: float = 0.100,
     rtt_max: float = 0.160,
     bottleneck_delay: float = 0.020,
-    queue: Optional[Mapping[str, Any]] = None,
+    queue: Mapping[str, Any] | None = None,
     access_limit: int = 1000,
     duration: str = "100s",
     warmup: str = "0s",
     seed: int = 1,
-    flow: Optional[Mapping[str, Any]] = None,
+    flow: Mapping[str, Any] | None = None,
     name: str = "dumbbell",
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """A dumbbell as a scenario dict: sources s0..s{n-1} -> r1 -> r2 -> sinks k0..k{n-1}.
 
     Flow i's access links both have delay d_i, spread evenly so that the round-trip

@@ -14,9 +14,10 @@ import inspect
 import pkgutil
 import re
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any
 
 ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|exc|obj):`~?([^`<]+?)`")
 #: modules the reference leaves out: the compiled extension (documented by its .pyi
@@ -24,7 +25,7 @@ ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|exc|obj):`~?([^`<]+?)`")
 SKIP = ("aqmlab._native", "aqmlab.__main__")
 
 
-def modules(package: str = "aqmlab") -> List[ModuleType]:
+def modules(package: str = "aqmlab") -> list[ModuleType]:
     """The package and every submodule, imported (an import error propagates). The
     package's lazy names (``__all__`` resolved by its ``__getattr__`` on first use) are
     resolved first, so that the reference documents them where ``__all__`` puts them."""
@@ -39,7 +40,7 @@ def modules(package: str = "aqmlab") -> List[ModuleType]:
     return out
 
 
-def _documented(mod: ModuleType) -> Iterator[Tuple[str, Optional[type], str]]:
+def _documented(mod: ModuleType) -> Iterator[tuple[str, type | None, str]]:
     """(name, owning class, docstring) of the module and of what it defines."""
     yield mod.__name__, None, mod.__doc__ or ""
     for name, obj in vars(mod).items():
@@ -89,7 +90,7 @@ def _importable(dotted: str) -> bool:
     return False
 
 
-def resolves(name: str, mod: ModuleType, cls: Optional[type]) -> bool:
+def resolves(name: str, mod: ModuleType, cls: type | None) -> bool:
     """Does `name`, written in a docstring of `mod` (and `cls`), name an object?"""
     name = name.strip().rstrip("()")
     if name.startswith("."):
@@ -106,14 +107,14 @@ def resolves(name: str, mod: ModuleType, cls: Optional[type]) -> bool:
     return _importable(name) or _importable("aqmlab." + name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pdoc_module(name: str) -> Any:
     import pdoc.doc
 
     return pdoc.doc.Module(importlib.import_module(name))
 
 
-def _documented_by_pdoc(module: str, name: str, cls: Optional[type]) -> bool:
+def _documented_by_pdoc(module: str, name: str, cls: type | None) -> bool:
     """Does pdoc document `name` in `module` (or in `cls`)? It also knows what a class's
     ``__init__`` assigns to ``self`` (``Result.summary``), which no class attribute is."""
     doc = _pdoc_module(module)
@@ -122,7 +123,7 @@ def _documented_by_pdoc(module: str, name: str, cls: Optional[type]) -> bool:
     return doc.get(name) is not None
 
 
-def broken_references(mods: List[ModuleType]) -> List[str]:
+def broken_references(mods: list[ModuleType]) -> list[str]:
     """'where: role target' for every reference that names nothing."""
     out = []
     for mod in mods:
@@ -133,7 +134,7 @@ def broken_references(mods: List[ModuleType]) -> List[str]:
     return out
 
 
-def _render(mods: List[ModuleType], out: Path) -> None:
+def _render(mods: list[ModuleType], out: Path) -> None:
     """What ``pdoc.pdoc`` does, for exactly `mods`: a page per module (pdoc alone would
     follow ``aqmlab.__all__``, which names the public API, not every module), the index
     and the search index."""
@@ -149,7 +150,7 @@ def _render(mods: List[ModuleType], out: Path) -> None:
     (out / "search.js").write_text(pdoc.render.search_index(all_modules))
 
 
-def build(out: Path) -> List[str]:
+def build(out: Path) -> list[str]:
     """Render the reference into `out`; the problems found (empty when it is sound)."""
     import pdoc.render
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable
 
 from . import blocks, peers, reproductions, timings
 from .blocks import ROOT
@@ -13,7 +13,7 @@ from .blocks import ROOT
 README = ROOT / "README.md"
 
 
-def block_targets() -> Dict[Path, Dict[str, Callable[[], str]]]:
+def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
     """file -> block name -> the function that writes its body."""
     return {
         README: {"timings": timings.readme_block, "peers-cost": timings.peers_readme_block},
@@ -26,12 +26,12 @@ def block_targets() -> Dict[Path, Dict[str, Callable[[], str]]]:
     }
 
 
-def page_targets() -> Dict[Path, Callable[[], str]]:
+def page_targets() -> dict[Path, Callable[[], str]]:
     """whole generated pages -> their writer."""
     return {ROOT / "docs" / "timings.md": timings.page}
 
 
-def write() -> List[Path]:
+def write() -> list[Path]:
     """Rewrite every generated block and page; the files changed."""
     changed = []
     for path, makers in block_targets().items():
@@ -48,7 +48,7 @@ def write() -> List[Path]:
     return changed
 
 
-def stale() -> List[str]:
+def stale() -> list[str]:
     """What differs from its sources, one line each."""
     out = []
     for path, makers in block_targets().items():
@@ -66,7 +66,7 @@ def stale() -> List[str]:
     return out
 
 
-def catalogue_order() -> List[str]:
+def catalogue_order() -> list[str]:
     """The experiment ids in the catalogue's order (`aqmlab reproduce --list`)."""
     from aqmlab.cli import main
 
@@ -76,7 +76,7 @@ def catalogue_order() -> List[str]:
     return [line.split("\t")[0] for line in buf.getvalue().splitlines() if line.strip()]
 
 
-def write_reproductions(run: Path, info: Dict[str, str]) -> List[Path]:
+def write_reproductions(run: Path, info: dict[str, str]) -> list[Path]:
     """docs/reproductions/README.md and the README's counts from the run in `run`."""
     text, counts = reproductions.page(run, info, catalogue_order())
     reproductions.PAGE.write_text(text)
@@ -84,7 +84,7 @@ def write_reproductions(run: Path, info: Dict[str, str]) -> List[Path]:
     return [reproductions.PAGE, README]
 
 
-def api_problems(out: Path) -> List[str]:
+def api_problems(out: Path) -> list[str]:
     from . import api
 
     return [f"API reference: {p}" for p in api.build(out)]

@@ -9,8 +9,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import sys
-from functools import lru_cache
-from typing import Dict, List, Optional, Tuple
+from functools import cache
 
 from .blocks import ROOT, table
 
@@ -32,7 +31,7 @@ SHORT = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def harness():
     """``benchmarks/peers/run`` as a module (it is a script without a suffix)."""
     sys.path.insert(0, str(PEERS))
@@ -44,18 +43,18 @@ def harness():
     return mod
 
 
-def records(labels: str) -> Dict[str, Dict[str, Dict]]:
+def records(labels: str) -> dict[str, dict[str, dict]]:
     """case -> simulator -> record of the rows of `labels` (a later row replaces an earlier)."""
     run = harness()
     return run.by_case(run.history.read(str(HISTORY), labels))
 
 
-def _result(d: Dict[str, Dict], sim: str) -> Optional[Dict]:
+def _result(d: dict[str, dict], sim: str) -> dict | None:
     r = d.get(sim)
     return r.get("result") if r else None
 
 
-def outside(d: Dict[str, Dict]) -> List[str]:
+def outside(d: dict[str, dict]) -> list[str]:
     """The metrics of one case outside the agreement rule, each with aqmlab's difference."""
     run = harness()
     aq, n2, n3 = (_result(d, s) for s in ("aqmlab", "ns2", "ns3"))
@@ -73,7 +72,7 @@ def outside(d: Dict[str, Dict]) -> List[str]:
     return out
 
 
-def _triple(d: Dict[str, Dict], met: str, spec: str) -> str:
+def _triple(d: dict[str, dict], met: str, spec: str) -> str:
     vals = []
     for s in ("aqmlab", "ns2", "ns3"):
         r = _result(d, s)
@@ -100,7 +99,7 @@ def s_table() -> str:
     return f"aqmlab / ns-2 / ns-3, labels `{S_LABELS}`:\n\n" + table(head, rows)
 
 
-def _pairs(recs: Dict[str, Dict[str, Dict]], base: str, suffixes: Tuple[str, ...]) -> List[str]:
+def _pairs(recs: dict[str, dict[str, dict]], base: str, suffixes: tuple[str, ...]) -> list[str]:
     return [
         "; ".join(outside(recs[base + s])) or "ok" if base + s in recs else "-" for s in suffixes
     ]
@@ -125,7 +124,7 @@ def e_table() -> str:
     """The E cases against ns-3: one row per scenario, one column per AQM."""
     recs = records(E_LABELS)
     aqms = ["red", "codel", "pie", "fq_codel"]
-    grid: Dict[str, Dict[str, str]] = {}
+    grid: dict[str, dict[str, str]] = {}
     for case, d in recs.items():
         stem, ecn = (case[:-4], "-ecn") if case.endswith("-ecn") else (case, "")
         scen, aqm = stem[2:].rsplit("-", 1)
@@ -136,6 +135,6 @@ def e_table() -> str:
     )
 
 
-def bodies() -> Dict[str, str]:
+def bodies() -> dict[str, str]:
     """docs/peers.md's generated blocks."""
     return {"peers-s": s_table(), "peers-cm": cm_table(), "peers-e": e_table()}

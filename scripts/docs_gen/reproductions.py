@@ -12,7 +12,6 @@ import csv
 import json
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 from .blocks import BEGIN, END, ROOT, table
 
@@ -23,7 +22,7 @@ CROSS_CHECK = "ns-2 cross-check"
 
 #: where each experiment's differences are explained: (page in docs/reproductions,
 #: heading of its section, the ids or id prefixes it explains; the longest prefix wins)
-SECTIONS: List[Tuple[str, str, Tuple[str, ...]]] = [
+SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
     ("../simulator.md", "Reference run: Floyd & Jacobson 1993, Fig. 3", ("floyd1993-fig3",)),
     (
         "floyd1993_multirun.md",
@@ -122,7 +121,7 @@ SECTIONS: List[Tuple[str, str, Tuple[str, ...]]] = [
     ("zheng2008.md", "Results (seed 1, full run)", ("zheng2008-fig",)),
 ]
 
-Entry = Tuple[str, Dict, List[Dict[str, str]]]
+Entry = tuple[str, dict, list[dict[str, str]]]
 
 
 def anchor(heading: str) -> str:
@@ -131,7 +130,7 @@ def anchor(heading: str) -> str:
     return a.replace(" ", "-")
 
 
-def why(id_: str) -> Optional[Tuple[str, str]]:
+def why(id_: str) -> tuple[str, str] | None:
     """(page, heading) explaining `id_`: the section whose longest prefix it starts with."""
     found = [
         (len(k), page, head) for page, head, keys in SECTIONS for k in keys if id_.startswith(k)
@@ -139,7 +138,7 @@ def why(id_: str) -> Optional[Tuple[str, str]]:
     return max(found)[1:] if found else None
 
 
-def read_run(run: Path) -> List[Entry]:
+def read_run(run: Path) -> list[Entry]:
     """(id, meta, comparison rows) of every experiment in a reproduce output directory."""
     out = []
     for d in sorted(p for p in run.iterdir() if (p / "meta.json").exists()):
@@ -149,16 +148,16 @@ def read_run(run: Path) -> List[Entry]:
     return out
 
 
-def by_paper(entries: List[Entry], order: List[str]) -> Dict[str, List[Entry]]:
+def by_paper(entries: list[Entry], order: list[str]) -> dict[str, list[Entry]]:
     """paper -> its entries, in the catalogue's order."""
     rank = {k: i for i, k in enumerate(order)}
-    papers: Dict[str, List[Entry]] = {}
+    papers: dict[str, list[Entry]] = {}
     for e in sorted(entries, key=lambda e: rank.get(e[0], len(rank))):
         papers.setdefault(e[1]["paper"], []).append(e)
     return papers
 
 
-def counts_table(papers: Dict[str, List[Entry]]) -> str:
+def counts_table(papers: dict[str, list[Entry]]) -> str:
     """The per-paper verdict counts: the README's table and the page's."""
     rows = []
     for paper, es in papers.items():
@@ -180,7 +179,7 @@ def _cell(s: str) -> str:
     return s.replace("|", "/").replace("\n", " ")
 
 
-def paper_section(paper: str, es: List[Entry]) -> str:
+def paper_section(paper: str, es: list[Entry]) -> str:
     """A paper's rows with a verdict, then each experiment's explanation."""
     rows = [
         [id_, _cell(r["quantity"]), _cell(r["paper"]), _cell(r["aqmlab"]), r["verdict"]]
@@ -205,7 +204,7 @@ def paper_section(paper: str, es: List[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page(run: Path, info: Dict[str, str], order: List[str]) -> Tuple[str, str]:
+def page(run: Path, info: dict[str, str], order: list[str]) -> tuple[str, str]:
     """(the page, the counts table) of the run in `run`; `info` has its date, commit,
     build and wall time."""
     entries = read_run(run)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import fnmatch
 import statistics
-from typing import Dict, List, Optional, Tuple
 
 from . import peers, wall
 from .blocks import ROOT, table
@@ -15,7 +14,7 @@ from .blocks import ROOT, table
 BENCH = ROOT / "benchmarks" / "history.csv"
 
 #: the peer cost rows: (what, case, aqmlab's threads, labels); the latest records of each
-PEER_COST: List[Tuple[str, str, int, str]] = [
+PEER_COST: list[tuple[str, str, int, str]] = [
     ("S1: 100 flows, 15 Mb/s, RED, 100 s", "S1-n100-red", 1, "2026-11-23/threads1-S1n100-S2"),
     ("S2: 100 flows, 1 Gb/s, RED, 10 s", "S2-red", 1, "2026-11-23/threads1-S1n100-S2"),
     ("S1, 2000 s", "S1-n100-red-2000s", 1, "2026-11-23/threads1-long*"),
@@ -34,7 +33,7 @@ def secs(x: float) -> str:
     return f"{m} min {s} s"
 
 
-def _span(xs: List[float], fmt: str) -> str:
+def _span(xs: list[float], fmt: str) -> str:
     """`lo-hi` of `xs` in format `fmt` (one figure when both print alike)."""
     lo, hi = min(xs), max(xs)
     return (
@@ -44,7 +43,7 @@ def _span(xs: List[float], fmt: str) -> str:
     )
 
 
-def _peer_rows(case: str, labels: str) -> List[Dict[str, str]]:
+def _peer_rows(case: str, labels: str) -> list[dict[str, str]]:
     """The history's rows of `case` whose label matches one of `labels`' patterns."""
     pats = labels.split(",")
     with open(peers.HISTORY, newline="") as f:
@@ -57,7 +56,7 @@ def _peer_rows(case: str, labels: str) -> List[Dict[str, str]]:
         ]
 
 
-def _ns3_latest(case: str) -> Optional[Dict[str, str]]:
+def _ns3_latest(case: str) -> dict[str, str] | None:
     with open(peers.HISTORY, newline="") as f:
         rows = [
             r
@@ -67,7 +66,7 @@ def _ns3_latest(case: str) -> Optional[Dict[str, str]]:
     return rows[-1] if rows else None
 
 
-def peer_cost() -> Tuple[str, List[float]]:
+def peer_cost() -> tuple[str, list[float]]:
     """The cost table against ns-2 and ns-3 and the 2000-s runs' aqmlab/ns-2 ratios (one thread)."""
     out, ratios_1 = [], []
     for what, case, threads, labels in PEER_COST:
@@ -109,29 +108,29 @@ def e_cost() -> str:
     )
 
 
-def quiet(r: Dict[str, str]) -> bool:
+def quiet(r: dict[str, str]) -> bool:
     """Was the machine otherwise idle: a 1-minute load average below 1 when the run
     started, or the row says so?"""
     load = r["loadavg"].split()
     return float(load[0]) < 1.0 if load else "idle" in r["how"]
 
 
-def latest_wall(quiet_only: bool = True) -> Dict[str, Dict[str, str]]:
+def latest_wall(quiet_only: bool = True) -> dict[str, dict[str, str]]:
     """command -> its latest row of the wall-time history (measured on a quiet machine)."""
-    out: Dict[str, Dict[str, str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for r in wall.history():
         if quiet(r) or not quiet_only:
             out[r["command"]] = r
     return out
 
 
-def _wall_cell(r: Dict[str, str]) -> str:
+def _wall_cell(r: dict[str, str]) -> str:
     cpu = f", {secs(float(r['cpu_s']))} CPU" if r["cpu_s"] else ""
     mem = f", {r['peak_mb']} MB" if r["peak_mb"] else ""
     return f"{secs(float(r['wall_s']))}{cpu}{mem}"
 
 
-def wall_table(rows: List[Dict[str, str]]) -> str:
+def wall_table(rows: list[dict[str, str]]) -> str:
     head = ["recorded", "build", "command", "runs", "wall (CPU, peak)", "load", "how"]
     body = [
         [
@@ -178,15 +177,15 @@ def peers_readme_block() -> str:
     )
 
 
-def _bench_rows() -> List[Dict[str, str]]:
+def _bench_rows() -> list[dict[str, str]]:
     with open(BENCH, newline="") as f:
         return list(csv.DictReader(f))
 
 
 def bench_table() -> str:
     """`aqmlab bench` by build: wall time and bottleneck packets per wall second per case."""
-    cases: List[str] = []
-    by: Dict[Tuple[str, str], Dict[str, Dict[str, str]]] = {}
+    cases: list[str] = []
+    by: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
     for r in _bench_rows():
         case = r["case"] + (" 2000 s" if float(r["simulated_s"]) > 1000 else "")
         if case not in cases:

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
 
 from .blocks import ROOT
 
@@ -65,7 +64,7 @@ def build(python: Path) -> str:
     return hashlib.sha256(Path(out.stdout.strip()).read_bytes()).hexdigest()[:12]
 
 
-def measured(cmd: List[str], cwd: str) -> Dict[str, float]:
+def measured(cmd: list[str], cwd: str) -> dict[str, float]:
     """Wall time, CPU time and peak RSS of one child process."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -87,8 +86,8 @@ def count(python: Path, out: Path, name: str) -> int:
 
 
 def run(
-    aqmlab: Path, out: Path, names: List[str], record: bool, how: str, source: str
-) -> List[Dict[str, str]]:
+    aqmlab: Path, out: Path, names: list[str], record: bool, how: str, source: str
+) -> list[dict[str, str]]:
     """Run each named command into ``out/<name>`` and return (and with `record` append)
     its row of the wall-time history; `source` is the commit the package was installed
     from (the source tree's own commit when empty)."""
@@ -129,6 +128,6 @@ def run(
     return rows
 
 
-def history() -> List[Dict[str, str]]:
+def history() -> list[dict[str, str]]:
     with open(WALL, newline="") as f:
         return list(csv.DictReader(f))

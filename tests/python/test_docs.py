@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Set
 
 import pytest
 
@@ -46,7 +45,7 @@ def test_api_reference_builds(tmp_path: Path):
     assert (tmp_path / "aqmlab" / "evaluate.html").exists()
 
 
-def _counts(block: str) -> Dict[str, List[int]]:
+def _counts(block: str) -> dict[str, list[int]]:
     rows = [
         r.strip("|").split("|") for r in block.splitlines() if r.startswith("| ") and "---" not in r
     ]
@@ -82,7 +81,7 @@ def test_every_experiment_with_a_difference_links_its_explanation():
         assert reproductions.why(id_) is not None, id_
 
 
-def _anchors(path: Path) -> Set[str]:
+def _anchors(path: Path) -> set[str]:
     text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
     return {reproductions.anchor(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
 
@@ -114,7 +113,7 @@ def _help(*args: str) -> str:
     ).stdout
 
 
-def _commands(text: str) -> List[str]:
+def _commands(text: str) -> list[str]:
     """The shell commands of a Markdown text that run `aqmlab`: lines of fenced blocks
     (not Python) and inline code spans that start with it (or with a path to it)."""
     lines, prose, fence = [], [], None
@@ -135,7 +134,7 @@ def test_commands_and_flags_the_docs_name_exist():
         re.findall(r"^    ([a-z][\w-]*)\b", _help().split("positional arguments:")[-1], flags=re.M)
     )
     assert {"run", "reproduce", "evaluate"} <= commands
-    helps: Dict[str, str] = {}
+    helps: dict[str, str] = {}
     bad = []
     for page in PAGES:
         for code in _commands(page.read_text()):
@@ -156,7 +155,7 @@ def test_commands_and_flags_the_docs_name_exist():
 CURRENT = [p for p in PAGES if "notes" not in p.relative_to(ROOT).parts]
 
 
-def _spans(page: Path) -> List[str]:
+def _spans(page: Path) -> list[str]:
     """The inline code spans of a page's prose (one may break across lines, not across
     paragraphs) and the lines of its fenced blocks that are not Python (the README's
     Python blocks run in their own test)."""
@@ -217,7 +216,7 @@ def test_paths_the_docs_name_exist():
     assert missing == []
 
 
-def _simulator_error(flow: Dict[str, str]) -> str:
+def _simulator_error(flow: dict[str, str]) -> str:
     import aqmlab
 
     scenario = {
@@ -261,7 +260,7 @@ def test_simulator_page_scenario_example_is_valid():
 
 
 @pytest.mark.parametrize("key,flow", [("type", {}), ("variant", {"type": "tcp"})])
-def test_simulator_page_lists_the_flow_types_and_variants(key: str, flow: Dict[str, str]):
+def test_simulator_page_lists_the_flow_types_and_variants(key: str, flow: dict[str, str]):
     """The scenario file's comments list the flow types and TCP variants the simulator
     accepts, in its order."""
     msg = _simulator_error({**flow, key: "no-such-name"})
@@ -270,7 +269,7 @@ def test_simulator_page_lists_the_flow_types_and_variants(key: str, flow: Dict[s
     assert [w.strip() for w in line.split("|")] == accepted
 
 
-def _keys(listed: str) -> Set[str]:
+def _keys(listed: str) -> set[str]:
     """The key names of a comma-separated list such as `index, name "a->b", rate_bps`."""
     listed = re.sub(r"\([^)]*\)", "", listed)
     return {item.split()[0] for item in listed.split(",") if item.strip()}
@@ -302,7 +301,7 @@ def test_simulator_page_lists_the_normalised_scenarios_keys():
     assert page == code
 
 
-def _python_blocks() -> List[str]:
+def _python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
 
@@ -312,7 +311,7 @@ def test_readme_python_examples_run(n: int, monkeypatch):
     comments state after a colon is the value its line computes (to the digits shown)."""
     monkeypatch.chdir(ROOT)
     block = _python_blocks()[n]
-    ns: Dict[str, object] = {}
+    ns: dict[str, object] = {}
     exec(compile(block, f"README.md python block {n}", "exec"), ns)  # noqa: S102
     for line in block.splitlines():
         m = re.match(r"^([\w.]+\(.*\))\s+#[^:]*:\s*(-?\d+\.\d+)\s*$", line)

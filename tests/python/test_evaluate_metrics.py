@@ -4,7 +4,7 @@ inputs whose answers follow from the definitions."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 import pytest
@@ -145,14 +145,14 @@ def test_startup_mean() -> None:
     assert math.isnan(M.startup_mean([], []))
 
 
-def _flow(i: int, name: str, goodput: float, **kw: Any) -> Dict[str, Any]:
+def _flow(i: int, name: str, goodput: float, **kw: Any) -> dict[str, Any]:
     f = {"id": i, "name": name, "type": "tcp", "start": 0.0, "goodput_bps": goodput}
     f.update({"drops": 0, "sent": 100, "completion_time": None})
     f.update(kw)
     return f
 
 
-def _summary(flows: List[Dict[str, Any]]) -> Dict[str, Any]:
+def _summary(flows: list[dict[str, Any]]) -> dict[str, Any]:
     link = {"arrivals": 1000, "drops": 20, "marks": 5, "utilization": 0.9}
     link.update({"mean_delay": 0.01, "delay_p50": 0.008, "delay_p95": 0.03, "delay_p99": 0.05})
     return {"warmup": 10.0, "duration": 60.0, "links": {"l->r": link}, "flows": flows}

@@ -4,7 +4,7 @@ sweep runner (``aqmlab.evaluate.point``)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import pytest
 
@@ -16,13 +16,13 @@ DEFAULT_AQMS = ["droptail", "red", "ared", "codel", "pie", "fq_codel", "fq_pie"]
 
 # --- simulator features the scenarios need; probed, not assumed --------------------
 
-_PROBE_BASE: Dict[str, Any] = {
+_PROBE_BASE: dict[str, Any] = {
     "duration": 1,
     "link": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "1ms"}],
 }
 
 
-def _probe(flow: Optional[Dict[str, Any]] = None, event: Optional[Dict[str, Any]] = None) -> bool:
+def _probe(flow: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> bool:
     d = dict(_PROBE_BASE)
     d["flow"] = [dict({"src": "a", "dst": "b"}, **(flow or {"type": "cbr", "rate": 1e5}))]
     if event is not None:
@@ -44,7 +44,7 @@ FEATURES = {
 }
 
 
-def needed_features(data: Dict[str, Any]) -> List[str]:
+def needed_features(data: dict[str, Any]) -> list[str]:
     """The simulator features a built scenario uses, read off the dict."""
     out = []
     flows = data["flow"]
@@ -59,13 +59,13 @@ def needed_features(data: Dict[str, Any]) -> List[str]:
     return out
 
 
-def skip_missing(data: Dict[str, Any], extra: Tuple[str, ...] = ()) -> None:
+def skip_missing(data: dict[str, Any], extra: tuple[str, ...] = ()) -> None:
     missing = [f for f in needed_features(data) + list(extra) if not FEATURES[f]]
     if missing:
         pytest.skip(f"the simulator lacks {', '.join(missing)}")
 
 
-def all_points(quick: bool) -> List[Tuple[str, str, str, bool]]:
+def all_points(quick: bool) -> list[tuple[str, str, str, bool]]:
     out = []
     for sc in S.SCENARIOS:
         for kind in DEFAULT_AQMS:
@@ -131,7 +131,7 @@ def test_ids_sections_and_lookup() -> None:
         S.build("6", "7ms", {"type": "red"}, 1, False, False)
 
 
-def _count(d: Dict[str, Any], cls: str) -> int:
+def _count(d: dict[str, Any], cls: str) -> int:
     return sum(1 for f in d["flow"] if f["name"] == cls)
 
 
@@ -159,7 +159,7 @@ def test_flow_counts_follow_the_mathis_formula() -> None:
             assert f["stop"] == pytest.approx(2 * T / 3)
 
 
-def _rtt(norm: Dict[str, Any], flow: Dict[str, Any]) -> float:
+def _rtt(norm: dict[str, Any], flow: dict[str, Any]) -> float:
     delay = {x["name"]: x["delay"] for x in norm["directions"]}
     return sum(delay[x] for x in flow["path"] + flow["ack_path"])
 
@@ -182,9 +182,9 @@ def test_rtts_of_scenario_6_are_the_variants() -> None:
         assert _rtt(norm, f) == pytest.approx(2 * (0.020 + 0.010 + 0.020), abs=1e-9)
 
 
-def _leaves(x: Any, path: str = "") -> Dict[str, Any]:
+def _leaves(x: Any, path: str = "") -> dict[str, Any]:
     if isinstance(x, dict):
-        out: Dict[str, Any] = {}
+        out: dict[str, Any] = {}
         for k, v in x.items():
             out.update(_leaves(v, f"{path}.{k}" if path else k))
         return out
@@ -266,7 +266,7 @@ def test_queue_tables_buffer_and_ecn() -> None:
         assert not any(f.get("ecn") for f in plain["flow"])
 
 
-def _defaults(kind: str) -> Dict[str, Any]:
+def _defaults(kind: str) -> dict[str, Any]:
     return dict(aqm.Queue({"type": kind, "limit": S.BUFFER}).config)
 
 
@@ -353,7 +353,7 @@ def _run(sid: str, kind: str, variant: str = "default", ecn: bool = False, **q: 
     return point, evaluate_point.run(point)
 
 
-def _goodputs(row: Dict[str, Any]) -> Dict[str, float]:
+def _goodputs(row: dict[str, Any]) -> dict[str, float]:
     return {
         c: row[f"goodput_bps_{c}"] for c in S.CLASSES if not math.isnan(row[f"goodput_bps_{c}"])
     }

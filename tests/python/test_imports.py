@@ -9,8 +9,8 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python" / "aqmlab"
@@ -32,7 +32,7 @@ HEAVY = (
 )
 
 
-def _modules() -> Iterator[Tuple[Path, str]]:
+def _modules() -> Iterator[tuple[Path, str]]:
     """(path, dotted name of its package) of every module of aqmlab."""
     for p in sorted(PACKAGE.rglob("*.py")):
         yield p, ".".join(p.parent.relative_to(PACKAGE.parent).parts)
@@ -46,7 +46,7 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     return ".".join(parts + ([node.module] if node.module else []))
 
 
-def _imported(node: ast.AST, package: str) -> List[str]:
+def _imported(node: ast.AST, package: str) -> list[str]:
     """The modules (or ``module.name``) an import statement brings in."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
@@ -63,7 +63,7 @@ def _function_of(tree: ast.AST) -> dict:
     """node -> the function it sits in (None at module level)."""
     owner: dict = {}
 
-    def visit(node: ast.AST, fn: Optional[ast.AST]) -> None:
+    def visit(node: ast.AST, fn: ast.AST | None) -> None:
         for child in ast.iter_child_nodes(node):
             owner[child] = fn
             inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else fn
@@ -185,7 +185,7 @@ def test_the_top_level_imports_have_no_cycle():
     state: dict = {}
     cycles = []
 
-    def visit(m: str, trail: List[str]) -> None:
+    def visit(m: str, trail: list[str]) -> None:
         state[m] = "open"
         for d in sorted(graph.get(m, ())):
             if state.get(d) == "open":

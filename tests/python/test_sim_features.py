@@ -5,7 +5,7 @@ LEDBAT."""
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
@@ -21,7 +21,7 @@ RED_ECN = {
     "ecn": True,
 }
 
-BASE: Dict[str, Any] = {
+BASE: dict[str, Any] = {
     "duration": "10s",
     "seed": 3,
     "link": [
@@ -35,7 +35,7 @@ BASE: Dict[str, Any] = {
 }
 
 
-def base(**top: Any) -> Dict[str, Any]:
+def base(**top: Any) -> dict[str, Any]:
     sc = copy.deepcopy(BASE)
     sc.update(top)
     return sc
@@ -171,7 +171,7 @@ def test_ledbat_yields_to_newreno_under_a_full_buffer_and_not_under_red():
     (LEDBAT starts 1 s after NewReno; its window falls by at most 1.4 packets per round
     trip at 240 ms, so the 30 s warm-up lets it come down first.)"""
 
-    def goodputs(queue: Dict[str, Any]) -> Dict[str, float]:
+    def goodputs(queue: dict[str, Any]) -> dict[str, float]:
         sc = base(duration="120s", warmup="30s")
         sc["link"][1]["queue"] = queue
         sc["flow"] = [

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
 from aqmlab.sim import Scenario, simulate
 
-BASE: Dict[str, Any] = {
+BASE: dict[str, Any] = {
     "duration": "10s",
     "warmup": "2s",
     "seed": 3,
@@ -28,7 +28,7 @@ BASE: Dict[str, Any] = {
 }
 
 
-def scenario(**keys: Any) -> Dict[str, Any]:
+def scenario(**keys: Any) -> dict[str, Any]:
     sc = copy.deepcopy(BASE)
     sc["flow"][0].update(keys)
     return sc
@@ -63,7 +63,7 @@ def test_normalized_tcp_has_the_new_keys() -> None:
         ({"initial_window": 4, "init_cwnd": 2}, "flow[0].initial_window"),
     ],
 )
-def test_invalid_keys_name_their_field(keys: Dict[str, Any], path: str) -> None:
+def test_invalid_keys_name_their_field(keys: dict[str, Any], path: str) -> None:
     """An invalid new key is a ValueError naming the field."""
     with pytest.raises(ValueError, match="^" + re.escape(path)):
         Scenario(scenario(**keys)).normalized()

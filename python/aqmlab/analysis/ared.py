@@ -24,7 +24,7 @@ what ns-2 computes) and reports the other reading as ``min_th_worked_example``.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from ..base import in_range, non_negative, positive
 
@@ -66,7 +66,7 @@ def link_capacity_pkts(link_rate_bps: float, mean_pkt_size: float = 500) -> floa
     return r / (8.0 * s)
 
 
-def ared_target_band(min_th: float, max_th: float) -> Tuple[float, float]:
+def ared_target_band(min_th: float, max_th: float) -> tuple[float, float]:
     """Fig. 10's target for avg: [min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)].
 
     Floyd, Gummadi & Shenker Fig. 10. Thresholds in packets; returns packets. With
@@ -81,7 +81,7 @@ def ared_target_band(min_th: float, max_th: float) -> Tuple[float, float]:
 
 def ared_auto_parameters(
     link_rate_bps: float, mean_pkt_size: float = 500, delay_target: float = 0.005
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Adaptive RED's automatic w_q, min_th and max_th for a link.
 
     Floyd, Gummadi & Shenker 2001:
@@ -198,7 +198,7 @@ def ared_max_overshoot(k: float = 3.0) -> float:
     return 2.0 * kk / ((kk + 1.0) / 2.0)
 
 
-def _steps_up(bottom: float, top: float, alpha: Optional[float]) -> int:
+def _steps_up(bottom: float, top: float, alpha: float | None) -> int:
     """Fig. 10 increases from `bottom` until max_p >= top; alpha None = min(0.01, max_p/4)."""
     mp, n = bottom, 0
     while mp < top - _EPS:
@@ -222,7 +222,7 @@ def ared_adaptation_times(
     interval: float = INTERVAL,
     bottom: float = MAX_P_BOTTOM,
     top: float = MAX_P_TOP,
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Intervals and seconds for max_p to go from `bottom` to `top` and back.
 
     Floyd, Gummadi & Shenker Section 4.2: "it takes at least 0.49/alpha intervals for

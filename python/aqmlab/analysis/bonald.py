@@ -47,8 +47,6 @@ returns them all as one dict.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import numpy as np
 
 from ..base import integer
@@ -87,9 +85,9 @@ def queue_distribution(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 1,
 ) -> np.ndarray:
     """Stationary distribution of the number of packets in the router, n = 0..K.
@@ -107,11 +105,11 @@ def queue_moments(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 1,
-) -> Tuple[float, float]:
+) -> tuple[float, float]:
     """(mean, variance) of the queue-size distribution (Section IV, Table III), packets."""
     return BonaldModel(policy, rho, K, min_th, max_th, max_p, burst).queue_moments()
 
@@ -120,9 +118,9 @@ def drop_probability(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 1,
     bursty_fraction: float = 1.0,
 ) -> float:
@@ -143,12 +141,12 @@ def class_drop_probabilities(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 3,
     bursty_fraction: float = 0.5,
-) -> Tuple[float, float]:
+) -> tuple[float, float]:
     """(P(b), P(s)): drop probability of the bursty and of the smooth class (Section II-B).
 
     `rho` is the total load rho(b) + rho(s), `bursty_fraction` = rho(b)/rho; the
@@ -165,10 +163,10 @@ def consecutive_drops(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
-) -> Tuple[float, float]:
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
+) -> tuple[float, float]:
     """(mean, variance) of the number of consecutive drops (Section III, Poisson input).
 
     Tail Drop: Section III-A (rho + 1, rho (rho + 1)). RED: the distribution of eq. 4
@@ -184,9 +182,9 @@ def consecutive_drop_pmf(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     n_max: int = 30,
 ) -> np.ndarray:
     """P(N = n) for n = 1..n_max (Fig. 8 / Fig. 9): differences of the survival function.

@@ -7,7 +7,7 @@ sees; its functions are the contract.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -30,7 +30,7 @@ def red_eq5_distribution(
     rho: float,
     K: int,
     min_th: float,
-    max_th: Optional[float],
+    max_th: float | None,
     max_p: float,
     convention: str = DEFAULT_CONVENTION,
 ) -> np.ndarray:
@@ -75,9 +75,9 @@ class BonaldModel:
     policy: str
     rho: float
     K: int
-    min_th: Optional[float] = None
-    max_th: Optional[float] = None
-    max_p: Optional[float] = None
+    min_th: float | None = None
+    max_th: float | None = None
+    max_p: float | None = None
     burst: int = 1
     bursty_fraction: float = 1.0
     convention: str = DEFAULT_CONVENTION
@@ -107,7 +107,7 @@ class BonaldModel:
             object.__setattr__(self, "max_th", float(mx))
             object.__setattr__(self, "max_p", float(self.max_p))
 
-    def _red_parameters(self) -> Tuple[float, float, float]:
+    def _red_parameters(self) -> tuple[float, float, float]:
         """RED's (min_th, max_th, max_p), all set by ``__post_init__`` for policy "red"."""
         if self.min_th is None or self.max_th is None or self.max_p is None:
             raise ValueError("min_th, max_th and max_p are needed for policy 'red'")
@@ -169,9 +169,9 @@ class BonaldModel:
         """
         K, B = self.K, self.burst
         n = np.arange(K + 1)
-        rows: List[np.ndarray] = []
-        cols: List[np.ndarray] = []
-        vals: List[np.ndarray] = []
+        rows: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
 
         def jumps(r: np.ndarray, c: np.ndarray, rate: np.ndarray) -> None:
             """Add the transitions r -> c at the given rates."""
@@ -272,7 +272,7 @@ class BonaldModel:
         total = (f * p_b if f > 0 else 0.0) + ((1 - f) * p_s if f < 1 else 0.0)
         return DropProbabilities(total, p_b, p_s)
 
-    def queue_moments(self) -> Tuple[float, float]:
+    def queue_moments(self) -> tuple[float, float]:
         """Mean (packets) and variance (packets^2) of the number in the router (Section IV)."""
         pi = self.distribution()
         n = np.arange(self.K + 1, dtype=float)
@@ -286,7 +286,7 @@ class BonaldModel:
                 f"burst must be 1 for consecutive drops (Section III assumes Poisson input), got {self.burst!r}"
             )
 
-    def _eq4_weights(self, weighting: str) -> Tuple[np.ndarray, np.ndarray, float]:
+    def _eq4_weights(self, weighting: str) -> tuple[np.ndarray, np.ndarray, float]:
         """Start-state weights of a run and the drop probabilities, certain-drop states removed."""
         if weighting not in ("drop", "run"):
             raise ValueError(f"weighting must be 'drop' or 'run', got {weighting!r}")
@@ -360,7 +360,7 @@ class BonaldModel:
         paper = float(w @ (d / (1.0 - d) ** 2))
         return ConsecutiveDrops(mean, second - mean**2, paper, excluded)
 
-    def consecutive_drops_exact(self) -> Tuple[float, float]:
+    def consecutive_drops_exact(self) -> tuple[float, float]:
         """Mean and variance of run lengths of consecutive drops, without Approximation 2.
 
         The same Poisson model, solved exactly: after a drop in state s the next
@@ -394,11 +394,11 @@ class BonaldModel:
         second = float(start @ (1.0 + 2.0 * h + g))
         return mean, second - mean**2
 
-    def summary(self) -> Dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         """All of the model's predictions as a dict, for comparison with a simulation."""
         dp = self.drop_probabilities()
         mean, var = self.queue_moments()
-        out: Dict[str, Any] = {
+        out: dict[str, Any] = {
             "policy": self.policy,
             "rho": self.rho,
             "K": self.K,

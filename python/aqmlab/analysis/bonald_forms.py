@@ -6,7 +6,7 @@ conventions of which queue size an arrival sees, and the result types of
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Tuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def binomial_pmf(B: int, p: np.ndarray) -> np.ndarray:
     return np.exp(log_comb + lp + lq)
 
 
-def check_rho_K(rho: float, K: int) -> Tuple[float, int]:
+def check_rho_K(rho: float, K: int) -> tuple[float, int]:
     """Validated (rho > 0, integer K >= 1)."""
     return positive("rho", rho), integer("K", K, minimum=1)
 

@@ -23,7 +23,7 @@ Approximation 1: each packet of a burst sees the queue its predecessors built.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from ..base import in_range, integer, positive
 from ..sim import simulate
@@ -36,15 +36,15 @@ def scenario(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 1,
     bursty_fraction: float = 1.0,
     duration: float = 200.0,
     warmup: float = 10.0,
     seed: int = 1,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The simulator scenario (a dict) of the Section II model; arguments as
     :func:`aqmlab.analysis.bonald.drop_probability`, plus run length (s) and seed."""
     if policy not in ("taildrop", "red"):
@@ -55,7 +55,7 @@ def scenario(
     if not 0.0 <= bursty_fraction <= 1.0:
         raise ValueError(f"bursty_fraction must be in [0, 1], got {bursty_fraction}")
     if policy == "taildrop":
-        queue: Dict[str, Any] = {"type": "droptail", "limit": K - 1}
+        queue: dict[str, Any] = {"type": "droptail", "limit": K - 1}
     else:
         max_th = K if max_th is None else max_th
         if min_th is None or max_p is None:
@@ -113,21 +113,21 @@ def drop_probabilities(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     burst: int = 1,
     bursty_fraction: float = 1.0,
     replications: int = 5,
     duration: float = 200.0,
     seed: int = 1,
-) -> Dict[str, Tuple[float, float]]:
+) -> dict[str, tuple[float, float]]:
     """Simulated drop probabilities ``{"total"|"bursty"|"smooth": (mean, half-width)}``,
     the half-width of a 99% Student-t interval over `replications` independent runs."""
     n = integer("replications", replications, minimum=2)
     if n > len(_T995) + 1:
         raise ValueError(f"replications must be <= {len(_T995) + 1}, got {n}")
-    samples: Dict[str, list] = {"total": [], "bursty": [], "smooth": []}
+    samples: dict[str, list] = {"total": [], "bursty": [], "smooth": []}
     for r in range(n):
         sc = scenario(
             policy, rho, K, min_th, max_th, max_p, burst, bursty_fraction, duration, seed=seed + r
@@ -143,7 +143,7 @@ def drop_probabilities(
 
 
 # ------------------------------------------------------------------ additions
-def with_average(sc: Dict[str, Any], w_q: float) -> Dict[str, Any]:
+def with_average(sc: dict[str, Any], w_q: float) -> dict[str, Any]:
     """The same scenario with RED's average queue (weight `w_q`) instead of the
     instantaneous queue (Sections II-C, III-C and IV-C); Tail Drop is left unchanged."""
     q = sc["link"][0]["queue_ab"]
@@ -156,9 +156,9 @@ def pareto_scenario(
     policy: str,
     rho: float,
     K: int,
-    min_th: Optional[float] = None,
-    max_th: Optional[float] = None,
-    max_p: Optional[float] = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    max_p: float | None = None,
     bursty_fraction: float = 0.9,
     shape: float = 1.4,
     burst_time: float = 2.5e-6,
@@ -166,7 +166,7 @@ def pareto_scenario(
     duration: float = 200.0,
     warmup: float = 10.0,
     seed: int = 1,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Section II-D (Fig. 7): the bursty stream replaced by bursts with Pareto times between
     them, beside a Poisson stream. The simulator's ``pareto_onoff`` source with ON and OFF
     periods Pareto of the same `shape`; during ON one packet every `spacing` s (nearly
@@ -230,7 +230,7 @@ def router_queue_histogram(queue_samples, utilization: float, K: int):
     return h
 
 
-def t_interval(xs) -> Tuple[float, float]:
+def t_interval(xs) -> tuple[float, float]:
     """(mean, half-width of the 99% Student-t interval) of 2..10 independent samples."""
     n = len(xs)
     if not 2 <= n <= len(_T995) + 1:

@@ -18,7 +18,7 @@ Units: buffer, thresholds, minq, maxq in packets; w_q, max_p dimensionless.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from ..base import positive
 
@@ -28,7 +28,7 @@ __all__ = ["fred_parameters", "LARGE_BUFFER"]
 LARGE_BUFFER = 64
 
 
-def fred_parameters(buffer: float, rtt_packets: float) -> Dict[str, Any]:
+def fred_parameters(buffer: float, rtt_packets: float) -> dict[str, Any]:
     """FRED's constants of Lin & Morris Section 4.5 for a buffer and a round-trip time.
 
     `buffer` (packets, > 0) is the physical queue limit; `rtt_packets` (> 0) the

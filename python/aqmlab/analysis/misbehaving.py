@@ -33,8 +33,9 @@ Units: times in seconds, shares and probabilities dimensionless, n in marks.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Union, overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -56,11 +57,11 @@ MARK_EVENTS = ("x", "m")
 
 def _select(
     packets: Any,
-    link: Optional[str],
+    link: str | None,
     events: Sequence[str],
     include_acks: bool,
-    start: Optional[float],
-    end: Optional[float],
+    start: float | None,
+    end: float | None,
 ):
     need = {"time", "event", "flow"}
     missing = need - set(packets.columns)
@@ -89,11 +90,11 @@ def _select(
 
 def marks_from_trace(
     packets: Any,
-    link: Optional[str] = None,
+    link: str | None = None,
     events: Sequence[str] = MARK_EVENTS,
     include_acks: bool = False,
-    start: Optional[float] = None,
-    end: Optional[float] = None,
+    start: float | None = None,
+    end: float | None = None,
 ):
     """The marked (ECN, event "m") and dropped (event "x") packets of one link direction.
 
@@ -174,7 +175,7 @@ class RecentMarks:
         )
 
 
-def recent_marks(marks: Any, n: int, flows: Optional[Iterable[Any]] = None) -> RecentMarks:
+def recent_marks(marks: Any, n: int, flows: Iterable[Any] | None = None) -> RecentMarks:
     """Slide the list of the n most recently marked packets over `marks`.
 
     `marks`: a DataFrame ``time, flow`` in time order (:func:`marks_from_trace`) or a
@@ -235,9 +236,7 @@ def flag_threshold(n: int, reference_share: float, alpha: float = 0.01) -> float
 def false_flag_bound(n: int, share: float, threshold: float) -> float: ...
 @overload
 def false_flag_bound(n: int, share: np.ndarray, threshold: float) -> np.ndarray: ...
-def false_flag_bound(
-    n: int, share: Union[float, np.ndarray], threshold: float
-) -> Union[float, np.ndarray]:
+def false_flag_bound(n: int, share: float | np.ndarray, threshold: float) -> float | np.ndarray:
     """Hoeffding's bound on Prob(S_{i,n} >= threshold n) for a flow whose marks are its
     with probability `share` each: exp(-2 n (threshold - share)^2) when threshold >
     share, else 1 (no bound). With threshold = c share this is Section X's
@@ -255,13 +254,13 @@ def false_flag_bound(
 
 def packet_shares(
     packets: Any,
-    link: Optional[str] = None,
+    link: str | None = None,
     event: str = "d",
     include_acks: bool = False,
-    start: Optional[float] = None,
-    end: Optional[float] = None,
+    start: float | None = None,
+    end: float | None = None,
     by: str = "packets",
-) -> Dict[Any, float]:
+) -> dict[Any, float]:
     """Each flow's share of the packets that left (`event` "d", default) or arrived at
     ("a") one link direction in [start, end]: the bandwidth share p_i of Section X.
     `by`: "packets" (RED in packet mode marks per packet) or "bytes". Returns
@@ -282,15 +281,15 @@ def packet_shares(
 def identify_misbehaving(
     packets: Any,
     n: int = 100,
-    link: Optional[str] = None,
-    threshold: Optional[float] = None,
-    reference_share: Union[None, float, Mapping[Any, float]] = None,
+    link: str | None = None,
+    threshold: float | None = None,
+    reference_share: None | float | Mapping[Any, float] = None,
     alpha: float = 0.01,
     events: Sequence[str] = MARK_EVENTS,
     include_acks: bool = False,
-    start: Optional[float] = None,
-    end: Optional[float] = None,
-) -> Dict[str, Any]:
+    start: float | None = None,
+    end: float | None = None,
+) -> dict[str, Any]:
     """Flag the flows holding a large share of the n most recently marked packets.
 
     At every mark, flow i is flagged when its share of the last n marks (once the list
@@ -358,8 +357,8 @@ def identify_misbehaving(
 
 
 def _reference_shares(
-    reference_share: Union[None, float, Mapping[Any, float]], flow_ids: Sequence[Any]
-) -> Dict[Any, float]:
+    reference_share: None | float | Mapping[Any, float], flow_ids: Sequence[Any]
+) -> dict[Any, float]:
     """Each flow's reference share: the one given for it, else the fair share 1/N."""
     n_flows = max(1, len(flow_ids))
     if isinstance(reference_share, Mapping):

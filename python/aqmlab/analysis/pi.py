@@ -33,14 +33,13 @@ Units: C in packets/s, R in seconds, q and q_ref in packets, a and b per packet.
 from __future__ import annotations
 
 import math
-from typing import Dict
 
 from ..base import positive
 
 __all__ = ["pi_design", "pi_gains", "pi_loop_gain"]
 
 
-def pi_gains(k_pi: float, z: float, sample_freq: float) -> Dict[str, float]:
+def pi_gains(k_pi: float, z: float, sample_freq: float) -> dict[str, float]:
     """The discrete PI gains ``a`` and ``b`` of ``K_PI (s/z + 1)/s`` sampled at
     ``sample_freq`` Hz with the bilinear transform: a = K_PI (1/z + T/2),
     b = K_PI (1/z - T/2), T = 1/sample_freq."""
@@ -68,7 +67,7 @@ def pi_loop_gain(omega: float, k_pi: float, z: float, n: float, c: float, r: flo
     return plant * k * abs(complex(1.0, w / zz)) / w
 
 
-def pi_design(n_min: float, c: float, r_max: float, sample_freq: float = 160.0) -> Dict[str, float]:
+def pi_design(n_min: float, c: float, r_max: float, sample_freq: float = 160.0) -> dict[str, float]:
     """The paper's design rule for N >= ``n_min`` flows, capacity ``c`` (packets/s) and
     round-trip times up to ``r_max`` (s), sampled at ``sample_freq`` Hz (160 in the
     paper). Returns ``p_tcp``, ``p_queue``, ``z``, ``omega_g``, ``k_pi``, ``a`` and ``b``

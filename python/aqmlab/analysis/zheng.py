@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -100,7 +100,7 @@ def zheng_delta_upper_eq15(w: ArrayLike, b: float, q0: float, l1: int, m2: float
 DeltaOfW = Callable[[ArrayLike], ArrayLike]
 
 
-def _grid_peak(f: DeltaOfW) -> Tuple[np.ndarray, np.ndarray, int]:
+def _grid_peak(f: DeltaOfW) -> tuple[np.ndarray, np.ndarray, int]:
     """f on a grid of w in (0, 1) (log-spaced near 0, linear above), and where it peaks."""
     grid = np.unique(
         np.concatenate([np.geomspace(1e-9, 1e-2, 400), np.linspace(1e-2, 1 - 1e-9, 2000)])
@@ -109,7 +109,7 @@ def _grid_peak(f: DeltaOfW) -> Tuple[np.ndarray, np.ndarray, int]:
     return grid, vals, int(np.argmax(vals))
 
 
-def _upper_root(f: DeltaOfW, target: float) -> Optional[float]:
+def _upper_root(f: DeltaOfW, target: float) -> float | None:
     """Largest w in (0, 1) with f(w) = target, for f rising from 0 then falling to 0 at w = 1.
 
     The peak is located on a grid (log-spaced near 0, linear above) and refined; the
@@ -131,7 +131,7 @@ def _upper_root(f: DeltaOfW, target: float) -> Optional[float]:
     )
 
 
-def _lower_root(f: DeltaOfW, target: float) -> Optional[float]:
+def _lower_root(f: DeltaOfW, target: float) -> float | None:
     """Smallest w in (0, 1) with f(w) = target for the same shape of f; None if none."""
     from scipy import optimize
 
@@ -145,7 +145,7 @@ def _lower_root(f: DeltaOfW, target: float) -> Optional[float]:
     )
 
 
-def _check_common(b: float, K_l: float, q0: float) -> Tuple[float, float, float]:
+def _check_common(b: float, K_l: float, q0: float) -> tuple[float, float, float]:
     """Validated b, K_l, q0 (all > 0)."""
     return positive("b", b), positive("K_l", K_l), positive("q0", q0)
 
@@ -188,7 +188,7 @@ def zheng_upper_bound(b: float, K_l: float, q0: float, l1: float, m2: float) -> 
 
 def zheng_w_bounds(
     b: float, K_l: float, q0: float, l1: float, g: float, m2_lower: float, m2_upper: float
-) -> Tuple[float, float]:
+) -> tuple[float, float]:
     """(lower, upper) bounds of RED's weight w from eqs. (14) and (21).
 
     Zheng & Atiquzzaman Sections 4.1-4.3: `b` burst ratio (ON/OFF, > 0), `K_l`
@@ -205,7 +205,7 @@ def zheng_w_bounds(
 
 def zheng_w_bounds_exact(
     b: float, K_l: float, q0: float, l1: float, g: float, m2_lower: float, m2_upper: float
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The bounds from the equations before the paper's approximations.
 
     - ``lower_eq12``: larger root of eq. (12) = K_l (keeps 1 - w + b);
@@ -263,14 +263,12 @@ class ZhengInputs:
     short_window: int
     n_samples: int
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (JSON-friendly)."""
         return asdict(self)
 
 
-def load_queue_trace(
-    trace: Any, *, column: str = "queue", link: Optional[str] = None
-) -> np.ndarray:
+def load_queue_trace(trace: Any, *, column: str = "queue", link: str | None = None) -> np.ndarray:
     """Queue lengths (packets) from an array, a pandas object or a Parquet/CSV file.
 
     DataFrames and files are read as the simulator writes its queue trace (columns
@@ -357,7 +355,7 @@ def _short_window(q: np.ndarray) -> int:
     return max(2, ws)
 
 
-def _burst_ratio(q: np.ndarray, s: np.ndarray) -> Tuple[float, float]:
+def _burst_ratio(q: np.ndarray, s: np.ndarray) -> tuple[float, float]:
     """(b, the OFF level): the ON and OFF samples are those above and below the local
     long-term level s (eq. 10 alternates q0 g and b q0 g around (1 + b)/2 q0 g). Where s
     is small its relative error distorts the ratio, so only the upper half of the
@@ -379,9 +377,9 @@ def estimate_zheng_inputs(
     trace: Any,
     *,
     column: str = "queue",
-    link: Optional[str] = None,
+    link: str | None = None,
     calculations_per_sample: float = 1.0,
-    short_window: Optional[int] = None,
+    short_window: int | None = None,
 ) -> ZhengInputs:
     """Estimate Zheng & Atiquzzaman's (b, q0, l1, g, m2) from a queue-length trace.
 
@@ -448,7 +446,7 @@ def estimate_zheng_inputs(
     )
 
 
-def zheng_bounds_from_trace(trace: Any, K_l: float, **kwargs: Any) -> Dict[str, Any]:
+def zheng_bounds_from_trace(trace: Any, K_l: float, **kwargs: Any) -> dict[str, Any]:
     """Estimate the inputs from `trace` (see :func:`estimate_zheng_inputs`) and apply eqs. (14) and (21).
 
     `K_l` is RED's min_th in packets; keyword arguments go to the estimator. Returns

@@ -19,10 +19,11 @@ import hashlib
 import os
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..base import build_id as package_build_id
 from ..base import check_out_dir, positive_int, set_aside
@@ -50,16 +51,16 @@ class Options:
 
     quick: bool = False
     #: seeds 1..N per (scenario, variant, AQM); None: :data:`DEFAULT_SEEDS`
-    seeds: Optional[int] = None
+    seeds: int | None = None
     #: worker processes of the embedded local cluster (None: every core)
-    jobs: Optional[int] = None
+    jobs: int | None = None
     #: a Dask scheduler address, client or cluster instead of a local cluster
     scheduler: Any = None
     progress: bool = True
     #: compute again the points recorded as failed
     retry_failed: bool = False
     #: how the local cluster starts its workers (see ``aqmlab.sweep``)
-    start_method: Optional[str] = None
+    start_method: str | None = None
 
     def __post_init__(self) -> None:
         if self.seeds is not None:
@@ -76,19 +77,19 @@ class Options:
 
 
 def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
-    aqms: Optional[Union[str, Sequence[str], Mapping[str, Mapping[str, Any]]]] = None,
-    aqm_file: Optional[PathLike] = None,
-    scenarios: Optional[Union[str, Sequence[str]]] = None,
+    aqms: str | Sequence[str] | Mapping[str, Mapping[str, Any]] | None = None,
+    aqm_file: PathLike | None = None,
+    scenarios: str | Sequence[str] | None = None,
     quick: bool = False,
     out: PathLike = "evaluate-out",
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     scheduler: Any = None,
     progress: bool = True,
-    seeds: Optional[int] = None,
+    seeds: int | None = None,
     *,
     retry_failed: bool = False,
-    start_method: Optional[str] = None,
-) -> "pd.DataFrame":
+    start_method: str | None = None,
+) -> pd.DataFrame:
     """Run the RFC 7928 scenarios for a set of AQMs; write and return the metrics.
 
     `aqms`: queue types at their defaults (``"red,codel"`` or a list), or a dict of label
@@ -114,7 +115,7 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     stats = run_sweeps(out, runs, specs, options, build)
     metrics, flows, failed = results.assemble(out, runs, specs, queues, options.quick)
-    info: Dict[str, Any] = {
+    info: dict[str, Any] = {
         "aqms": queues,
         "scenarios": [r.id for r in runs],
         "quick": options.quick,
@@ -139,7 +140,7 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
 
 def checked_specs(
     runs: Sequence[Run], queues: Mapping[str, Mapping[str, Any]], options: Options
-) -> List[SweepSpec]:
+) -> list[SweepSpec]:
     """Every run's sweep, read and validated (the runner checks one scenario per value)
     before anything runs: a bad parameter is refused up front, naming the scenario."""
     specs = []
@@ -203,14 +204,14 @@ def _todo(spec: Any, d: Path, retry_failed: bool) -> int:
 
 def run_sweeps(
     out: Path, runs: Sequence[Run], specs: Sequence[SweepSpec], options: Options, build: str
-) -> Dict[str, Dict[str, Any]]:
+) -> dict[str, dict[str, Any]]:
     """Run (or resume, or extend) every sweep on one Dask client; returns each sweep's
     counts and timings (the sweep engine's ``df.attrs["sweep"]``)."""
     dirs = [out / "sweeps" / r.dirname(options.quick) for r in runs]
     for s, d in zip(specs, dirs):
         _keep_or_set_aside(d, build, s.fixed_hash, options.progress)
     todo = sum(_todo(s, d, options.retry_failed) for s, d in zip(specs, dirs))
-    stats: Dict[str, Dict[str, Any]] = {}
+    stats: dict[str, dict[str, Any]] = {}
     t0 = time.perf_counter()
     with ExitStack() as stack:
         client = (

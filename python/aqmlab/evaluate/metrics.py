@@ -21,8 +21,9 @@ NaN marks a metric that does not apply (no transfer, fewer than two signals, ...
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,7 +47,7 @@ __all__ = [
 NAN = float("nan")
 
 #: Scenario id -> (numerator class, denominator class) of ``goodput_ratio``.
-RATIOS: Dict[str, Tuple[str, str]] = {
+RATIOS: dict[str, tuple[str, str]] = {
     "5.2": ("cubic", "bulk"),
     "5.4": ("ledbat", "bulk"),
     "6": ("rtt", "ref"),
@@ -55,7 +56,7 @@ RATIOS: Dict[str, Tuple[str, str]] = {
 
 def in_window(
     times: ArrayLike, flows: ArrayLike, start: float, end: float
-) -> Tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """The signals with ``start <= time <= end``, sorted by time (stable)."""
     t = np.asarray(times, dtype=float)
     f = np.asarray(flows, dtype=np.int64)
@@ -67,7 +68,7 @@ def in_window(
     return t[order], f[order]
 
 
-def loss_intervals(times: ArrayLike) -> Tuple[float, float]:
+def loss_intervals(times: ArrayLike) -> tuple[float, float]:
     """(mean, coefficient of variation) of the gaps between consecutive signal times;
     the CV is the population standard deviation over the mean. NaN, NaN with fewer
     than two signals; the CV is NaN when every gap is zero."""
@@ -111,7 +112,7 @@ def jain(values: ArrayLike) -> float:
     return float(x.sum() ** 2 / (x.size * sq))
 
 
-def fair_shares(intervals: Sequence[Tuple[float, float]], start: float, end: float) -> List[float]:
+def fair_shares(intervals: Sequence[tuple[float, float]], start: float, end: float) -> list[float]:
     """Each flow's fair share of a constant capacity over the window [start, end], as a
     fraction of the capacity: at every instant the flows active then (flow i over its
     `intervals[i]` = (begin, end)) share it equally; a flow's share is the time average
@@ -127,14 +128,14 @@ def fair_shares(intervals: Sequence[Tuple[float, float]], start: float, end: flo
     return shares
 
 
-def class_of(name: Optional[str]) -> str:
+def class_of(name: str | None) -> str:
     """A flow's class from its summary name (``bulk``; a web connection ``web#3.7``)."""
     return (name or "").split("#", 1)[0]
 
 
-def class_sums(classes: Sequence[str], values: Sequence[float]) -> Dict[str, float]:
+def class_sums(classes: Sequence[str], values: Sequence[float]) -> dict[str, float]:
     """Sum of `values` per class, classes in order of first appearance."""
-    out: Dict[str, float] = {}
+    out: dict[str, float] = {}
     for c, v in zip(classes, values):
         out[c] = out.get(c, 0.0) + float(v)
     return out
@@ -142,7 +143,7 @@ def class_sums(classes: Sequence[str], values: Sequence[float]) -> Dict[str, flo
 
 def class_loss_rates(
     classes: Sequence[str], drops: Sequence[float], sent: Sequence[float]
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Per class: data packets lost / data packets sent (NaN when it sent nothing)."""
     d, s = class_sums(classes, drops), class_sums(classes, sent)
     return {c: d[c] / s[c] if s[c] > 0 else NAN for c in d}
@@ -161,8 +162,8 @@ def goodput_ratio(scenario: str, per_class: Mapping[str, float]) -> float:
 
 
 def _weighted(
-    single: Sequence[float], rows: Sequence[Tuple[float, Optional[float]]]
-) -> Tuple[float, float]:
+    single: Sequence[float], rows: Sequence[tuple[float, float | None]]
+) -> tuple[float, float]:
     """(total weight, weighted sum): each single value weighs 1, a row (n, value) n;
     rows with n = 0 or no value are left out."""
     n = float(len(single))
@@ -175,8 +176,8 @@ def _weighted(
 
 
 def fct(
-    single: Sequence[float], rows: Sequence[Tuple[float, Optional[float], Optional[float]]]
-) -> Tuple[float, float]:
+    single: Sequence[float], rows: Sequence[tuple[float, float | None, float | None]]
+) -> tuple[float, float]:
     """(mean, 95th percentile) of completion times. `single`: the completion times of
     finite TCP flows; `rows`: (transfers, their mean completion time, their 95th
     percentile), either value None when the row does not give it (the simulator gives
@@ -197,7 +198,7 @@ def fct(
     return mean, p95
 
 
-def startup_mean(single: Sequence[float], rows: Sequence[Tuple[float, Optional[float]]]) -> float:
+def startup_mean(single: Sequence[float], rows: Sequence[tuple[float, float | None]]) -> float:
     """Mean start-up time (transfer start to its first data packet delivered) over the
     finite TCP flows' `single` times and the web connections' rows (transfers, mean)."""
     n, s = _weighted(single, rows)
@@ -211,14 +212,14 @@ def _pool(flow: Mapping[str, Any]) -> str:
 
 
 def _active(
-    flow: Mapping[str, Any], start: float, end: float, stops: Mapping[int, Optional[float]]
-) -> Tuple[float, float]:
+    flow: Mapping[str, Any], start: float, end: float, stops: Mapping[int, float | None]
+) -> tuple[float, float]:
     """The part of [start, end] in which `flow` runs (from its start to its stop)."""
     stop = stops.get(int(flow["id"]))
     return max(start, float(flow["start"])), min(end, end if stop is None else float(stop))
 
 
-def _num(x: Any) -> Optional[float]:
+def _num(x: Any) -> float | None:
     return None if x is None else float(x)
 
 
@@ -238,7 +239,7 @@ class Layout:
     bottleneck: str = "l->r"
 
 
-def _transfer_times(flows: List[Mapping[str, Any]], start: float) -> Tuple[float, float, float]:
+def _transfer_times(flows: list[Mapping[str, Any]], start: float) -> tuple[float, float, float]:
     """(FCT mean, FCT 95th percentile, start-up mean) of the finite transfers: the TCP
     transfers that complete and the web sources' transfers; start-up times only of the
     TCP flows that start inside the window (at or after `start`)."""
@@ -268,8 +269,8 @@ def row(
     summary: Mapping[str, Any],
     signal_times: ArrayLike,
     signal_flows: ArrayLike,
-    stops: Optional[Mapping[int, Optional[float]]] = None,
-) -> Dict[str, Any]:
+    stops: Mapping[int, float | None] | None = None,
+) -> dict[str, Any]:
     """The metric columns of one run of the scenario `layout` describes: `summary` is
     the simulator's, `signal_*` the bottleneck's congestion signals (every row of its
     ``drops`` trace), `stops` the stop time of each flow id that has one (the flow then
@@ -286,7 +287,7 @@ def row(
     stops = stops or {}
     long_lived = layout.long_lived
     link = summary["links"][layout.bottleneck]
-    flows: List[Mapping[str, Any]] = summary["flows"]
+    flows: list[Mapping[str, Any]] = summary["flows"]
     cls = [class_of(f.get("name")) for f in flows]
     goodput = [float(f["goodput_bps"]) for f in flows]
     arrivals = link["arrivals"]
@@ -300,7 +301,7 @@ def row(
     fct_mean, fct_p95, startup = _transfer_times(flows, start)
     per_class = class_sums(cls, goodput)
     loss = class_loss_rates(cls, [x["drops"] for x in flows], [x["sent"] for x in flows])
-    out: Dict[str, Any] = {
+    out: dict[str, Any] = {
         "goodput_bps": float(sum(goodput)),
         "utilization": float(link["utilization"]),
         "delay_mean": float(link["mean_delay"]),

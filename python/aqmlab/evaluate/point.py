@@ -22,7 +22,8 @@ import importlib
 import json
 import math
 import tempfile
-from typing import Any, Dict, List, Mapping, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 from ..sim import Scenario, simulate
 from ..sweeps.runners import Runner
@@ -62,7 +63,7 @@ FLOW_COLUMNS = (
 )
 
 
-def _point(point: Mapping[str, Any]) -> Tuple[str, str, bool, bool, Mapping[str, Any], int]:
+def _point(point: Mapping[str, Any]) -> tuple[str, str, bool, bool, Mapping[str, Any], int]:
     missing = [k for k in POINT_KEYS if k not in point]
     if missing:
         raise ValueError(
@@ -79,7 +80,7 @@ def _point(point: Mapping[str, Any]) -> Tuple[str, str, bool, bool, Mapping[str,
     return sid.split("+", 1)[0], str(point["variant"]), ecn, bool(point["quick"]), queue, seed
 
 
-def scenario_of(point: Mapping[str, Any]) -> Dict[str, Any]:
+def scenario_of(point: Mapping[str, Any]) -> dict[str, Any]:
     """The simulator scenario of `point`, with its congestion-signal trace."""
     sid, variant, ecn, quick, queue, seed = _point(point)
     data = scenarios.build(sid, variant, queue, seed, quick, ecn)
@@ -90,7 +91,7 @@ def scenario_of(point: Mapping[str, Any]) -> Dict[str, Any]:
     return data
 
 
-def _signals(traces: Mapping[str, Any], link: str) -> Tuple[Any, Any]:
+def _signals(traces: Mapping[str, Any], link: str) -> tuple[Any, Any]:
     """(times, flows) of the congestion signals at `link` from the ``drops`` trace."""
     df = traces.get("drops")
     if df is None or len(df) == 0:
@@ -99,10 +100,10 @@ def _signals(traces: Mapping[str, Any], link: str) -> Tuple[Any, Any]:
     return mine["time"].to_numpy(dtype=float), mine["flow"].to_numpy(dtype="int64")
 
 
-def _flow_rows(flows: List[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+def _flow_rows(flows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for f in flows:
-        r: Dict[str, Any] = {k: f.get(k) for k in FLOW_COLUMNS}
+        r: dict[str, Any] = {k: f.get(k) for k in FLOW_COLUMNS}
         r["flow"] = f["id"]
         r["class"] = metrics.class_of(f.get("name"))
         done = f.get("completion_time")
@@ -115,7 +116,7 @@ def _json_value(x: Any) -> Any:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
-def _run(point: Dict[str, Any]) -> Dict[str, Any]:
+def _run(point: dict[str, Any]) -> dict[str, Any]:
     """One point: simulate and measure (see the module doc)."""
     scenario = Scenario(scenario_of(point))
     sc = scenarios.get(str(point["scenario"]))
@@ -139,7 +140,7 @@ def _run(point: Dict[str, Any]) -> Dict[str, Any]:
     return row
 
 
-def _validate(point: Dict[str, Any]) -> None:
+def _validate(point: dict[str, Any]) -> None:
     """Raise ValueError, naming the field, if `point` cannot run."""
     Scenario(scenario_of(point))
 

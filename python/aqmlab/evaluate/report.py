@@ -19,8 +19,9 @@ import html
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..base import replace_file
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: metric -> (column header, scale for display, format, which is best: "lower",
 #: "higher", "one" (closest to 1) or None (not ranked)).
-METRICS: Dict[str, Tuple[str, float, str, Optional[str]]] = {
+METRICS: dict[str, tuple[str, float, str, str | None]] = {
     "goodput_bps": ("goodput, Mb/s", 1e-6, ".3f", "higher"),
     "utilization": ("utilization", 1.0, ".3f", "higher"),
     "delay_mean": ("delay mean, ms", 1e3, ".1f", "lower"),
@@ -58,7 +59,7 @@ _BETTER = {
 }
 
 
-def metric_format(col: str) -> Tuple[str, float, str, Optional[str]]:
+def metric_format(col: str) -> tuple[str, float, str, str | None]:
     """(header, scale, format, best) of a column, the class columns included."""
     if col in METRICS:
         return METRICS[col]
@@ -69,7 +70,7 @@ def metric_format(col: str) -> Tuple[str, float, str, Optional[str]]:
     return (col, 1.0, ".4g", None)
 
 
-def best_rows(values: Sequence[float], better: Optional[str]) -> List[bool]:
+def best_rows(values: Sequence[float], better: str | None) -> list[bool]:
     """Which of `values` are the best: the lowest, the highest, or (``"one"``, for ratios)
     the closest to 1 on a log scale (a ratio of 2 is as far from fair as 0.5; a ratio <= 0
     is farthest). Ties (within 1e-12, relative) are all marked, NaN never; nothing is
@@ -93,7 +94,7 @@ def best_rows(values: Sequence[float], better: Optional[str]) -> List[bool]:
     return [math.isfinite(x) and score(x) <= top + tol for x in xs]
 
 
-def ellipse(cov: Any, n_std: float = 1.0) -> Tuple[float, float, float]:
+def ellipse(cov: Any, n_std: float = 1.0) -> tuple[float, float, float]:
     """The ellipse of a 2x2 covariance at `n_std` standard deviations: (semi-major axis,
     semi-minor axis, angle of the major axis from the x axis in degrees, in [0, 180)).
 
@@ -151,7 +152,7 @@ def _save(fig: Any, path: Path) -> None:
         fig.savefig(tmp, dpi=110)
 
 
-def reference_rows(df: "pd.DataFrame") -> Tuple["pd.DataFrame", str]:
+def reference_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """The rows the delay-goodput plot of a scenario draws, and a note saying which:
     all rows for a scenario without variants; for one with variants, the ``default``
     variant when every AQM has it (8.3), else every variant pooled (6)."""
@@ -165,13 +166,13 @@ def reference_rows(df: "pd.DataFrame") -> Tuple["pd.DataFrame", str]:
     return df, "all variants pooled"
 
 
-def aqm_points(rows: "pd.DataFrame") -> List[Tuple[str, Any, Optional[Any]]]:
+def aqm_points(rows: pd.DataFrame) -> list[tuple[str, Any, Any | None]]:
     """Per AQM (in order of appearance): the mean of (mean delay in ms, goodput in Mb/s)
     over its rows and their covariance (numpy's, n - 1 in the denominator), or None when
     there is no ellipse to draw (fewer than two rows, or a degenerate covariance)."""
     import numpy as np
 
-    res: List[Tuple[str, Any, Optional[Any]]] = []
+    res: list[tuple[str, Any, Any | None]] = []
     for label, g in rows.groupby("aqm", sort=False):
         xy = np.column_stack([g["delay_mean"] * 1e3, g["goodput_bps"] * 1e-6]).astype(float)
         xy = xy[np.all(np.isfinite(xy), axis=1)]
@@ -185,7 +186,7 @@ def aqm_points(rows: "pd.DataFrame") -> List[Tuple[str, Any, Optional[Any]]]:
     return res
 
 
-def delay_goodput_plot(df: "pd.DataFrame", path: Path, title: str) -> None:
+def delay_goodput_plot(df: pd.DataFrame, path: Path, title: str) -> None:
     """The RFC 7928 Section 2.7 view: per AQM the mean (delay, goodput) over its rows and
     the 1-standard-deviation ellipse of their covariance (:func:`aqm_points`); the delay
     axis grows to the left."""
@@ -212,13 +213,13 @@ def delay_goodput_plot(df: "pd.DataFrame", path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def _number(v: str) -> Optional[float]:
+def _number(v: str) -> float | None:
     """The number a variant label starts with (``"80ms"`` -> 80), if any."""
     m = re.match(r"^[^0-9+-]*([+-]?\d+(?:\.\d+)?)", str(v))
     return float(m.group(1)) if m else None
 
 
-def variant_plot(df: "pd.DataFrame", path: Path, title: str) -> None:
+def variant_plot(df: pd.DataFrame, path: Path, title: str) -> None:
     """The key metric against the variant: the goodput ratio when the scenario has one
     (6: one line per AQM against R), else mean delay and goodput, bars per AQM and
     variant (8.3). Means over seeds, bars of one standard deviation."""
@@ -237,7 +238,7 @@ def variant_plot(df: "pd.DataFrame", path: Path, title: str) -> None:
             vs = next(iter(per_aqm.values()))
             nums = [_number(v) for v in vs]
             numeric = all(x is not None for x in nums)
-            xs: List[float] = [float(x or 0.0) for x in nums] if numeric else list(range(len(vs)))
+            xs: list[float] = [float(x or 0.0) for x in nums] if numeric else list(range(len(vs)))
             for i, a in enumerate(per_aqm):
                 m = [stats.loc[(a, v), "mean"] * scale for v in vs]
                 s = np.nan_to_num([stats.loc[(a, v), "std"] * scale for v in vs])
@@ -302,7 +303,7 @@ def _cell(mean: float, std: float, fmt: str, scale: float) -> str:
     return s
 
 
-def table_columns(df: "pd.DataFrame") -> List[str]:
+def table_columns(df: pd.DataFrame) -> list[str]:
     """The metric columns a scenario's table shows: those with a finite value."""
     cols = [c for c in df.columns if c not in KEY_COLUMNS and c != "wall_time"]
     cols = [c for c in cols if df[c].notna().any()]
@@ -312,7 +313,7 @@ def table_columns(df: "pd.DataFrame") -> List[str]:
     return cols
 
 
-def metric_table(df: "pd.DataFrame") -> List[str]:
+def metric_table(df: pd.DataFrame) -> list[str]:
     """The HTML table of a scenario: one row per AQM (and variant), mean +- std over the
     seeds per metric; in each column the best row of each variant marked."""
     cols = table_columns(df)
@@ -350,7 +351,7 @@ def _paragraphs(text: str) -> str:
     return "".join(f"<p>{html.escape(p)}</p>" for p in parts)
 
 
-def _head(info: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> List[str]:
+def _head(info: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> list[str]:
     """Title, settings, wall time, the AQM tables and the table of contents."""
     quick = info.get("quick")
     h = [
@@ -410,7 +411,7 @@ def _head(info: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> List[st
     return h
 
 
-def _rows_of(metrics: "pd.DataFrame", run: Mapping[str, Any]) -> "pd.DataFrame":
+def _rows_of(metrics: pd.DataFrame, run: Mapping[str, Any]) -> pd.DataFrame:
     if metrics.empty:
         return metrics
     sel = (metrics["scenario"] == run["scenario"]) & (metrics["ecn"] == bool(run["ecn"]))
@@ -419,7 +420,7 @@ def _rows_of(metrics: "pd.DataFrame", run: Mapping[str, Any]) -> "pd.DataFrame":
 
 def write(
     out: Path,
-    metrics: "pd.DataFrame",
+    metrics: pd.DataFrame,
     info: Mapping[str, Any],
     runs: Sequence[Mapping[str, Any]],
 ) -> Path:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..base import replace_file
 from ..sweeps import store
@@ -33,15 +34,15 @@ def assemble(
     specs: Sequence[Any],
     queues: Mapping[str, Mapping[str, Any]],
     quick: bool,
-) -> "tuple[pd.DataFrame, pd.DataFrame, List[Dict[str, Any]]]":
+) -> tuple[pd.DataFrame, pd.DataFrame, list[dict[str, Any]]]:
     """metrics.parquet's and flows.parquet's rows from the sweeps' datasets, and the
     failed points (scenario, variant, ecn, aqm, seed, error). The label and variant of a
     row come from the current sweep's point list (by point id)."""
     import pandas as pd
 
-    parts: List[pd.DataFrame] = []
-    flow_rows: List[Dict[str, Any]] = []
-    failed: List[Dict[str, Any]] = []
+    parts: list[pd.DataFrame] = []
+    flow_rows: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
     for r, s in zip(runs, specs):
         df = store.load(out / "sweeps" / r.dirname(quick))
         byid = {p.id: p for p in s.points}
@@ -87,7 +88,7 @@ def assemble(
     return metrics, flows, failed
 
 
-def _flow_fields(f: Mapping[str, Any]) -> Dict[str, Any]:
+def _flow_fields(f: Mapping[str, Any]) -> dict[str, Any]:
     """A flow's fields, those named like a key column prefixed with ``flow_`` (the flow's
     TCP ``variant`` becomes ``flow_variant``, beside the scenario's ``variant``)."""
     return {(f"flow_{k}" if k in FLOW_KEY_COLUMNS else k): v for k, v in f.items()}
@@ -98,7 +99,7 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def _order_columns(df: "pd.DataFrame") -> "pd.DataFrame":
+def _order_columns(df: pd.DataFrame) -> pd.DataFrame:
     """The contract's order: keys, the fixed metrics (NaN columns added where no row has
     one), the other metrics (class columns) sorted, ``wall_time``; stable dtypes."""
     import numpy as np
@@ -119,7 +120,7 @@ def _order_columns(df: "pd.DataFrame") -> "pd.DataFrame":
     return df.astype({"ecn": bool, "seed": np.int64})
 
 
-def write_tables(out: Path, metrics: "pd.DataFrame", flows: "pd.DataFrame") -> None:
+def write_tables(out: Path, metrics: pd.DataFrame, flows: pd.DataFrame) -> None:
     """metrics.parquet and flows.parquet, each written beside and renamed into place."""
     for name, df in (("metrics.parquet", metrics), ("flows.parquet", flows)):
         with replace_file(out / name) as tmp:
@@ -137,7 +138,7 @@ def _json_default(v: Any) -> Any:
     return str(v)
 
 
-def load(out: PathLike, what: str = "metrics") -> "pd.DataFrame":
+def load(out: PathLike, what: str = "metrics") -> pd.DataFrame:
     """The rows of a finished evaluation: ``what = "metrics"`` (``OUT/metrics.parquet``)
     or ``"flows"`` (``OUT/flows.parquet``)."""
     import pandas as pd

@@ -17,8 +17,9 @@ sends from ``s<i>`` to ``k<i>``, except the reverse flows of 9.2, which send fro
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable
 
 from ..compare import with_queue
 from ..sim import Scenario
@@ -96,12 +97,12 @@ __all__ = [
 # --- 8.3 ----------------------------------------------------------------------------
 
 
-def sensitivity_parameters(queue: Mapping[str, Any]) -> List[str]:
+def sensitivity_parameters(queue: Mapping[str, Any]) -> list[str]:
     """The parameters 8.3 scales for `queue` (see :mod:`.sensitivity`)."""
     return sensitivity.parameters(queue, BUFFER)
 
 
-def sensitivity_queue(queue: Mapping[str, Any], variant: str) -> Dict[str, Any]:
+def sensitivity_queue(queue: Mapping[str, Any], variant: str) -> dict[str, Any]:
     """`queue` with the 8.3 `variant` applied (see :mod:`.sensitivity`)."""
     return sensitivity.apply(queue, variant, BUFFER)
 
@@ -114,13 +115,13 @@ class _Net:
     """The dumbbell being built: links, flows and events in scenario-file shape."""
 
     bottleneck_delay: float = BOTTLENECK_DELAY
-    links: List[Dict[str, Any]] = field(default_factory=list)
-    flows: List[Dict[str, Any]] = field(default_factory=list)
-    events: List[Dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    flows: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
 
     def add(
         self,
-        flow: Dict[str, Any],
+        flow: dict[str, Any],
         send_delay: float = SENDER_DELAY,
         recv_delay: float = RECEIVER_DELAY,
         reverse: bool = False,
@@ -154,9 +155,9 @@ class _Ctx:
 
 def _tcp(
     name: str, ctx: _Ctx, variant: str = "newreno", iw: int = IW10, **extra: Any
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """A long-lived (unless `extra` says otherwise) TCP flow of class `name`."""
-    f: Dict[str, Any] = {
+    f: dict[str, Any] = {
         "type": "tcp",
         "name": name,
         "variant": variant,
@@ -174,8 +175,8 @@ def _tcp(
     return f
 
 
-def _cbr(name: str, packet_size: int, **extra: Any) -> Dict[str, Any]:
-    f: Dict[str, Any] = {
+def _cbr(name: str, packet_size: int, **extra: Any) -> dict[str, Any]:
+    f: dict[str, Any] = {
         "type": "cbr",
         "name": name,
         "start": {"uniform": [0.0, START_SPREAD]},
@@ -185,9 +186,9 @@ def _cbr(name: str, packet_size: int, **extra: Any) -> Dict[str, Any]:
     return f
 
 
-def _web(name: str, ctx: _Ctx, rate: float, packets: int, fixed: bool) -> Dict[str, Any]:
+def _web(name: str, ctx: _Ctx, rate: float, packets: int, fixed: bool) -> dict[str, Any]:
     """A pool of web connections (SACK is not available to web flows)."""
-    f: Dict[str, Any] = {
+    f: dict[str, Any] = {
         "type": "web",
         "name": name,
         "start": 0.0,
@@ -209,15 +210,15 @@ def _web(name: str, ctx: _Ctx, rate: float, packets: int, fixed: bool) -> Dict[s
     return f
 
 
-def _burst(ctx: _Ctx) -> Dict[str, Any]:
+def _burst(ctx: _Ctx) -> dict[str, Any]:
     return _web("burst", ctx, BURST_RATE, BURST_PACKETS, fixed=True)
 
 
-def _webmice(ctx: _Ctx) -> Dict[str, Any]:
+def _webmice(ctx: _Ctx) -> dict[str, Any]:
     return _web("web", ctx, WEB_RATE, WEB_MEAN_PACKETS, fixed=False)
 
 
-def _video() -> Dict[str, Any]:
+def _video() -> dict[str, Any]:
     return _cbr("video", PACKET_SIZE, interval=VIDEO_INTERVAL, batch=VIDEO_BATCH)
 
 
@@ -345,14 +346,14 @@ class EvalScenario:
     description: str
     has_ecn: bool = False
     flows: Callable[[_Net, _Ctx], None] = field(default=_s511, repr=False, compare=False)
-    variant_values: Tuple[str, ...] = ("default",)
-    quick_values: Optional[Tuple[str, ...]] = None
+    variant_values: tuple[str, ...] = ("default",)
+    quick_values: tuple[str, ...] | None = None
     sensitivity: bool = False
     both_directions: bool = False
     #: the target loss rate of the congestion level its flow count is chosen for
-    loss_target: Optional[float] = None
+    loss_target: float | None = None
 
-    def variants(self, quick: bool = False, queue: Optional[Mapping[str, Any]] = None) -> List[str]:
+    def variants(self, quick: bool = False, queue: Mapping[str, Any] | None = None) -> list[str]:
         """The variants of this scenario (``["default"]`` when it has none); 8.3's depend
         on the queue table."""
         if self.sensitivity:
@@ -364,7 +365,7 @@ class EvalScenario:
         return list(self.variant_values)
 
 
-def _ms(values: Sequence[int]) -> Tuple[str, ...]:
+def _ms(values: Sequence[int]) -> tuple[str, ...]:
     return tuple(f"{v}ms" for v in values)
 
 
@@ -420,7 +421,7 @@ def _sc(
     return EvalScenario(id, section, title, f"{_TEXT[id]} {_TCP_SETUP}", ecn, flows, **kw)
 
 
-SCENARIOS: List[EvalScenario] = [
+SCENARIOS: list[EvalScenario] = [
     _sc("5.1.1", "5.1", "One long-lived TCP flow", True, _s511),
     _sc("5.1.2", "5.1", "A short transfer beside a long-lived flow", False, _s512),
     _sc("5.2", "5.2", "Aggressive transport: CUBIC beside NewReno", True, _s52),
@@ -474,14 +475,14 @@ def get(id: str) -> EvalScenario:
     return s
 
 
-def _with_buffer(queue: Mapping[str, Any]) -> Dict[str, Any]:
+def _with_buffer(queue: Mapping[str, Any]) -> dict[str, Any]:
     q = dict(queue)
     if "limit" not in q and "limit_bytes" not in q:
         q["limit"] = BUFFER
     return q
 
 
-def _ecn_queue(queue: Mapping[str, Any]) -> Dict[str, Any]:
+def _ecn_queue(queue: Mapping[str, Any]) -> dict[str, Any]:
     """`queue` with ``ecn = true`` where its type has the key (Drop Tail drops). An AQM
     from outside (a Python class, a plugin) runs as its table says: its keys are its own."""
     q = dict(queue)
@@ -496,7 +497,7 @@ def _ecn_queue(queue: Mapping[str, Any]) -> Dict[str, Any]:
 _NEEDS_VARIANT = {"5.4": "ledbat"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _simulator_has_variant(variant: str) -> bool:
     """Whether the installed simulator accepts ``[[flow]] variant = <variant>``."""
     probe = {
@@ -511,7 +512,7 @@ def _simulator_has_variant(variant: str) -> bool:
     return True
 
 
-def unavailable(id: str) -> Optional[str]:
+def unavailable(id: str) -> str | None:
     """Why scenario `id` cannot run with the installed simulator, or None if it can."""
     variant = _NEEDS_VARIANT.get(get(id).id)
     if variant is not None and not _simulator_has_variant(variant):
@@ -521,7 +522,7 @@ def unavailable(id: str) -> Optional[str]:
 
 def build(
     id: str, variant: str, queue: Mapping[str, Any], seed: int, quick: bool, ecn: bool
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The simulator scenario (a dict for ``aqmlab.Scenario``) of scenario `id` at
     `variant` with `queue` (a queue table; without ``limit``/``limit_bytes`` it gets the
     scenario's buffer) on the bottleneck ``l->r``. `ecn`: every TCP flow ECN-capable and
@@ -552,7 +553,7 @@ def build(
         "queue_ab": {"type": "droptail", "limit": BUFFER},
         "queue_ba": _with_buffer(q) if s.both_directions else reverse,
     }
-    data: Dict[str, Any] = {
+    data: dict[str, Any] = {
         "name": f"rfc7928-{s.id}{'+ecn' if ecn else ''}-{variant}",
         "description": s.title,
         "duration": duration,

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Union
 
 from ..aqm import QUEUE_TYPES
 from ..base import ArgumentError
@@ -54,7 +55,7 @@ class Run:
     def dirname(self, quick: bool) -> str:
         return self.id + ("-quick" if quick else "")
 
-    def info(self) -> Dict[str, Any]:
+    def info(self) -> dict[str, Any]:
         """What the report shows of it: id, section, title, description, ECN."""
         sc = self.scenario
         title = sc.title + (" (ECN)" if self.ecn else "")
@@ -68,9 +69,9 @@ class Run:
         }
 
 
-def all_runs() -> List[Run]:
+def all_runs() -> list[Run]:
     """Every scenario in RFC order, each followed by its ECN variant if it has one."""
-    runs: List[Run] = []
+    runs: list[Run] = []
     for sc in SCENARIOS:
         runs.append(Run(sc, False))
         if sc.has_ecn:
@@ -78,7 +79,7 @@ def all_runs() -> List[Run]:
     return runs
 
 
-def list_scenarios() -> List[Dict[str, Any]]:
+def list_scenarios() -> list[dict[str, Any]]:
     """The scenarios (ECN variants included) as dicts: id, scenario, section, title,
     description, ecn."""
     return [r.info() for r in all_runs()]
@@ -88,7 +89,7 @@ def _matches(scenario_id: str, token: str) -> bool:
     return scenario_id == token or scenario_id.startswith(token + ".")
 
 
-def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
+def select(tokens: str | Sequence[str] | None) -> list[Run]:
     """The runs chosen by `tokens` (comma-separated text or a list; ``None``: all).
 
     A token is a scenario id or an RFC section prefix (``5``, ``5.3``, ``8.2.4``), which
@@ -126,16 +127,16 @@ def select(tokens: Optional[Union[str, Sequence[str]]]) -> List[Run]:
 
 
 def queues_from(
-    aqms: Optional[Union[str, Sequence[str], Mapping[str, Mapping[str, Any]]]] = None,
-    aqm_file: Optional[PathLike] = None,
-) -> Dict[str, Dict[str, Any]]:
+    aqms: str | Sequence[str] | Mapping[str, Mapping[str, Any]] | None = None,
+    aqm_file: PathLike | None = None,
+) -> dict[str, dict[str, Any]]:
     """The AQMs to evaluate, label -> queue table: `aqms` (comma-separated types, a list of
     types, or a dict of label -> table) and the ``[queue.LABEL]`` tables of `aqm_file`
     (as ``aqmlab compare --aqm-file``); neither: :data:`DEFAULT_AQMS`. ValueError for an
     unknown type, a bad file, or two AQMs with the same table."""
     types = set(QUEUE_TYPES)
-    out: Dict[str, Dict[str, Any]] = {}
-    names: Optional[str] = None
+    out: dict[str, dict[str, Any]] = {}
+    names: str | None = None
     if isinstance(aqms, Mapping):
         for label, t in aqms.items():
             if not isinstance(t, Mapping) or "type" not in t:
@@ -153,7 +154,7 @@ def queues_from(
         out.update(queue_tables(names, aqm_file))
     # (an AQM from outside: a Python class, a plugin; the simulator checks its table)
     external = {"python", "plugin"}
-    seen: Dict[str, str] = {}
+    seen: dict[str, str] = {}
     for label, t in out.items():
         if t["type"] not in types | external:
             raise ValueError(
@@ -170,11 +171,11 @@ def queues_from(
 
 def sweep_spec(
     run: Run, queues: Mapping[str, Mapping[str, Any]], quick: bool, seeds: int
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The sweep of `run`: base = the runner's point dict, one axis of (variant, queue)
     pairs labelled by the AQM, `seeds` replications (seeds 1..seeds)."""
-    values: List[List[Any]] = []
-    labels: List[str] = []
+    values: list[list[Any]] = []
+    labels: list[str] = []
     for label, q in queues.items():
         for v in run.scenario.variants(quick, dict(q)):
             values.append([v, dict(q)])

@@ -12,7 +12,8 @@ parameter left at its default is scaled from the library's default.
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, List, Mapping, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 from .. import aqm
 from ..units import DIMENSIONS, quantity
@@ -28,7 +29,7 @@ FACTORS = (0.5, 2.0)
 #: the drop-probability ramp and the averaging; the delay-based AQMs: their target and
 #: their control period or scheduling quantum; Drop Tail: the buffer). A name in
 #: :data:`PARAMETER_GROUPS` scales several keys together.
-KEY_PARAMETERS: Dict[str, Tuple[str, ...]] = {
+KEY_PARAMETERS: dict[str, tuple[str, ...]] = {
     "droptail": ("limit",),
     "randomdrop": ("limit",),
     "red": ("max_p", "w_q", "thresholds"),
@@ -49,7 +50,7 @@ KEY_PARAMETERS: Dict[str, Tuple[str, ...]] = {
 #: and PI's two gains (so that the controller's zero stays where it is). A user's table
 #: setting one of them scales the group when the group is among its type's key
 #: parameters.
-PARAMETER_GROUPS: Dict[str, Tuple[str, ...]] = {
+PARAMETER_GROUPS: dict[str, tuple[str, ...]] = {
     "thresholds": ("min_th", "max_th"),
     "gains": ("a", "b"),
 }
@@ -58,7 +59,7 @@ PARAMETER_GROUPS: Dict[str, Tuple[str, ...]] = {
 NOT_SCALED = ("limit", "limit_bytes", "seed")
 
 
-def _with_limit(queue: Mapping[str, Any], buffer: int) -> Dict[str, Any]:
+def _with_limit(queue: Mapping[str, Any], buffer: int) -> dict[str, Any]:
     q = dict(queue)
     if "limit" not in q and "limit_bytes" not in q:
         q["limit"] = buffer
@@ -77,15 +78,15 @@ def _si(value: Any, name: str) -> Any:
     return value
 
 
-def config(queue: Mapping[str, Any], buffer: int) -> Dict[str, Any]:
+def config(queue: Mapping[str, Any], buffer: int) -> dict[str, Any]:
     """The queue's full configuration (defaults filled in, quantities in SI units); a
     table without a buffer size gets `buffer` packets."""
     cfg = dict(aqm.Queue(_with_limit(queue, buffer)).config)
     return {k: _si(v, k) for k, v in cfg.items()}
 
 
-@functools.lru_cache(maxsize=None)
-def type_keys(kind: str) -> Tuple[str, ...]:
+@functools.cache
+def type_keys(kind: str) -> tuple[str, ...]:
     """The configuration keys of queue type `kind`."""
     return tuple(config({"type": kind}, 1))
 
@@ -94,11 +95,11 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _members(param: str) -> Tuple[str, ...]:
+def _members(param: str) -> tuple[str, ...]:
     return PARAMETER_GROUPS.get(param, (param,))
 
 
-def parameters(queue: Mapping[str, Any], buffer: int) -> List[str]:
+def parameters(queue: Mapping[str, Any], buffer: int) -> list[str]:
     """The parameters 8.3 scales for `queue`: the numeric parameters its table sets (in
     the table's order; grouped as :data:`PARAMETER_GROUPS` says; not those of
     :data:`NOT_SCALED` unless they are the type's key parameters), or, when it sets
@@ -107,7 +108,7 @@ def parameters(queue: Mapping[str, Any], buffer: int) -> List[str]:
     keys = KEY_PARAMETERS.get(str(queue.get("type")), ())
     cfg = config(queue, buffer)
     member = {k: g for g, ks in PARAMETER_GROUPS.items() for k in ks}
-    chosen: List[str] = []
+    chosen: list[str] = []
     for k in queue:
         if k == "type" or (k in NOT_SCALED and k not in keys) or not _numeric(cfg.get(k)):
             continue
@@ -120,7 +121,7 @@ def parameters(queue: Mapping[str, Any], buffer: int) -> List[str]:
     return [p for p in chosen if all(_numeric(cfg.get(k)) for k in _members(p))]
 
 
-def variants(queue: Mapping[str, Any], buffer: int) -> List[str]:
+def variants(queue: Mapping[str, Any], buffer: int) -> list[str]:
     """``default``, then ``<param>x0.5`` and ``<param>x2`` for each parameter."""
     out = ["default"]
     for p in parameters(queue, buffer):
@@ -128,7 +129,7 @@ def variants(queue: Mapping[str, Any], buffer: int) -> List[str]:
     return out
 
 
-def apply(queue: Mapping[str, Any], variant: str, buffer: int) -> Dict[str, Any]:
+def apply(queue: Mapping[str, Any], variant: str, buffer: int) -> dict[str, Any]:
     """`queue` with the 8.3 `variant` applied: the parameter's value (the table's, else
     the type's default) times the factor; integer parameters are rounded (at least 1)."""
     q = dict(queue)

@@ -7,7 +7,6 @@ scenarios from them; ``docs/evaluate.md`` explains each for a reader.
 from __future__ import annotations
 
 import math
-from typing import Tuple
 
 # --- The common setup (RFC 7928 Section 3, with the numbers we choose) -------------
 
@@ -137,6 +136,6 @@ N_MEDIUM = congestion_flows(LOSS_MEDIUM)
 N_HEAVY = congestion_flows(LOSS_HEAVY)
 
 
-def timing(quick: bool) -> Tuple[float, float]:
+def timing(quick: bool) -> tuple[float, float]:
     """(duration, warm-up), s."""
     return (QUICK_DURATION, QUICK_WARMUP) if quick else (DURATION, WARMUP)

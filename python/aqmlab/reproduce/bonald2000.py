@@ -11,8 +11,9 @@ closed-loop TCP part of Section V in :mod:`.bonald2000_tcp`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -26,18 +27,18 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 PAPER = "Bonald, May & Bolot 2000, Infocom"
-EX1: Dict[str, Any] = dict(min_th=20, max_th=40, max_p=1.0)  # Example 1
+EX1: dict[str, Any] = dict(min_th=20, max_th=40, max_p=1.0)  # Example 1
 K = 40
-EX2: Dict[str, Any] = dict(min_th=10, max_th=30, max_p=0.1)  # Example 2 (w = 0.002)
+EX2: dict[str, Any] = dict(min_th=10, max_th=30, max_p=0.1)  # Example 2 (w = 0.002)
 W_EX2 = 0.002
 
 
-def runs1(quick: bool) -> Tuple[int, float]:
+def runs1(quick: bool) -> tuple[int, float]:
     """Replications and run length (s) of the Example 1 simulations."""
     return (2, 40.0) if quick else (5, 200.0)
 
 
-def runs2(quick: bool) -> Tuple[int, float]:
+def runs2(quick: bool) -> tuple[int, float]:
     """Replications and run length (s) of the Example 2 simulations."""
     return (2, 30.0) if quick else (5, 200.0)
 
@@ -70,10 +71,10 @@ def assume_averaged(ctx: Context, reps: int, dur: float, averaged: bool) -> None
 
 
 def class_points(
-    base: Dict[str, Any],
-    sim: Mapping[str, Tuple[float, float]],
-    analysis: Optional[Tuple[float, float]] = None,
-) -> List[Dict[str, Any]]:
+    base: dict[str, Any],
+    sim: Mapping[str, tuple[float, float]],
+    analysis: tuple[float, float] | None = None,
+) -> list[dict[str, Any]]:
     """One row per traffic class (bursty, smooth) of a simulated point: the `base`
     columns, the class, the analysis (if given) and the simulation's mean and 99%
     half-width."""
@@ -88,8 +89,8 @@ def class_points(
 
 
 def interval_row(
-    policy: str, mean: Tuple[float, float], variance: Tuple[float, float]
-) -> Dict[str, Any]:
+    policy: str, mean: tuple[float, float], variance: tuple[float, float]
+) -> dict[str, Any]:
     """A table row: a simulated mean and variance with their 99% half-widths."""
     return {
         "policy": policy,
@@ -100,7 +101,7 @@ def interval_row(
     }
 
 
-def policy_kw(policy: str, red: Dict[str, Any]) -> Dict[str, Any]:
+def policy_kw(policy: str, red: dict[str, Any]) -> dict[str, Any]:
     """The RED parameters for RED, none for Tail Drop."""
     return red if policy == "red" else {}
 
@@ -111,8 +112,8 @@ def policy_kw(policy: str, red: Dict[str, Any]) -> Dict[str, Any]:
 @dataclass
 class Fig3:
     rhos: np.ndarray  # loads of the analysis curves
-    red: Dict[int, List[float]]  # burst size -> RED's drop probability over rhos
-    taildrop: List[float]  # M/M/1/K over rhos
+    red: dict[int, list[float]]  # burst size -> RED's drop probability over rhos
+    taildrop: list[float]  # M/M/1/K over rhos
     points: pd.DataFrame  # simulated points: B, rho, analysis, simulation, half_width
 
 
@@ -141,7 +142,7 @@ def fig3_compute(ctx: Context) -> Fig3:
     return Fig3(rhos, curves, [bonald.mm1k_loss(r, K) for r in rhos], df)
 
 
-def fig3_plot(d: Fig3) -> Dict[str, Figure]:
+def fig3_plot(d: Fig3) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -209,7 +210,7 @@ FIG3 = Experiment(
 @dataclass
 class Fig5:
     fractions: np.ndarray  # bursty fractions of the analysis curves
-    curves: Dict[str, List[Tuple[float, float]]]  # policy -> (P(b), P(s)) over fractions
+    curves: dict[str, list[tuple[float, float]]]  # policy -> (P(b), P(s)) over fractions
     points: pd.DataFrame  # simulated: policy, fraction, class, simulation, half_width
 
 
@@ -235,7 +236,7 @@ def fig5_compute(ctx: Context) -> Fig5:
     return Fig5(fr, curves, points)
 
 
-def fig5_plot(d: Fig5) -> Dict[str, Figure]:
+def fig5_plot(d: Fig5) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
@@ -289,13 +290,13 @@ FIG5 = Experiment(
 
 # ------------------------------------------------------------------ Figs. 6 and 7
 
-ScenarioFn = Callable[[int], Dict[str, Any]]
+ScenarioFn = Callable[[int], dict[str, Any]]
 
 
-def sim_classes(sc_fn: ScenarioFn, reps: int) -> Dict[str, Tuple[float, float]]:
+def sim_classes(sc_fn: ScenarioFn, reps: int) -> dict[str, tuple[float, float]]:
     """Per-class drop probabilities and offered load (measured from arrivals) over
     replications (``sc_fn(seed)`` gives the scenario of a replication)."""
-    out: Dict[str, List[float]] = {"bursty": [], "smooth": [], "rho": []}
+    out: dict[str, list[float]] = {"bursty": [], "smooth": [], "rho": []}
     for r in range(reps):
         sc = sc_fn(1 + r)
         res = simulate(sc, progress=False)
@@ -311,7 +312,7 @@ def averaged_batch(policy: str, rho: float, frac: float, dur: float) -> Scenario
     """The scenario of a replication: batch-Poisson (B = 3) and Poisson input, RED of
     Example 2 averaging the queue (or Tail Drop)."""
 
-    def sc_fn(seed: int) -> Dict[str, Any]:
+    def sc_fn(seed: int) -> dict[str, Any]:
         sc = bonald_sim.scenario(
             policy,
             rho,
@@ -330,7 +331,7 @@ def averaged_batch(policy: str, rho: float, frac: float, dur: float) -> Scenario
 def averaged_pareto(policy: str, rho: float, frac: float, dur: float) -> ScenarioFn:
     """As :func:`averaged_batch` with Pareto on-off bursts."""
 
-    def sc_fn(seed: int) -> Dict[str, Any]:
+    def sc_fn(seed: int) -> dict[str, Any]:
         sc = bonald_sim.pareto_scenario(
             policy, rho, K, bursty_fraction=frac, duration=dur, seed=seed, **policy_kw(policy, EX2)
         )
@@ -382,7 +383,7 @@ def fig6_compute(ctx: Context) -> Fig6:
     return Fig6(analysis, points)
 
 
-def fig6_plot(d: Fig6) -> Dict[str, Figure]:
+def fig6_plot(d: Fig6) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 1, figsize=(7, 8), sharex=True)
@@ -483,7 +484,7 @@ FIG6 = Experiment(
 @dataclass
 class Fig7:
     rhos: np.ndarray  # loads of the analysis curves
-    curves: Dict[str, List[Tuple[float, float]]]  # policy -> (P(b), P(s)) over rhos
+    curves: dict[str, list[tuple[float, float]]]  # policy -> (P(b), P(s)) over rhos
     points: (
         pd.DataFrame
     )  # simulated: policy, source, rho_nominal, rho, class, simulation, half_width
@@ -522,7 +523,7 @@ def fig7_compute(ctx: Context) -> Fig7:
     return Fig7(rhos, curves, points)
 
 
-def fig7_plot(d: Fig7) -> Dict[str, Figure]:
+def fig7_plot(d: Fig7) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)

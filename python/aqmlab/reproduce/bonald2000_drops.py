@@ -5,9 +5,10 @@ queue averaging."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import pandas as pd
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=4)
 def run_lengths(
-    quick: bool, policy: str, kw_items: Tuple[Tuple[str, Any], ...], w_q: float
-) -> Tuple[Tuple[np.ndarray, ...], Tuple[Dict[str, Any], ...]]:
+    quick: bool, policy: str, kw_items: tuple[tuple[str, Any], ...], w_q: float
+) -> tuple[tuple[np.ndarray, ...], tuple[dict[str, Any], ...]]:
     """Run lengths of consecutive drops at rho = 2 (Poisson input), per replication, and
     the link summaries' own statistics."""
     reps, dur = runs2(quick)
@@ -44,8 +45,8 @@ def run_lengths(
 class RunStats:
     """Runs of consecutive drops over replications."""
 
-    mean: Tuple[float, float]  # mean run length: mean over replications, 99% half-width
-    variance: Tuple[float, float]  # variance of the run length, likewise
+    mean: tuple[float, float]  # mean run length: mean over replications, 99% half-width
+    variance: tuple[float, float]  # variance of the run length, likewise
     pooled_mean: float  # over all runs
     pooled_variance: float
     runs: int
@@ -81,8 +82,8 @@ class Instantaneous:
     tdc: Any  # Tail Drop's consecutive drops (eq. 3)
     eq4: Any  # RED's, eq. 4 (drop-weighted)
     eq4_run: Any  # eq. 4 run-weighted
-    exact: Tuple[float, float]  # the exact chain: mean, variance
-    sims: Dict[str, RunStats]  # "taildrop", "red"
+    exact: tuple[float, float]  # the exact chain: mean, variance
+    sims: dict[str, RunStats]  # "taildrop", "red"
 
 
 def instantaneous(ctx: Context) -> Instantaneous:
@@ -120,7 +121,7 @@ def instantaneous(ctx: Context) -> Instantaneous:
 def table1_compute(ctx: Context) -> Instantaneous:
     d = instantaneous(ctx)
     tdc, eq4, eq4_run, exact = d.tdc, d.eq4, d.eq4_run, d.exact
-    rows: List[Tuple[str, str, float, float]] = [
+    rows: list[tuple[str, str, float, float]] = [
         ("Tail Drop", "analysis (eq. 3)", tdc.mean, tdc.variance),
         ("RED", "analysis, eq. 4 (drop-weighted)", eq4.mean, eq4.variance),
         ("RED", "analysis, eq. 4 printed variance formula", eq4.mean, eq4.variance_paper_formula),
@@ -197,7 +198,7 @@ def fig8_compute(ctx: Context) -> pd.DataFrame:
     return df
 
 
-def fig8_plot(df: pd.DataFrame) -> Dict[str, Figure]:
+def fig8_plot(df: pd.DataFrame) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     n = df["n"]
@@ -241,7 +242,7 @@ WS = (0.1, 0.01, 0.001)
 Key = Union[str, float]
 
 
-def averaged(ctx: Context) -> Dict[Key, RunStats]:
+def averaged(ctx: Context) -> dict[Key, RunStats]:
     """Section III-C: simulated runs of consecutive drops with RED of Example 2 averaging
     the queue, by w ("taildrop" for Tail Drop)."""
     reps, dur = runs2(ctx.quick)
@@ -250,7 +251,7 @@ def averaged(ctx: Context) -> Dict[Key, RunStats]:
         "Poisson input, rho = 2, RED of Example 2 (min_th 10, max_th 30, max_p 0.1) with w = 0.1, 0.01, "
         "0.001; above max_th every arrival is dropped (non-gentle RED). Runs counted from the packet trace."
     )
-    sims: Dict[Key, RunStats] = {
+    sims: dict[Key, RunStats] = {
         "taildrop": run_stats(run_lengths(ctx.quick, "taildrop", (), 1.0)[0])
     }
     for w in WS:
@@ -258,7 +259,7 @@ def averaged(ctx: Context) -> Dict[Key, RunStats]:
     return sims
 
 
-def table2_compute(ctx: Context) -> Dict[Key, RunStats]:
+def table2_compute(ctx: Context) -> dict[Key, RunStats]:
     sims = averaged(ctx)
     rows = [("Tail Drop", sims["taildrop"])] + [(f"RED w = {w:g}", sims[w]) for w in WS]
     table = [{**interval_row(k, s.mean, s.variance), "runs": s.runs} for k, s in rows]
@@ -266,14 +267,14 @@ def table2_compute(ctx: Context) -> Dict[Key, RunStats]:
     return sims
 
 
-def table2_compare(ctx: Context, sims: Dict[Key, RunStats]) -> None:
-    paper: Dict[Key, Tuple[float, float]] = {
+def table2_compare(ctx: Context, sims: dict[Key, RunStats]) -> None:
+    paper: dict[Key, tuple[float, float]] = {
         "taildrop": (3.0, 6.0),
         0.1: (5.9, 40.0),
         0.01: (7.7, 170.0),
         0.001: (7.2, 190.0),
     }
-    names: List[Tuple[Key, str]] = [("taildrop", "Tail Drop")] + [(w, f"RED w = {w:g}") for w in WS]
+    names: list[tuple[Key, str]] = [("taildrop", "Tail Drop")] + [(w, f"RED w = {w:g}") for w in WS]
     for key, name in names:
         s = sims[key]
         ctx.compare.value(
@@ -312,7 +313,7 @@ FIG9_MAX = 40
 @dataclass
 class Fig9:
     pmf: pd.DataFrame  # n, Tail Drop (analysis, simulation), RED per w (simulation)
-    tails: Dict[Key, float]  # P(N > 20) by w, and for Tail Drop
+    tails: dict[Key, float]  # P(N > 20) by w, and for Tail Drop
 
 
 def fig9_compute(ctx: Context) -> Fig9:
@@ -329,7 +330,7 @@ def fig9_compute(ctx: Context) -> Fig9:
     return Fig9(df, {k: float((s.lengths > 20).mean()) for k, s in sims.items()})
 
 
-def fig9_plot(d: Fig9) -> Dict[str, Figure]:
+def fig9_plot(d: Fig9) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     df, n = d.pmf, d.pmf["n"]

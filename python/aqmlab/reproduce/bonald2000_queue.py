@@ -5,7 +5,7 @@ the simulated distribution of RED averaging the queue (Example 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,8 @@ class Eq5:
     n: np.ndarray  # queue sizes 0..K (packets in the router)
     taildrop: np.ndarray  # M/M/1/K
     red: np.ndarray  # eq. 5, Example 1
-    moments: Dict[str, Tuple[float, float]]  # "Tail Drop", "RED" -> mean, variance
-    simulated: Dict[str, float]  # "Tail Drop", "RED" -> simulated mean queue in the router
+    moments: dict[str, tuple[float, float]]  # "Tail Drop", "RED" -> mean, variance
+    simulated: dict[str, float]  # "Tail Drop", "RED" -> simulated mean queue in the router
 
 
 def eq5(ctx: Context) -> Eq5:
@@ -79,7 +79,7 @@ def table3_compute(ctx: Context) -> Eq5:
     return d
 
 
-def table3_plot(d: Eq5) -> Dict[str, Figure]:
+def table3_plot(d: Eq5) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(5, 3))
@@ -122,7 +122,7 @@ def fig10_compute(ctx: Context) -> Eq5:
     return d
 
 
-def fig10_plot(d: Eq5) -> Dict[str, Figure]:
+def fig10_plot(d: Eq5) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -154,7 +154,7 @@ FIG10 = Experiment(
 # ------------------------------------------------------------------ Table IV and Fig. 11
 
 
-def queue_histograms(quick: bool) -> List[Tuple[str, List[np.ndarray]]]:
+def queue_histograms(quick: bool) -> list[tuple[str, list[np.ndarray]]]:
     """Per reading ("taildrop", "red", "red_waiting": RED's thresholds unshifted on the
     waiting queue), the distribution of packets in the router of each replication."""
     reps, dur = runs2(quick)
@@ -188,16 +188,16 @@ def queue_histograms(quick: bool) -> List[Tuple[str, List[np.ndarray]]]:
 @dataclass
 class QueueSim:
     dist: np.ndarray  # mean distribution over the replications
-    mean: Tuple[float, float]  # mean queue: mean over replications, 99% half-width
-    variance: Tuple[float, float]  # variance of the queue, likewise
+    mean: tuple[float, float]  # mean queue: mean over replications, 99% half-width
+    variance: tuple[float, float]  # variance of the queue, likewise
 
 
 @dataclass
 class Averaged:
-    sims: Dict[str, QueueSim]  # "taildrop", "red", "red_waiting"
+    sims: dict[str, QueueSim]  # "taildrop", "red", "red_waiting"
     taildrop: np.ndarray  # M/M/1/K
     inst: np.ndarray  # eq. 5 chain of Example 2 on the instantaneous queue
-    inst_m: Tuple[float, float]  # its mean and variance
+    inst_m: tuple[float, float]  # its mean and variance
 
 
 def averaged(ctx: Context) -> Averaged:
@@ -247,7 +247,7 @@ def table4_compute(ctx: Context) -> Averaged:
     return d
 
 
-def table4_plot(d: Averaged) -> Dict[str, Figure]:
+def table4_plot(d: Averaged) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     td, red = d.sims["taildrop"], d.sims["red"]
@@ -327,7 +327,7 @@ def fig11_compute(ctx: Context) -> Averaged:
     return d
 
 
-def fig11_plot(d: Averaged) -> Dict[str, Figure]:
+def fig11_plot(d: Averaged) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     n = np.arange(K + 1)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,7 @@ NAMES = {"droptail": "Tail Drop", "red": "RED"}
 # ------------------------------------------------------------------ scenario helpers
 
 
-def flow_counts(n: int, classes: int = CLASSES) -> List[int]:
+def flow_counts(n: int, classes: int = CLASSES) -> list[int]:
     """TCP flows per delay class for `n` flows: with n >= classes as even as possible
     (flow j in class floor(j classes / n)); with fewer flows than classes one flow per
     class, spread over the whole range of round-trip times (the first and last classes
@@ -84,15 +85,13 @@ def access_delay(c: int, classes: int = CLASSES) -> float:
     return (class_rtt(c, classes) / 2 - BOTTLENECK_DELAY) / 2
 
 
-def droptail(buffer: int) -> Dict[str, Any]:
+def droptail(buffer: int) -> dict[str, Any]:
     """Tail Drop with a buffer of `buffer` packets as ns-2 counts it (the one in
     transmission included): `buffer - 1` waiting packets."""
     return {"type": "droptail", "limit": int(buffer) - 1}
 
 
-def red(
-    buffer: int, min_th: Optional[float] = None, max_th: Optional[float] = None
-) -> Dict[str, Any]:
+def red(buffer: int, min_th: float | None = None, max_th: float | None = None) -> dict[str, Any]:
     """RED on a buffer of `buffer` packets (ns-2's count, as :func:`droptail`); thresholds
     by default buffer/4 and 3 buffer/4 (Example 2 for 40, Fig. 15's 50/150 for 200),
     max_p = 0.1, w_q = 0.002, no gentle mode, ns-2's drop spacing (``wait_``)."""
@@ -112,11 +111,11 @@ def red(
     }
 
 
-def queue_for(policy: str, buffer: int) -> Dict[str, Any]:
+def queue_for(policy: str, buffer: int) -> dict[str, Any]:
     return red(buffer) if policy == "red" else droptail(buffer)
 
 
-def prepare(scenario: Dict[str, Any]) -> Dict[str, Any]:
+def prepare(scenario: dict[str, Any]) -> dict[str, Any]:
     """A copy of the scenario without the flow entries whose ``count`` is 0 (delay
     classes left empty when there are fewer flows than classes)."""
     sc = copy.deepcopy(dict(scenario))
@@ -127,10 +126,10 @@ def prepare(scenario: Dict[str, Any]) -> Dict[str, Any]:
 # ------------------------------------------------------------------ statistics
 
 
-def class_stats(flows: pd.DataFrame) -> Dict[str, float]:
+def class_stats(flows: pd.DataFrame) -> dict[str, float]:
     """Per traffic class at the bottleneck: loss rate = drops / arrivals, goodput sums,
     TCP timeouts and retransmissions."""
-    out: Dict[str, float] = {}
+    out: dict[str, float] = {}
     tcp = flows[flows["type"] == "tcp"]
     udp = flows[flows["type"] != "tcp"]
     for name, g in (("tcp", tcp), ("udp", udp)):
@@ -153,7 +152,7 @@ def class_stats(flows: pd.DataFrame) -> Dict[str, float]:
     return out
 
 
-def queue_stats(queue: np.ndarray, avg: np.ndarray, limit: int) -> Dict[str, float]:
+def queue_stats(queue: np.ndarray, avg: np.ndarray, limit: int) -> dict[str, float]:
     """Statistics of a sampled queue (packets waiting) and RED average: mean, standard
     deviation, fraction of samples with an empty queue and with a full buffer, mean
     and standard deviation of the average."""
@@ -181,7 +180,7 @@ def queue_stats(queue: np.ndarray, avg: np.ndarray, limit: int) -> Dict[str, flo
     }
 
 
-def packet_delays(pk: pd.DataFrame, flow_ids: Sequence[int]) -> Tuple[np.ndarray, np.ndarray]:
+def packet_delays(pk: pd.DataFrame, flow_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """(arrival time, waiting time) of the packets of `flow_ids` that were accepted
     ('a' or 'm') and left ('d') a link's queue, from its packet trace."""
     sel = pk[pk["flow"].isin(list(flow_ids)) & (pk["ack"] == 0)]
@@ -195,7 +194,7 @@ def packet_delays(pk: pd.DataFrame, flow_ids: Sequence[int]) -> Tuple[np.ndarray
 # ------------------------------------------------------------------ the sweep runner
 
 
-def _point(sc: ScenarioDict) -> Dict[str, Any]:
+def _point(sc: ScenarioDict) -> dict[str, Any]:
     """The simulator's summary plus ``classes`` (:func:`class_stats`) and, if the scenario
     asks for a queue trace of the bottleneck, ``queue`` (:func:`queue_stats` over
     [warmup, duration]) and ``series`` (the trace as JSON); with a packet trace, ``udp``
@@ -244,12 +243,12 @@ run_point = SweepRunner(
 # ------------------------------------------------------------------ the sweeps
 
 
-def load_base() -> Dict[str, Any]:
+def load_base() -> dict[str, Any]:
     """The scenario as the sweeps' base (tied to the runner's version and the build)."""
     return run_point.base(SCENARIO)
 
 
-def _flows_axis(ns: Sequence[int]) -> Dict[str, Any]:
+def _flows_axis(ns: Sequence[int]) -> dict[str, Any]:
     return {
         "name": "flows",
         "paths": [f"flow[{c}].count" for c in range(CLASSES)],
@@ -258,7 +257,7 @@ def _flows_axis(ns: Sequence[int]) -> Dict[str, Any]:
     }
 
 
-def _policy_axis(buffer: int) -> Dict[str, Any]:
+def _policy_axis(buffer: int) -> dict[str, Any]:
     return {
         "name": "policy",
         "paths": ["link[0].queue_ab"],
@@ -267,7 +266,7 @@ def _policy_axis(buffer: int) -> Dict[str, Any]:
     }
 
 
-def flows_settings(quick: bool) -> Dict[str, Any]:
+def flows_settings(quick: bool) -> dict[str, Any]:
     """Table V and Fig. 14: numbers of flows, seeds, run length and warm-up (s)."""
     if quick:
         return {"flows": [10, 75, 120, 150], "reps": 1, "duration": 60.0, "warmup": 20.0}
@@ -279,7 +278,7 @@ TABLE5_FLOWS = 120
 BUFFER = 40
 
 
-def flows_spec(quick: bool) -> Dict[str, Any]:
+def flows_spec(quick: bool) -> dict[str, Any]:
     s = flows_settings(quick)
     base = load_base()
     base["duration"], base["warmup"] = f"{s['duration']:g}s", f"{s['warmup']:g}s"
@@ -300,7 +299,7 @@ def flows_spec(quick: bool) -> Dict[str, Any]:
     }
 
 
-def trace_settings(quick: bool) -> Dict[str, float]:
+def trace_settings(quick: bool) -> dict[str, float]:
     """Figs. 13 and 15: run length and the start of the statistics window (s)."""
     return {"duration": 40.0, "warmup": 10.0} if quick else {"duration": 150.0, "warmup": 20.0}
 
@@ -309,7 +308,7 @@ DELAY_FLOWS = 100
 DELAY_BUFFERS = (40, 150)
 
 
-def delay_spec(quick: bool) -> Dict[str, Any]:
+def delay_spec(quick: bool) -> dict[str, Any]:
     """Fig. 13: buffers 40 and 150 x policy, 100 flows, queue and packet traces."""
     s = trace_settings(quick)
     base = load_base()
@@ -344,11 +343,11 @@ QUEUE_BUFFER = 200
 QUEUE_RED = (50, 150)
 
 
-def queue_flows(quick: bool) -> List[int]:
+def queue_flows(quick: bool) -> list[int]:
     return [25, 100] if quick else [25, 50, 75, 100]
 
 
-def queue_spec(quick: bool) -> Dict[str, Any]:
+def queue_spec(quick: bool) -> dict[str, Any]:
     """Fig. 15: 25-100 flows x policy, buffer 200, RED min_th 50, max_th 150, queue traces."""
     s = trace_settings(quick)
     base = load_base()
@@ -369,7 +368,7 @@ def queue_spec(quick: bool) -> Dict[str, Any]:
     }
 
 
-def run_sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
+def run_sweep(ctx: Context, tag: str, spec: Callable[[bool], dict[str, Any]]) -> pd.DataFrame:
     """The group's sweep `tag`, the ``classes.`` prefix taken off its columns."""
     df = common.sweep(ctx, tag, spec)
     return df.rename(columns=lambda c: c.split(".", 1)[1] if c.startswith("classes.") else c)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 #: Per policy and quantity (udp_loss, tcp_loss, goodput): mean, standard deviation, runs.
-Stats = Dict[str, Dict[str, Tuple[float, float, int]]]
+Stats = dict[str, dict[str, tuple[float, float, int]]]
 
 
 @dataclass
@@ -61,7 +61,7 @@ def table5_compute(ctx: Context) -> Table5:
     return Table5(t, stats)
 
 
-def table5_plot(d: Table5) -> Dict[str, Figure]:
+def table5_plot(d: Table5) -> dict[str, Figure]:
     """The paper's loss rates and goodput (hatched) beside aqmlab's."""
     import matplotlib.pyplot as plt
 
@@ -221,7 +221,7 @@ TABLE5 = Experiment(
 # ------------------------------------------------------------------ Fig. 14
 
 
-def _mean_sd(df: pd.DataFrame, by: List[str], col: str) -> pd.DataFrame:
+def _mean_sd(df: pd.DataFrame, by: list[str], col: str) -> pd.DataFrame:
     g = df.groupby(by)[col]
     out = g.agg(["mean", "std", "count"]).reset_index()
     out["std"] = out["std"].fillna(0.0)
@@ -251,7 +251,7 @@ def fig14_compute(ctx: Context) -> pd.DataFrame:
     return summary
 
 
-def fig14_plot(summary: pd.DataFrame) -> Dict[str, Figure]:
+def fig14_plot(summary: pd.DataFrame) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
@@ -270,7 +270,7 @@ def fig14_plot(summary: pd.DataFrame) -> Dict[str, Figure]:
     return {"fig14": fig}
 
 
-def _fig14_udp_note(ctx: Context, summary: pd.DataFrame, ulp: Any, ns: List[int]) -> None:
+def _fig14_udp_note(ctx: Context, summary: pd.DataFrame, ulp: Any, ns: list[int]) -> None:
     """The note on the flow counts where RED drops fewer UDP packets than Tail Drop."""
     tlp = summary.pivot(index="flows", columns="policy", values="tcp_loss")
     below = [n for n in ns if ulp.loc[n, "red"] <= ulp.loc[n, "droptail"]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Tuple
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -40,7 +40,7 @@ def _series(js: str) -> pd.DataFrame:
 @dataclass
 class Traces:
     stats: pd.DataFrame  # one row per setting
-    series: Dict[Tuple[str, int], pd.DataFrame]  # per setting: its trace
+    series: dict[tuple[str, int], pd.DataFrame]  # per setting: its trace
     key: str  # the column that names a setting beside the policy ("buffer" or "flows")
 
     def get(self, policy: str, k: int, col: str) -> float:
@@ -67,7 +67,7 @@ def fig13_compute(ctx: Context) -> Traces:
         "without saying which packets."
     )
     df = run_sweep(ctx, "delay", delay_spec)
-    series: Dict[Tuple[str, int], pd.DataFrame] = {}
+    series: dict[tuple[str, int], pd.DataFrame] = {}
     rows = []
     for _, r in df.iterrows():
         p, b_ = r["setting"].split(":")
@@ -100,7 +100,7 @@ def fig13_compute(ctx: Context) -> Traces:
     return Traces(st, series, "buffer")
 
 
-def fig13_plot(d: Traces) -> Dict[str, Figure]:
+def fig13_plot(d: Traces) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True, squeeze=False)
@@ -205,7 +205,7 @@ def fig15_compute(ctx: Context) -> Traces:
         "packet waiting at a sample."
     )
     df = run_sweep(ctx, "queue", queue_spec)
-    series: Dict[Tuple[str, int], pd.DataFrame] = {}
+    series: dict[tuple[str, int], pd.DataFrame] = {}
     rows = []
     for _, r in df.iterrows():
         p, n = str(r["policy"]), int(r["flows"])
@@ -233,7 +233,7 @@ def fig15_compute(ctx: Context) -> Traces:
     return Traces(st, series, "flows")
 
 
-def fig15_plot(d: Traces) -> Dict[str, Figure]:
+def fig15_plot(d: Traces) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     ns = sorted(d.stats["flows"].unique())

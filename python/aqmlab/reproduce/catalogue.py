@@ -9,8 +9,8 @@ sweeps and run one after another in one process.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from ..base import positive_int
 from . import (
@@ -47,7 +47,7 @@ ZHENG = zheng2008.PAPER
 LIN = lin1997.PAPER
 FLOYD2001 = floyd2001.PAPER
 
-GROUPS: Tuple[Group, ...] = (
+GROUPS: tuple[Group, ...] = (
     Group("floyd1993-fig3", FLOYD, (floyd1993.FIG3,)),
     Group("floyd1993-fig7", FLOYD, (floyd1993.FIG7,)),
     Group("floyd1993-fig8", FLOYD, (floyd1993.FIG8,)),
@@ -140,7 +140,7 @@ GROUPS += (
 REGISTRY = Registry(GROUPS)
 
 
-def run_named(name: str, ids: List[str], out: str, quick: bool, jobs: int) -> List[Result]:
+def run_named(name: str, ids: list[str], out: str, quick: bool, jobs: int) -> list[Result]:
     """``run_group`` of the catalogue's group called ``name`` (in a worker process: it
     looks the group up by name, since experiments may hold closures, which do not
     pickle)."""
@@ -148,28 +148,28 @@ def run_named(name: str, ids: List[str], out: str, quick: bool, jobs: int) -> Li
     return run_group(group, ids, out, quick, jobs)
 
 
-def catalogue_order() -> List[str]:
+def catalogue_order() -> list[str]:
     """Every id in catalogue order (see :meth:`.registry.Registry.order`)."""
     return REGISTRY.order()
 
 
-def select(ids: Sequence[str]) -> List[str]:
+def select(ids: Sequence[str]) -> list[str]:
     """Expand ``all`` and paper prefixes (``floyd1993``) into ids, in catalogue order."""
     return REGISTRY.select(ids)
 
 
-def write_index(out: Union[str, Path]) -> Path:
+def write_index(out: str | Path) -> Path:
     """Write ``out/index.html`` from every ``out/<id>/`` present, in catalogue order."""
     return _write_index(out, REGISTRY.order())
 
 
 def run(
     ids: Sequence[str],
-    out: Union[str, Path],
+    out: str | Path,
     quick: bool = False,
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     progress: bool = True,
-) -> Dict[str, str]:
+) -> dict[str, str]:
     """Run experiments and write ``out/index.html``. Returns ``{id: status}``. `jobs`:
     processes (default: every core)."""
     if jobs is not None:

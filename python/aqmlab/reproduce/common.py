@@ -9,7 +9,7 @@ import importlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import sweeps
 from ..base import build_id, load_toml
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ..sim import Result, Scenario
 
-ScenarioDict = Dict[str, Any]
+ScenarioDict = dict[str, Any]
 
 #: The catalogue's scenario files ship inside the package (``scenarios/`` at the top of
 #: the source tree links there).
@@ -40,17 +40,17 @@ def scenario_dict(name: str) -> ScenarioDict:
     return load_toml((SCENARIOS / name).read_text())
 
 
-def simulate_normalized(sc: ScenarioDict) -> Tuple[Result, ScenarioDict]:
+def simulate_normalized(sc: ScenarioDict) -> tuple[Result, ScenarioDict]:
     """Run a scenario dict; returns the result and the normalised scenario (every
     quantity in SI units, times the simulator's clock as seconds)."""
     s = Scenario.from_dict(sc)
     return simulate(s, progress=False), s.normalized()
 
 
-def direction(norm: ScenarioDict, name: str) -> Dict[str, Any]:
+def direction(norm: ScenarioDict, name: str) -> dict[str, Any]:
     """The link direction `name` ("a->b") of a normalised scenario."""
     (d,) = (d for d in norm["directions"] if d["name"] == name)
-    found: Dict[str, Any] = d
+    found: dict[str, Any] = d
     return found
 
 
@@ -97,7 +97,7 @@ class SweepRunner(Runner):
         return base
 
 
-def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
+def stored_sweep(ctx: Context, spec: dict[str, Any], tag: str) -> pd.DataFrame:
     """Run (or resume) a sweep of the experiment's group and return its rows.
 
     The dataset lives in ``OUT/.<group>-sweeps/<tag>-<quick|full>/``, beside the
@@ -120,7 +120,7 @@ def stored_sweep(ctx: Context, spec: Dict[str, Any], tag: str) -> pd.DataFrame:
     return df
 
 
-def sweep(ctx: Context, tag: str, spec: Callable[[bool], Dict[str, Any]]) -> pd.DataFrame:
+def sweep(ctx: Context, tag: str, spec: Callable[[bool], dict[str, Any]]) -> pd.DataFrame:
     """The group's sweep `tag` of ``spec(quick)`` (stored beside the outputs, see
     :func:`stored_sweep`), computed once per group run."""
     return ctx.once(("sweep", tag), lambda: stored_sweep(ctx, spec(ctx.quick), tag))

@@ -9,9 +9,10 @@ paper's numbers and claims on its :class:`Comparison`; :meth:`Context.finish` wr
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import report
 
@@ -51,7 +52,7 @@ class Comparison:
     """The rows of ``comparison.csv``: one per number or claim the paper states."""
 
     def __init__(self) -> None:
-        self.rows: List[Row] = []
+        self.rows: list[Row] = []
 
     def value(
         self, quantity: str, paper: float, aqmlab: float, tolerance: float, relative: bool = False
@@ -110,7 +111,7 @@ class Context:
         quick: bool,
         jobs: int,
         group: str = "",
-        shared: Optional[Dict[Hashable, Any]] = None,
+        shared: dict[Hashable, Any] | None = None,
     ) -> None:
         self.id = id
         self.title = title
@@ -119,12 +120,12 @@ class Context:
         self.quick = quick
         self.jobs = jobs
         self.group = group or id
-        self.shared: Dict[Hashable, Any] = {} if shared is None else shared
+        self.shared: dict[Hashable, Any] = {} if shared is None else shared
         self.compare = Comparison()
-        self.assumptions: List[str] = []
-        self.notes: List[str] = []
-        self.plots: List[str] = []
-        self.data: List[str] = []
+        self.assumptions: list[str] = []
+        self.notes: list[str] = []
+        self.plots: list[str] = []
+        self.data: list[str] = []
 
     def assume(self, text: str) -> None:
         """Record an assumption (a detail the paper leaves out)."""

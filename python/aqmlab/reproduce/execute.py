@@ -10,23 +10,24 @@ from __future__ import annotations
 import multiprocessing
 import time
 import traceback
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Dict, Hashable, List, Sequence, Tuple
+from typing import Any, Callable
 
 from ..base import staged_dir
 from .context import Context
 from .registry import Group
 
-Result = Tuple[str, str, float]
+Result = tuple[str, str, float]
 
 
-def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int) -> List[Result]:
+def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int) -> list[Result]:
     """Run the ids of one group in this process; returns (id, status, seconds) per id."""
     import matplotlib
 
     matplotlib.use("Agg")
-    shared: Dict[Hashable, Any] = {}
+    shared: dict[Hashable, Any] = {}
     by_id = {e.id: e for e in group.experiments}
     results = []
     for id_ in ids:
@@ -48,28 +49,28 @@ def run_group(group: Group, ids: Sequence[str], out: str, quick: bool, jobs: int
 
 #: Runs the ids of the group of a name in a worker process: ``(name, ids, out, quick,
 #: jobs) -> results`` (a module-level function, which pickles by name).
-GroupWorker = Callable[[str, List[str], str, bool, int], List[Result]]
+GroupWorker = Callable[[str, list[str], str, bool, int], list[Result]]
 
 
 def run_groups(
-    batches: Sequence[Tuple[Group, List[str]]],
+    batches: Sequence[tuple[Group, list[str]]],
     out: Path,
     quick: bool,
     jobs: int,
     progress: bool,
     worker: GroupWorker,
-) -> Dict[str, str]:
+) -> dict[str, str]:
     """Run each (group, ids) batch, the groups in parallel (through `worker`, in other
     processes) when ``jobs`` > 1 and there are several. Returns ``{id: status}``."""
     total = sum(len(ids) for _, ids in batches)
-    statuses: Dict[str, str] = {}
+    statuses: dict[str, str] = {}
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="exp", desc="reproduce")
 
-    def record(results: List[Result]) -> None:
+    def record(results: list[Result]) -> None:
         for id_, st, _ in results:
             statuses[id_] = st
             if bar:

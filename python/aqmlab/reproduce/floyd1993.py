@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -36,10 +36,10 @@ PAPER = "Floyd & Jacobson 1993, IEEE/ACM ToN 1(4)"
 FIG3_LINK = "g5->n6"
 
 
-def link_over(sc: Scenario, t0: float, t1: float) -> Dict[str, Any]:
+def link_over(sc: Scenario, t0: float, t1: float) -> dict[str, Any]:
     """The summary of the gateway's link over [t0, t1] s (a run of t1 s, warm-up t0)."""
     run = simulate(sc.replace(warmup=f"{t0:g}s", duration=f"{t1:g}s"), progress=False)
-    link: Dict[str, Any] = run.summary["links"][FIG3_LINK]
+    link: dict[str, Any] = run.summary["links"][FIG3_LINK]
     return link
 
 
@@ -50,11 +50,11 @@ class Fig3:
     min_th: float
     max_th: float
     overflow_drops: int  # over the whole run
-    first: Dict[str, Any]  # the gateway link over 0-1 s, seed 1
-    second: Dict[str, Any]  # and over 1-2 s
+    first: dict[str, Any]  # the gateway link over 0-1 s, seed 1
+    second: dict[str, Any]  # and over 1-2 s
     seeds: range
-    u01: List[float]  # utilization over 0-1 s per seed
-    u12: List[float]  # and over 1-2 s
+    u01: list[float]  # utilization over 0-1 s per seed
+    u12: list[float]  # and over 1-2 s
 
 
 def fig3_compute(ctx: Context) -> Fig3:
@@ -100,7 +100,7 @@ def fig3_compute(ctx: Context) -> Fig3:
     )
 
 
-def fig3_plot(d: Fig3) -> Dict[str, Figure]:
+def fig3_plot(d: Fig3) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     q, pk = d.queue, d.packets
@@ -208,7 +208,7 @@ def fig7_compute(ctx: Context) -> Fig7:
     return Fig7(W, LL, avg, worst, a100, red_max_w_q(5, 50))
 
 
-def fig7_plot(d: Fig7) -> Dict[str, Figure]:
+def fig7_plot(d: Fig7) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(7, 5))
@@ -320,7 +320,7 @@ def fig8_compute(ctx: Context) -> Fig8:
     return Fig8(m1, m2, caption_marks(0.01))
 
 
-def fig8_plot(d: Fig8) -> Dict[str, Figure]:
+def fig8_plot(d: Fig8) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 2.4))

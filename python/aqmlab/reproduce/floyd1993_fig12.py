@@ -5,7 +5,7 @@ period (the runs: :mod:`.floyd1993_multirun`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -121,7 +121,7 @@ def fig14_compute(ctx: Context) -> Node5:
     return node5_compute(ctx, "red")
 
 
-def node5_plot(d: Node5) -> Dict[str, Figure]:
+def node5_plot(d: Node5) -> dict[str, Figure]:
     """Node 5's throughput share, the average queue and the utilization per setting."""
     import matplotlib.pyplot as plt
 
@@ -330,7 +330,7 @@ STYLE = {
 }
 
 
-def fig15_plot(d: Fig15) -> Dict[str, Figure]:
+def fig15_plot(d: Fig15) -> dict[str, Figure]:
     """Node 5's share of the drops against its share of the throughput, per period."""
     import matplotlib.pyplot as plt
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ DT_CURVE = (0.1, 3)  # 0.1 / (1 - x)^3
 class Fig5:
     runs: pd.DataFrame  # one row per run (fig5_data)
     means: pd.DataFrame  # per gateway and parameter
-    dt_set: List[int]  # Drop Tail buffers
+    dt_set: list[int]  # Drop Tail buffers
     c_red: float  # c of RED_CURVE's form fitted to the RED runs
     c_dt: float  # c of DT_CURVE's form fitted to the Drop Tail runs
 
@@ -99,7 +99,7 @@ def fig5_compute(ctx: Context) -> Fig5:
     return Fig5(df, means, dt_set, c_red, c_dt)
 
 
-def fig5_plot(d: Fig5) -> Dict[str, Figure]:
+def fig5_plot(d: Fig5) -> dict[str, Figure]:
     """Average queue and network power against throughput, with the paper's curves."""
     import matplotlib.pyplot as plt
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -96,8 +96,8 @@ def list_lengths(pk: pd.DataFrame, cbr_id: int, threshold: float, start: float) 
 
 
 def droptail_twin(
-    base: Dict[str, Any], dur: float, warm: float, red_mean_q: float
-) -> Tuple[int, float, Any]:
+    base: dict[str, Any], dur: float, warm: float, red_mean_q: float
+) -> tuple[int, float, Any]:
     """The Drop Tail buffer (of 10-40 packets) whose mean queue in a short run is closest
     to RED's, and the full run with it: (buffer, mean queue, result)."""
     short = float(min(30.0, dur))
@@ -121,7 +121,7 @@ def droptail_twin(
 @dataclass
 class Fig16:
     curves: pd.DataFrame  # bound_curves()
-    names: Dict[int, str]  # flow id -> name
+    names: dict[int, str]  # flow id -> name
     cbr_id: int
     per: pd.DataFrame  # RED: per-flow shares and flagged fractions
     recent: Any  # RED: the list of recent marks over time (analysis.misbehaving)
@@ -308,7 +308,7 @@ def _plot_scatter(d: Fig16) -> Figure:
     return fig
 
 
-def fig16_plot(d: Fig16) -> Dict[str, Figure]:
+def fig16_plot(d: Fig16) -> dict[str, Figure]:
     return {
         "fig16": _plot_bound(d),
         "sectionx_recent_marks": _plot_recent(d),

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,7 +58,7 @@ def evictions(event: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 def queue_seen(
     event: np.ndarray, time: np.ndarray, key: np.ndarray
-) -> Tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """From one link direction's packet trace in file order ('a'/'m' accepted arrival,
     'd' start of transmission, 'x' drop), the arrivals and the number of packets waiting
     that each arrival found (the packet in transmission not counted).
@@ -81,7 +82,7 @@ def queue_seen(
     return is_arrival, seen
 
 
-def drop_episodes(times: ArrayLike, flows: ArrayLike, gap: float = EPISODE_GAP) -> Tuple[int, int]:
+def drop_episodes(times: ArrayLike, flows: ArrayLike, gap: float = EPISODE_GAP) -> tuple[int, int]:
     """Group drops into episodes (a new episode after a quiet time longer than `gap`);
     returns (episodes, episodes in which more than one flow lost a packet)."""
     t = np.asarray(times, dtype=float)
@@ -98,7 +99,7 @@ def drop_episodes(times: ArrayLike, flows: ArrayLike, gap: float = EPISODE_GAP) 
 
 def interval_stats(
     pk: pd.DataFrame, rate_bps: float, t0: float, t1: float, n_flows: int
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Statistics of one link direction's packet trace over [t0, t1): utilization (bytes
     that started transmission x 8 / rate / length), arrivals, drops, the mean queue seen
     by arrivals (``q_seen``), per-flow departures ``dep<i>``, drops ``drop<i>`` and
@@ -108,7 +109,7 @@ def interval_stats(
     dep = w[w["event"] == "d"]
     drops = w[w["event"] == "x"]
     arr = w[w["is_arrival"]]
-    out: Dict[str, float] = {
+    out: dict[str, float] = {
         "t0": t0,
         "utilization": float(dep["size"].sum()) * 8.0 / rate_bps / (t1 - t0),
         "arrivals": float(len(arr)),
@@ -128,7 +129,7 @@ def interval_stats(
 
 def window_limited_rate(
     window: float,
-    path: Sequence[Tuple[float, float]],
+    path: Sequence[tuple[float, float]],
     pkt_bytes: float = 1000,
     ack_bytes: float = 40,
 ) -> float:
@@ -180,7 +181,7 @@ def share(num: ArrayLike, den: ArrayLike) -> float:
 # ------------------------------------------------------------------ the sweep runner
 
 
-def _periods(scenario: ScenarioDict) -> Dict[str, Any]:
+def _periods(scenario: ScenarioDict) -> dict[str, Any]:
     """The simulator with a packet trace of the scenario's ``bottleneck``; returns the
     simulator's summary plus ``gateway`` (statistics over the measurement window
     [warmup, duration]) and ``periods`` (the same per ``PERIOD`` seconds; see
@@ -232,7 +233,7 @@ run_periods = SweepRunner(
 def periods_long(df: pd.DataFrame, keep: Sequence[str]) -> pd.DataFrame:
     """The sweep's wide ``periods[k].field`` columns as one row per (point, period)."""
     pat = re.compile(r"^periods\[(\d+)\]\.(.+)$")
-    cols: Dict[int, Dict[str, str]] = {}
+    cols: dict[int, dict[str, str]] = {}
     for c in df.columns:
         m = pat.match(c)
         if m:
@@ -247,7 +248,7 @@ def periods_long(df: pd.DataFrame, keep: Sequence[str]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def fig5_settings(quick: bool) -> Tuple[List[int], List[int], int]:
+def fig5_settings(quick: bool) -> tuple[list[int], list[int], int]:
     """Drop Tail buffers, RED min_th values and runs per setting of Fig. 5: 11 values
     spread evenly over the paper's ranges (15-140 and 3-50), rounded; five runs each."""
     if quick:
@@ -257,14 +258,14 @@ def fig5_settings(quick: bool) -> Tuple[List[int], List[int], int]:
     return dt, red, 5
 
 
-def fig12_settings(quick: bool) -> Tuple[List[int], List[int], int]:
+def fig12_settings(quick: bool) -> tuple[list[int], list[int], int]:
     """Buffers (Drop Tail and Random Drop), RED min_th values and runs per setting."""
     if quick:
         return [8, 12, 16, 22], [3, 6, 10, 14], 1
     return list(range(8, 23)), list(range(3, 15)), 3
 
 
-def _red(min_th: int, max_th: int, limit: int) -> Dict[str, Any]:
+def _red(min_th: int, max_th: int, limit: int) -> dict[str, Any]:
     return {
         "type": "red",
         "limit": int(limit),
@@ -277,11 +278,11 @@ def _red(min_th: int, max_th: int, limit: int) -> Dict[str, Any]:
     }
 
 
-def fig5_spec(quick: bool) -> Dict[str, Any]:
+def fig5_spec(quick: bool) -> dict[str, Any]:
     """The sweep of Fig. 5: one zipped axis setting the gateway's queue and the sources'
     preparation delay (Drop Tail points) together; the runs of a setting by seed."""
     dt, red, reps = fig5_settings(quick)
-    values: List[List[Any]] = []
+    values: list[list[Any]] = []
     labels = []
     for b in dt:
         values.append([{"type": "droptail", "limit": b}, PREP_T, PREP_T])
@@ -306,14 +307,14 @@ def fig5_spec(quick: bool) -> Dict[str, Any]:
     }
 
 
-def fig12_spec(quick: bool) -> Dict[str, Any]:
+def fig12_spec(quick: bool) -> dict[str, Any]:
     """The sweep of Figs. 12-15: Drop Tail (with preparation delay), Random Drop and RED
     points on one zipped axis; the runs of a setting by seed."""
     bufs, mins, reps = fig12_settings(quick)
     base = run_periods.base("floyd1993_fig12.toml")
     n = len(base["flow"])
     qpaths = ["link[4].queue_ab"] + [f"flow[{i}].prep_delay" for i in range(n)]
-    values: List[List[Any]] = []
+    values: list[list[Any]] = []
     labels = []
     for b in bufs:
         values.append([{"type": "droptail", "limit": b}] + [PREP_T] * n)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,21 +24,21 @@ A_SIDE = ["n1", "n2", "n3", "n4"]
 B_SIDE = ["n5", "n6", "n7", "n8"]
 
 
-def draw_connections(seed: int) -> List[Dict[str, Any]]:
+def draw_connections(seed: int) -> list[dict[str, Any]]:
     """The recipe of scenarios/floyd1993_fig9.toml's 41 connections (its header states it):
     21 A->B (the last two TELNET) then 20 B->A (the last two TELNET); connection k joins
     node 1 + k mod 4 with node 5 + k mod 4; window 8 or 16; FTP size uniform on [20, 400]
     packets, start uniform on [0, 0.5] s; TELNET start uniform on [0, 0.2] s; the first
     connection is the paper's leftmost strand (start 0, 220 packets)."""
     rng = np.random.default_rng(seed)
-    out: List[Dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
     for way, n, n_telnet in (("AB", 21, 2), ("BA", 20, 2)):
         for k in range(n):
             a = 1 + k % 4
             src, dst = (a, a + 4) if way == "AB" else (a + 4, a)
             w = int(rng.choice([8, 16]))
             telnet = k >= n - n_telnet
-            f: Dict[str, Any] = {
+            f: dict[str, Any] = {
                 "type": "telnet" if telnet else "tcp",
                 "variant": "tahoe",
                 "init_cwnd": 1,
@@ -107,7 +107,7 @@ def bins_50ms(pk: pd.DataFrame, q: pd.DataFrame, t_end: float) -> pd.DataFrame:
     )
 
 
-def other_draws(base: Dict[str, Any], draws: List[int]) -> pd.DataFrame:
+def other_draws(base: dict[str, Any], draws: list[int]) -> pd.DataFrame:
     """Utilization and drops of each direction with other draws of the recipe."""
     rows = []
     for d in draws:
@@ -128,7 +128,7 @@ def other_draws(base: Dict[str, Any], draws: List[int]) -> pd.DataFrame:
 @dataclass
 class Fig9:
     same: bool  # the file's connections are the recipe's draw
-    links: Dict[str, Dict[str, Any]]  # link summaries, by link
+    links: dict[str, dict[str, Any]]  # link summaries, by link
     packets: pd.DataFrame  # packet trace
     queue: pd.DataFrame  # queue trace
     flows: pd.DataFrame
@@ -137,7 +137,7 @@ class Fig9:
     max_th: float
     rate_bps: float  # of the gateways' link
     bins: pd.DataFrame  # bins_50ms()
-    fig3: Dict[str, Any]  # Fig. 3's gateway over its first second
+    fig3: dict[str, Any]  # Fig. 3's gateway over its first second
     st9: float  # short-term share of the queue variance, Fig. 9 (both gateways)
     st3: float  # and Fig. 3
     draws: pd.DataFrame  # other_draws()
@@ -220,7 +220,7 @@ def fig9_compute(ctx: Context) -> Fig9:
     )
 
 
-def fig9_plot(d: Fig9) -> Dict[str, Figure]:
+def fig9_plot(d: Fig9) -> dict[str, Figure]:
     """Queue at A, queue at B, packets of the A->B connections at gateway A."""
     import matplotlib.pyplot as plt
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,7 @@ FIG10_PKT = 1000
 FIG10_MIN_TH, FIG10_MAX_TH = 5.0, 15.0
 FIG10_LIMIT = 200
 #: (start s, offered load as a fraction of the link): above the target, then below it.
-FIG10_PHASES: Tuple[Tuple[float, float], ...] = ((0.0, 2.5), (40.0, 0.7))
+FIG10_PHASES: tuple[tuple[float, float], ...] = ((0.0, 2.5), (40.0, 0.7))
 FIG10_DURATION = 80.0
 
 
@@ -66,11 +66,11 @@ def pseudo_code_step(max_p: float, avg: float, lo: float, hi: float) -> float:
 
 
 def drive_ared(
-    phases: Tuple[Tuple[float, float], ...],
+    phases: tuple[tuple[float, float], ...],
     duration: float,
     seed: int,
     initial_max_p: float = MAX_P_BOTTOM,
-) -> Tuple[pd.DataFrame, pd.DataFrame, int]:
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """Drive the library's Adaptive RED with Poisson arrivals of 1000-byte packets onto a
     1.5 Mb/s line (one server, packets leave the buffer when they start transmission).
 
@@ -92,7 +92,7 @@ def drive_ared(
     C = 1.0 / service
     rng = np.random.default_rng(seed)
     # Poisson arrivals, piecewise constant rate
-    arrivals: List[float] = []
+    arrivals: list[float] = []
     bounds = [p[0] for p in phases[1:]] + [duration]
     for (start, load), end in zip(phases, bounds):
         t = start
@@ -101,8 +101,8 @@ def drive_ared(
             if t >= end:
                 break
             arrivals.append(t)
-    steps: List[Dict[str, float]] = []
-    trace: List[Tuple[float, int, float, float]] = []
+    steps: list[dict[str, float]] = []
+    trace: list[tuple[float, int, float, float]] = []
     off_boundary = 0
     busy_until = 0.0  # end of the transmission in progress
     next_step = INTERVAL
@@ -146,7 +146,7 @@ class Fig10:
     steps: pd.DataFrame  # time, avg, max_p_before, max_p, expected, kind
     trace: pd.DataFrame  # time, queue, avg, max_p (every arrival; thinned for the plot)
     off_boundary: int  # arrivals at which max_p moved between boundaries
-    band: Tuple[float, float]
+    band: tuple[float, float]
     up_time: float  # s from the first increase until max_p first reaches 0.5
     down_time: float  # s from the first decrease after the top until max_p first reaches 0.01
     up_exact: float  # analysis: Fig. 10's steps from 0.01 to 0.5 (s)
@@ -161,7 +161,7 @@ def _kind(row: pd.Series, lo: float, hi: float) -> str:
     return "inside"
 
 
-def _first_time(steps: pd.DataFrame, cond: "pd.Series[bool]") -> float:
+def _first_time(steps: pd.DataFrame, cond: pd.Series[bool]) -> float:
     hit = steps.loc[cond, "time"]
     return float(hit.iloc[0]) if len(hit) else math.nan
 
@@ -221,7 +221,7 @@ PSEUDO_CODE = (
 )
 
 
-def fig10_plot(d: Fig10) -> Dict[str, Figure]:
+def fig10_plot(d: Fig10) -> dict[str, Figure]:
     """max_p over time (one mark per step), avg and the queue against the target band,
     and the figure's pseudo-code."""
     import matplotlib.pyplot as plt
@@ -337,15 +337,15 @@ class Section4:
     table: (
         pd.DataFrame
     )  # quantity, paper, formula, reading that gives the paper, value of that reading
-    times: Dict[str, float]  # ared_adaptation_times()
+    times: dict[str, float]  # ared_adaptation_times()
     alpha_ok: bool  # alpha = min(0.01, max_p/4) meets alpha <= max_p/4 over the grid
     alpha_shift: float  # largest avg decrease of one increase / (max_th - min_th)
     beta_shift: float  # largest avg increase of one decrease / (max_th - min_th)
     beta_min: float  # smallest beta with (1 - beta)/beta < 0.2
-    overshoot: Dict[float, float]  # k -> 2 max_th / target
+    overshoot: dict[float, float]  # k -> 2 max_th / target
 
 
-def _down_readings() -> Dict[str, float]:
+def _down_readings() -> dict[str, float]:
     """Seconds for max_p to fall from 0.5 to 0.01 under several readings of Section 4.2."""
     lb = math.log(BETA)
     return {
@@ -356,8 +356,8 @@ def _down_readings() -> Dict[str, float]:
 
 
 def _section4_rows(
-    times: Dict[str, float], beta_min: float
-) -> List[Tuple[str, Any, float, str, Any]]:
+    times: dict[str, float], beta_min: float
+) -> list[tuple[str, Any, float, str, Any]]:
     """Section 4's numbers: (quantity, the paper's value, the formula's, how the paper may
     have read it, that reading's value)."""
     a15 = ared_auto_parameters(15e6)
@@ -469,7 +469,7 @@ def section4_compute(ctx: Context) -> Section4:
     return Section4(table, times, alpha_ok, a_shift, b_shift, beta_min, overshoot)
 
 
-def section4_plot(d: Section4) -> Dict[str, Figure]:
+def section4_plot(d: Section4) -> dict[str, Figure]:
     """max_p's fastest climb and fall between its bounds, and the avg shifts of one step."""
     import matplotlib.pyplot as plt
 

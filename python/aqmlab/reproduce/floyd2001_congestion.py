@@ -13,7 +13,7 @@ import copy
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,7 @@ def congestion_scenario(case: str, queue: str, seed: int) -> ScenarioDict:
     sc["link"][0]["queue"]["type"] = queue
     t0 = CHANGE if case == "increase" else 0.0
     for k in range(NEW_FLOWS):
-        f: Dict[str, Any] = {
+        f: dict[str, Any] = {
             "type": "tcp",
             "variant": "newreno",
             "src": "s1" if k % 2 == 0 else "s2",
@@ -75,7 +75,7 @@ def congestion_scenario(case: str, queue: str, seed: int) -> ScenarioDict:
 
 def _window(
     sc: ScenarioDict, t0: float, t1: float, trace: bool = False
-) -> Tuple[Dict[str, Any], Any]:
+) -> tuple[dict[str, Any], Any]:
     """The bottleneck's summary over [t0, t1] of a run of t1 s (and its queue trace)."""
     s = dict(sc, warmup=f"{t0:g}s", duration=f"{t1:g}s")
     if trace:
@@ -85,7 +85,7 @@ def _window(
 
 
 def recovery_time(
-    q: pd.DataFrame, case: str, band: Tuple[float, float] = BAND, t0: float = CHANGE
+    q: pd.DataFrame, case: str, band: tuple[float, float] = BAND, t0: float = CHANGE
 ) -> float:
     """Seconds after `t0` until avg, smoothed over 1 s, is back at the target band after
     the change pushed it out: for "increase" the first time it is <= the band's top after
@@ -105,14 +105,14 @@ def recovery_time(
     return float(times[left[0] + hit[0]] - t0) if len(hit) else math.nan
 
 
-def run_setting(case: str, queue: str, seed: int) -> Tuple[Dict[str, float], pd.DataFrame]:
+def run_setting(case: str, queue: str, seed: int) -> tuple[dict[str, float], pd.DataFrame]:
     """One run's numbers (per half and whole) and its queue trace."""
     sc = congestion_scenario(case, queue, seed)
     first, _ = _window(sc, 0.0, CHANGE)
     second, _ = _window(sc, CHANGE, DURATION)
     whole, q = _window(sc, 0.0, DURATION, trace=True)
     q = q[q["link"] == LINK][["time", "queue", "avg"]].reset_index(drop=True)
-    row: Dict[str, float] = {"case": case, "queue": queue, "seed": seed}  # type: ignore[dict-item]
+    row: dict[str, float] = {"case": case, "queue": queue, "seed": seed}  # type: ignore[dict-item]
     for name, s in (("first", first), ("second", second), ("all", whole)):
         row[f"drop_rate_{name}"] = s["drops"] / max(1, s["arrivals"])
         row[f"utilization_{name}"] = s["utilization"]
@@ -129,15 +129,15 @@ def run_setting(case: str, queue: str, seed: int) -> Tuple[Dict[str, float], pd.
 class Congestion:
     runs: pd.DataFrame  # one row per (case, queue, seed)
     means: pd.DataFrame  # mean per (case, queue)
-    traces: Dict[Tuple[str, str], pd.DataFrame]  # seed 1's queue trace per (case, queue)
-    seeds: List[int]
+    traces: dict[tuple[str, str], pd.DataFrame]  # seed 1's queue trace per (case, queue)
+    seeds: list[int]
 
     def mean(self, case: str, queue: str, col: str) -> float:
         m = self.means[(self.means["case"] == case) & (self.means["queue"] == queue)]
         return float(m[col].iloc[0])
 
 
-def _assume(ctx: Context, seeds: List[int]) -> None:
+def _assume(ctx: Context, seeds: list[int]) -> None:
     ctx.assume(
         "Network as scenarios/floyd2001_fig6.toml states: ns-2's RED test-suite dumbbell (10 Mb/s "
         "access links of 2-5 ms, 1.5 Mb/s 20 ms bottleneck), buffer 35, min_th 5, max_th 15, w_q "
@@ -183,7 +183,7 @@ def congestion_data(ctx: Context) -> Congestion:
     return d
 
 
-def _plot(d: Congestion, case: str, queue: str) -> Dict[str, Figure]:
+def _plot(d: Congestion, case: str, queue: str) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig_no = FIGS[(case, queue)]
@@ -276,7 +276,7 @@ def _compare_red(ctx: Context, d: Congestion, case: str, first: float, second: f
 
 
 def _compare_ared(
-    ctx: Context, d: Congestion, case: str, util: Tuple[float, float], avg: Tuple[float, float]
+    ctx: Context, d: Congestion, case: str, util: tuple[float, float], avg: tuple[float, float]
 ) -> None:
     n = len(d.seeds)
     rec = d.runs[(d.runs["case"] == case) & (d.runs["queue"] == "ared")]["recovery_s"]

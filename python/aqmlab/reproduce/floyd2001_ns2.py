@@ -8,8 +8,9 @@ average queue and the drop rate within 10% (or, for the drop rate, within 0.1 po
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -45,7 +46,7 @@ def _fmt(metric: str, v: float) -> str:
 
 
 def compare_points(
-    ctx: Context, label: str, points: List[Dict[str, Any]], metrics: Sequence[str]
+    ctx: Context, label: str, points: list[dict[str, Any]], metrics: Sequence[str]
 ) -> pd.DataFrame:
     """One comparison row per point (aqmlab vs ns-2 on `metrics`), saved as ``ns2.csv``.
 

@@ -9,7 +9,7 @@ import copy
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -26,7 +26,7 @@ LINK = "r1->r2"
 MIN_TH, MAX_TH = 20.0, 80.0
 BAND = (44.0, 56.0)
 #: figure -> (queue, richer traffic mix)
-FIGS: Dict[int, Tuple[str, bool]] = {
+FIGS: dict[int, tuple[str, bool]] = {
     11: ("red", False),
     12: ("red", True),
     13: ("ared", False),
@@ -43,7 +43,7 @@ ARED = {
 }
 
 
-def settings(quick: bool) -> Dict[str, Any]:
+def settings(quick: bool) -> dict[str, Any]:
     """Seeds, run length and start of the window (s)."""
     if quick:
         return {"seeds": [1], "duration": 40.0, "warmup": 20.0}
@@ -81,7 +81,7 @@ def marks_above_max_th(pk: pd.DataFrame, q: pd.DataFrame, t0: float) -> int:
 
 def run_fig(
     fig: int, seed: int, duration: float, warmup: float
-) -> Tuple[Dict[str, Any], pd.DataFrame]:
+) -> tuple[dict[str, Any], pd.DataFrame]:
     """One run's numbers over [warmup, duration] and its queue trace."""
     res = simulate(
         Scenario.from_dict(oscillation_scenario(fig, seed, duration, warmup)), progress=False
@@ -90,7 +90,7 @@ def run_fig(
     q = res.traces["queue"]
     q = q[q["link"] == LINK][["time", "queue", "avg"]].reset_index(drop=True)
     w = q[q["time"] >= warmup]["avg"]
-    row: Dict[str, Any] = {
+    row: dict[str, Any] = {
         "fig": fig,
         "seed": seed,
         "utilization": link["utilization"],
@@ -114,8 +114,8 @@ def run_fig(
 @dataclass
 class Oscillations:
     runs: pd.DataFrame
-    traces: Dict[int, pd.DataFrame]  # seed 1 per figure
-    seeds: List[int]
+    traces: dict[int, pd.DataFrame]  # seed 1 per figure
+    seeds: list[int]
     warmup: float
     duration: float
 
@@ -150,7 +150,7 @@ def oscillations_data(ctx: Context) -> Oscillations:
     return d
 
 
-def _plot(d: Oscillations, fig_no: int) -> Dict[str, Figure]:
+def _plot(d: Oscillations, fig_no: int) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     q = d.traces[fig_no]

@@ -11,7 +11,7 @@ cost (5 per link) is higher than r1-r2's (1): routes use it only while r1-r2 is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -52,11 +52,11 @@ def routing_scenario(seed: int = 1) -> ScenarioDict:
     return sc
 
 
-def _window(sc: ScenarioDict, t0: float, t1: float) -> Dict[str, Any]:
+def _window(sc: ScenarioDict, t0: float, t1: float) -> dict[str, Any]:
     res = simulate(
         Scenario.from_dict(dict(sc, warmup=f"{t0:g}s", duration=f"{t1:g}s")), progress=False
     )
-    links: Dict[str, Any] = res.summary["links"]
+    links: dict[str, Any] = res.summary["links"]
     return links
 
 
@@ -64,7 +64,7 @@ def _window(sc: ScenarioDict, t0: float, t1: float) -> Dict[str, Any]:
 class Routing:
     queue: pd.DataFrame  # time, link, queue, avg (both the primary and the alternate)
     periods: pd.DataFrame  # t0, t1, utilization of r1->r2 and r1->r3, drops, link-down drops
-    seeds: List[int]
+    seeds: list[int]
 
 
 def fig18_compute(ctx: Context) -> Routing:
@@ -108,7 +108,7 @@ def fig18_compute(ctx: Context) -> Routing:
     return Routing(queue, periods, seeds)
 
 
-def fig18_plot(d: Routing) -> Dict[str, Figure]:
+def fig18_plot(d: Routing) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4))

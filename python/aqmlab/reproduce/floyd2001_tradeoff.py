@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ BAND = (44.0, 56.0)
 GROUPS = 5  # RTT groups: flow[0..4].count = N / 5
 
 #: tag -> (figure title, queue table without max_p)
-QUEUES: Dict[str, Tuple[str, Dict[str, Any]]] = {
+QUEUES: dict[str, tuple[str, dict[str, Any]]] = {
     "red_wq0002": (
         "RED, w_q = 0.002",
         {"type": "red", "limit": 200, "min_th": 20, "max_th": 80, "w_q": 0.002, "gentle": True},
@@ -49,7 +49,7 @@ QUEUES: Dict[str, Tuple[str, Dict[str, Any]]] = {
 }
 
 
-def settings(quick: bool) -> Dict[str, Any]:
+def settings(quick: bool) -> dict[str, Any]:
     """Numbers of flows, (initial) max_p values, run length and start of the window (s)."""
     if quick:
         return {"flows": [5, 20, 100], "max_p": [0.5, 0.1, 0.02], "duration": 40.0, "warmup": 20.0}
@@ -61,7 +61,7 @@ def settings(quick: bool) -> Dict[str, Any]:
     }
 
 
-def _point(sc: ScenarioDict) -> Dict[str, Any]:
+def _point(sc: ScenarioDict) -> dict[str, Any]:
     """The simulator's summary plus ``drop_rate`` (drops / arrivals at the bottleneck over
     the window)."""
     res, _ = simulate_normalized(sc)
@@ -75,7 +75,7 @@ def _point(sc: ScenarioDict) -> Dict[str, Any]:
 run_point = SweepRunner(_point, ref="aqmlab.reproduce.floyd2001_tradeoff:run_point", version=1)
 
 
-def spec(tag: str, quick: bool) -> Dict[str, Any]:
+def spec(tag: str, quick: bool) -> dict[str, Any]:
     """The sweep of one queue (`tag` of :data:`QUEUES`): flows x max_p."""
     s = settings(quick)
     base = run_point.base(SCENARIO)
@@ -162,7 +162,7 @@ def _compute(ctx: Context) -> Tradeoff:
     return ctx.once(("floyd2001", "tradeoff"), lambda: tradeoff_data(ctx))
 
 
-def box(d: Tradeoff) -> Tuple[float, float, float, float]:
+def box(d: Tradeoff) -> tuple[float, float, float, float]:
     """Fig. 3's region (x0, x1, y0, y1): the Adaptive RED runs' extent, padded a little."""
     a = d.of("ared")
     x0, x1 = float(a["mean_queue"].min()), float(a["mean_queue"].max())
@@ -170,7 +170,7 @@ def box(d: Tradeoff) -> Tuple[float, float, float, float]:
     return x0 - 2, x1 + 2, y0 - 0.005, min(1.0, y1 + 0.005)
 
 
-def _plot(d: Tradeoff, tag: str, y: str, fig_no: int, with_box: bool) -> Dict[str, Figure]:
+def _plot(d: Tradeoff, tag: str, y: str, fig_no: int, with_box: bool) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
@@ -241,7 +241,7 @@ def ns2_rows(ctx: Context, d: Tradeoff, tag: str) -> None:
 def _red_claims(ctx: Context, d: Tradeoff, tag: str) -> None:
     """Figs. 1 and 2: lower queues with larger max_p, the utilization's dependence on N."""
     df = d.of(tag)
-    rho: Dict[Any, float] = {
+    rho: dict[Any, float] = {
         n: spearman(g["max_p"], g["mean_queue"]) for n, g in df.groupby("flows")
     }
     neg = [n for n, r in rho.items() if r < 0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -47,7 +47,7 @@ def wq_scenario(w_q: float, seed: int, steady: bool = False) -> ScenarioDict:
     return sc
 
 
-def run_wq(w_q: float, seed: int, steady: bool = False) -> Dict[str, Any]:
+def run_wq(w_q: float, seed: int, steady: bool = False) -> dict[str, Any]:
     """One run: the spike after the second flow's start, the mean windows over 2.5-10 s,
     the second flow's first slow start, and the traces (queue and cwnd)."""
     sc = wq_scenario(w_q, seed, steady)
@@ -87,8 +87,8 @@ def run_wq(w_q: float, seed: int, steady: bool = False) -> Dict[str, Any]:
 @dataclass
 class WqRuns:
     runs: pd.DataFrame  # one row per (w_q, seed), without traces
-    traces: Dict[float, Dict[str, Any]]  # seed 1's run per w_q
-    seeds: List[int]
+    traces: dict[float, dict[str, Any]]  # seed 1's run per w_q
+    seeds: list[int]
 
     def mean(self, w_q: float, col: str, steady: bool = False) -> float:
         r = self.runs
@@ -123,7 +123,7 @@ def wq_data(ctx: Context) -> WqRuns:
     return d
 
 
-def _plot(d: WqRuns, fig_no: int) -> Dict[str, Figure]:
+def _plot(d: WqRuns, fig_no: int) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     w = WQ[fig_no]

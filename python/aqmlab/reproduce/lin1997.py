@@ -9,9 +9,10 @@ overhead into the link rates (``scenarios/lin1997_fig1.toml`` says how). Figs. 3
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -56,9 +57,9 @@ TABLE4 = {
 }
 
 
-def queue(kind: str, bs: int) -> Dict[str, Any]:
+def queue(kind: str, bs: int) -> dict[str, Any]:
     """RED or FRED (min_q 2) with the paper's parameters for buffer `bs`."""
-    q: Dict[str, Any] = {
+    q: dict[str, Any] = {
         "type": kind,
         "limit": bs,
         "min_th": bs / 4,
@@ -73,7 +74,7 @@ def queue(kind: str, bs: int) -> Dict[str, Any]:
     return q
 
 
-def fragile_scenario(kind: str, bs: int, window: int, seed: int, quick: bool) -> Dict[str, Any]:
+def fragile_scenario(kind: str, bs: int, window: int, seed: int, quick: bool) -> dict[str, Any]:
     sc = scenario_dict("lin1997_fig1.toml")
     sc["seed"] = seed
     sc["link"][-1]["queue_ab"] = queue(kind, bs)
@@ -87,7 +88,7 @@ def run_fragile(
     kind: str, window: int, buffers: Sequence[int], seeds: Sequence[int], quick: bool
 ) -> pd.DataFrame:
     """One row per (buffer, seed): the fragile flow's rate and shares, loss rates."""
-    rows: List[Dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for bs in buffers:
         for seed in seeds:
             sc = fragile_scenario(kind, bs, window, seed, quick)
@@ -115,7 +116,7 @@ def run_fragile(
     return pd.DataFrame(rows)
 
 
-def seeds_for(quick: bool) -> List[int]:
+def seeds_for(quick: bool) -> list[int]:
     """Runs per buffer: the paper's 10 are cut to 4 (1 in quick mode) for time."""
     return [1] if quick else [1, 2, 3, 4]
 
@@ -259,7 +260,7 @@ def table4_compare(ctx: Context, d: Table) -> None:
     )
 
 
-def table_plot(name: str, col: str, ylabel: str, d: Table) -> Dict[str, Figure]:
+def table_plot(name: str, col: str, ylabel: str, d: Table) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -37,17 +37,17 @@ class Cbr:
     fred: bool
 
 
-def _series(pk: pd.DataFrame, names: List[str], duration: float) -> pd.DataFrame:
+def _series(pk: pd.DataFrame, names: list[str], duration: float) -> pd.DataFrame:
     dep = pk[(pk["link"] == LINK) & (pk["ack"] == 0) & (pk["event"] == "d")]
     edges = np.arange(0.0, duration + BIN / 2, BIN)
-    out: Dict[str, Any] = {"time": edges[:-1]}
+    out: dict[str, Any] = {"time": edges[:-1]}
     for i, n in enumerate(names):
         h, _ = np.histogram(dep[dep["flow"] == i]["time"], bins=edges)
         out[n] = h * 552 * 8 / BIN / 1e6 * SCALE
     return pd.DataFrame(out)
 
 
-def _shares(series: pd.DataFrame, names: List[str], spans: List[Any]) -> pd.DataFrame:
+def _shares(series: pd.DataFrame, names: list[str], spans: list[Any]) -> pd.DataFrame:
     rows = []
     for t0, t1 in spans:
         s = series[(series["time"] >= t0) & (series["time"] < t1)][names].sum()
@@ -100,7 +100,7 @@ def fig7_compute(ctx: Context) -> Cbr:
     return Cbr(series, shares, res.flows, True)
 
 
-def _plot(title: str, name: str, d: Cbr) -> Dict[str, Figure]:
+def _plot(title: str, name: str, d: Cbr) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4))
@@ -113,11 +113,11 @@ def _plot(title: str, name: str, d: Cbr) -> Dict[str, Figure]:
     return {name: fig}
 
 
-def fig6_plot(d: Cbr) -> Dict[str, Figure]:
+def fig6_plot(d: Cbr) -> dict[str, Figure]:
     return _plot("Fig. 6: CBR UDP gains more bandwidth than TCP (RED)", "fig6", d)
 
 
-def fig7_plot(d: Cbr) -> Dict[str, Figure]:
+def fig7_plot(d: Cbr) -> dict[str, Figure]:
     return _plot("Fig. 7: FRED holds the CBR flow to a fair share", "fig7", d)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ PAPER_TABLE5 = {
 }
 
 
-def scenario(name: str, quick: bool) -> Dict[str, Any]:
+def scenario(name: str, quick: bool) -> dict[str, Any]:
     kind, bs, many = GATEWAYS[name]
     sc = scenario_dict("lin1997_fig8.toml")
     q = dict(sc["link"][1]["queue_ab"], type=kind, limit=bs)
@@ -61,18 +61,18 @@ def scenario(name: str, quick: bool) -> Dict[str, Any]:
 
 @dataclass
 class Run:
-    summary: Dict[str, Any]
+    summary: dict[str, Any]
     share: np.ndarray  # [interval, flow]: packets delivered / link capacity in packets
 
 
-def simulate_sampled(sc: Dict[str, Any]) -> Run:
+def simulate_sampled(sc: dict[str, Any]) -> Run:
     """Run `sc`, reading every flow's delivered packets each INTERVAL."""
     s = Scenario.from_dict(sc)
     norm = s.normalized()
     (d,) = (d for d in norm["directions"] if d["name"] == LINK)
     per_interval = d["rate_bps"] * INTERVAL / (8 * 552)
     sim = simulation(s)
-    rows: List[List[int]] = [[0] * FLOWS]
+    rows: list[list[int]] = [[0] * FLOWS]
     k = 0
     while (k + 1) * INTERVAL <= sim.duration + 1e-9:
         k += 1
@@ -85,7 +85,7 @@ def simulate_sampled(sc: Dict[str, Any]) -> Run:
 
 @dataclass
 class Many:
-    runs: Dict[str, Run]
+    runs: dict[str, Run]
     table: pd.DataFrame  # one row per gateway
 
 
@@ -129,7 +129,7 @@ def _compute(ctx: Context) -> Many:
     return m
 
 
-def table5_plot(d: Many) -> Dict[str, Figure]:
+def table5_plot(d: Many) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
@@ -192,7 +192,7 @@ def table5_compare(ctx: Context, d: Many) -> None:
     )
 
 
-def _onoff_plot(name: str, fig_name: str, title: str, d: Many) -> Dict[str, Figure]:
+def _onoff_plot(name: str, fig_name: str, title: str, d: Many) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     share = d.runs[name].share
@@ -237,7 +237,7 @@ def fig10_compare(ctx: Context, d: Many) -> None:
     ctx.compare.not_reported("FRED-32: share of intervals within 0.5-1.5 times the fair share", nf)
 
 
-def fig11_plot(d: Many) -> Dict[str, Figure]:
+def fig11_plot(d: Many) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4))

@@ -5,7 +5,7 @@ seeds as the paper did, and how often that happens."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ SPAN = 0.1
 SEEDS = range(1, 101)
 
 
-def candidates(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> List[Dict[str, Any]]:
+def candidates(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> list[dict[str, Any]]:
     """Every timeout of the run, with what happened before the victim stalled since the
     other connection's last loss: the victim's drop episodes at the gateway (drops
     EPISODE_GAP apart or more: separate recoveries), whether the other connection kept
@@ -42,8 +42,8 @@ def candidates(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> List[
     A timeout is a fall of cwnd to 1 from above; the stall starts at the victim's last
     window change before it (the retransmission timer runs from there)."""
     flows = list(range(n_flows))
-    times: Dict[int, np.ndarray] = {}
-    events: Dict[int, List[Any]] = {}
+    times: dict[int, np.ndarray] = {}
+    events: dict[int, list[Any]] = {}
     for f in flows:
         g = cw[cw["flow"] == f].sort_values("time", kind="stable")
         t = g["time"].to_numpy()
@@ -79,7 +79,7 @@ def candidates(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> List[
     return sorted(out, key=lambda c: c["time"])
 
 
-def find_event(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> Optional[Dict[str, Any]]:
+def find_event(cw: pd.DataFrame, drops: pd.DataFrame, n_flows: int = 2) -> dict[str, Any] | None:
     """The first timeout that is the paper's case (see :func:`candidates`), or None."""
     return next((c for c in candidates(cw, drops, n_flows) if c["event"]), None)
 
@@ -112,11 +112,11 @@ def _drops(res: Any) -> pd.DataFrame:
 
 @dataclass
 class Search:
-    seeds: List[int]
+    seeds: list[int]
     found: pd.DataFrame  # the timeouts that are the paper's event (columns of candidates())
     any_timeout: int  # runs in which some connection timed out
-    seed: Optional[int]  # the run plotted
-    event: Optional[Dict[str, Any]]
+    seed: int | None  # the run plotted
+    event: dict[str, Any] | None
     cwnd: pd.DataFrame
     queued: pd.DataFrame  # time, then packets queued per connection
 
@@ -198,7 +198,7 @@ def _closest(d: Search) -> str:
     return "" if d.event is None or d.event["event"] else ", the closest run"
 
 
-def fig3_plot(d: Search) -> Dict[str, Figure]:
+def fig3_plot(d: Search) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -218,7 +218,7 @@ def fig3_plot(d: Search) -> Dict[str, Figure]:
     return {"fig3": fig}
 
 
-def fig4_plot(d: Search) -> Dict[str, Figure]:
+def fig4_plot(d: Search) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4))

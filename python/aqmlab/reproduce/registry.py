@@ -14,20 +14,13 @@ of groups (``catalogue.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
-    Dict,
     Generic,
-    Iterable,
-    Iterator,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
     TypeVar,
 )
 
@@ -47,7 +40,7 @@ class Experiment(Generic[D]):
     title: str
     compute: Callable[[Context], D]
     compare: Callable[[Context, D], None]
-    plot: Optional[Callable[[D], Mapping[str, Figure]]] = None
+    plot: Callable[[D], Mapping[str, Figure]] | None = None
 
     def run(self, ctx: Context) -> None:
         """Compute, save each figure under its name, compare."""
@@ -64,7 +57,7 @@ class Group:
 
     name: str
     paper: str
-    experiments: Tuple[Experiment[Any], ...]
+    experiments: tuple[Experiment[Any], ...]
 
 
 @dataclass(frozen=True)
@@ -84,7 +77,7 @@ class Registry(Mapping[str, Entry]):
 
     def __init__(self, groups: Sequence[Group]) -> None:
         self.groups = tuple(groups)
-        self._entries: Dict[str, Entry] = {}
+        self._entries: dict[str, Entry] = {}
         for g in self.groups:
             for e in g.experiments:
                 if e.id in self._entries:
@@ -100,14 +93,14 @@ class Registry(Mapping[str, Entry]):
     def __len__(self) -> int:
         return len(self._entries)
 
-    def order(self) -> List[str]:
+    def order(self) -> list[str]:
         """Every id in catalogue order: papers as the list first names them, then within
         a paper the figures before the tables, by number (fig5 before fig12)."""
-        papers: Dict[str, int] = {}
+        papers: dict[str, int] = {}
         for k in self._entries:
             papers.setdefault(k.split("-")[0], len(papers))
 
-        def key(k: str) -> Tuple[int, bool, str, int, str]:
+        def key(k: str) -> tuple[int, bool, str, int, str]:
             paper, _, rest = k.partition("-")
             m = re.fullmatch(r"([a-z]+)(\d+)(.*)", rest)
             kind, num, tail = (m.group(1), int(m.group(2)), m.group(3)) if m else (rest, 0, "")
@@ -115,10 +108,10 @@ class Registry(Mapping[str, Entry]):
 
         return sorted(self._entries, key=key)
 
-    def select(self, ids: Iterable[str]) -> List[str]:
+    def select(self, ids: Iterable[str]) -> list[str]:
         """Expand ``all`` and paper prefixes (``floyd1993``) into registered ids, in
         catalogue order."""
-        out: List[str] = []
+        out: list[str] = []
         for i in ids:
             if i == "all":
                 matched = self.order()
@@ -135,9 +128,9 @@ class Registry(Mapping[str, Entry]):
             out.extend(m for m in matched if m not in out)
         return out
 
-    def batches(self, ids: Sequence[str]) -> List[Tuple[Group, List[str]]]:
+    def batches(self, ids: Sequence[str]) -> list[tuple[Group, list[str]]]:
         """The chosen ids by group (each group once, in the order of its first id)."""
-        by: Dict[str, Tuple[Group, List[str]]] = {}
+        by: dict[str, tuple[Group, list[str]]] = {}
         for i in ids:
             g = self._entries[i].group
             by.setdefault(g.name, (g, []))[1].append(i)

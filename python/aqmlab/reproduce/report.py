@@ -12,8 +12,9 @@ from __future__ import annotations
 import csv
 import html
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Sequence, Tuple, Union
+from typing import Any
 
 from ..base import write_text
 
@@ -30,12 +31,12 @@ def write_comparison(path: Path, rows: Iterable[Sequence[str]]) -> None:
             w.writerow(r)
 
 
-def write_meta(path: Path, meta: Dict[str, Any]) -> None:
+def write_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write ``meta.json`` (keys in the order given)."""
     path.write_text(json.dumps(meta, indent=2))
 
 
-def read_comparison(path: Union[str, Path]) -> List[Dict[str, str]]:
+def read_comparison(path: str | Path) -> list[dict[str, str]]:
     """Read a comparison.csv, checking it is well formed (columns and verdicts)."""
     with open(path, newline="") as f:
         r = csv.reader(f)
@@ -67,10 +68,10 @@ img{max-width:100%;border:1px solid #eee} .meta{color:#555;font-size:0.9em}
 pre{background:#f6f6f6;padding:0.5em;overflow:auto;font-size:0.8em}
 """
 
-Entry = Tuple[str, Dict[str, Any], List[Dict[str, str]]]
+Entry = tuple[str, dict[str, Any], list[dict[str, str]]]
 
 
-def _entries(out: Path, order: Sequence[str]) -> List[Entry]:
+def _entries(out: Path, order: Sequence[str]) -> list[Entry]:
     """(id, meta, comparison rows) of every ``out/<id>/`` with a meta.json, in `order`
     (ids not in it last); an unreadable comparison marks the entry failed."""
     entries = []
@@ -88,7 +89,7 @@ def _entries(out: Path, order: Sequence[str]) -> List[Entry]:
     return entries
 
 
-def _counts(entries: Sequence[Entry]) -> Tuple[Dict[str, int], int]:
+def _counts(entries: Sequence[Entry]) -> tuple[dict[str, int], int]:
     """The verdict counts over the entries' rows, and how many entries failed to run."""
     counts = {v: 0 for v in VERDICTS}
     errors = 0
@@ -99,7 +100,7 @@ def _counts(entries: Sequence[Entry]) -> Tuple[Dict[str, int], int]:
     return counts, errors
 
 
-def _count_spans(n: int, counts: Dict[str, int], errors: int) -> str:
+def _count_spans(n: int, counts: dict[str, int], errors: int) -> str:
     return (
         f"<span>{n} experiments</span>"
         f"<span class='ok'>{counts['ok']} ok</span>"
@@ -109,15 +110,15 @@ def _count_spans(n: int, counts: Dict[str, int], errors: int) -> str:
     )
 
 
-def _by_paper(entries: Sequence[Entry]) -> List[Tuple[str, List[Entry]]]:
+def _by_paper(entries: Sequence[Entry]) -> list[tuple[str, list[Entry]]]:
     """The entries grouped by their paper, papers in the order they first appear."""
-    papers: Dict[str, List[Entry]] = {}
+    papers: dict[str, list[Entry]] = {}
     for e in entries:
         papers.setdefault(e[1].get("paper", ""), []).append(e)
     return list(papers.items())
 
 
-def _summary(entries: List[Entry]) -> List[str]:
+def _summary(entries: list[Entry]) -> list[str]:
     """The heading, the verdict counts (in all and per paper) and the table of contents,
     grouped by paper."""
     counts, errors = _counts(entries)
@@ -159,7 +160,7 @@ def _summary(entries: List[Entry]) -> List[str]:
     return h
 
 
-def _section(name: str, meta: Dict[str, Any], rows: List[Dict[str, str]]) -> List[str]:
+def _section(name: str, meta: dict[str, Any], rows: list[dict[str, str]]) -> list[str]:
     """One id's section: plots, comparison table, assumptions, notes and data files."""
     h = [f"<section id='{name}'><h2>{name}: {html.escape(meta.get('title', ''))}</h2>"]
     h.append(
@@ -201,7 +202,7 @@ def _section(name: str, meta: Dict[str, Any], rows: List[Dict[str, str]]) -> Lis
     return h
 
 
-def write_index(out: Union[str, Path], order: Sequence[str]) -> Path:
+def write_index(out: str | Path, order: Sequence[str]) -> Path:
     """Write ``out/index.html`` from every ``out/<id>/`` present, the ids in `order`
     (the catalogue's)."""
     out = Path(out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -43,9 +43,9 @@ TRACE_WS = (0.002, 0.05)
 class Bounds:
     lower: float  # eq. 14
     upper: float  # eq. 21
-    exact: Dict[str, Any]  # zheng_w_bounds_exact
+    exact: dict[str, Any]  # zheng_w_bounds_exact
     readings: pd.DataFrame  # candidate readings of the lower bound: reading, w
-    delta_at: Dict[float, float]  # eq. 14's delta at some w
+    delta_at: dict[float, float]  # eq. 14's delta at some w
     grid_lower: float  # smallest multiple of 0.005 satisfying eq. 14
     curve: pd.DataFrame  # w, eq. 13 delta, eq. 19 delta, eq. 15 summed
     traces: pd.DataFrame  # per simulated w: estimated inputs and bounds
@@ -57,7 +57,7 @@ def _readings() -> pd.DataFrame:
 
     p = INPUTS
     target = p["K_l"] / (p["g"] * p["q0"] * (p["b"] + 1))
-    rows: List[Dict[str, Any]] = [
+    rows: list[dict[str, Any]] = [
         {
             "reading": "eq. 14 as printed, exponent m2 - 2 = 28",
             "w": zheng_lower_bound(4, 5, 5, 16, 30),
@@ -145,7 +145,7 @@ def bounds_compute(ctx: Context) -> Bounds:
     )
 
 
-def bounds_plot(d: Bounds) -> Dict[str, Figure]:
+def bounds_plot(d: Bounds) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     c = d.curve

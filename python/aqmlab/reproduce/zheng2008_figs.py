@@ -6,9 +6,10 @@ variants of whether the paper's claims hold in aqmlab."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 
@@ -25,7 +26,7 @@ OUTSIDE = (0.0042, 0.002)  # w of Floyd & Jacobson 1993 and Floyd 1997
 
 @dataclass
 class Figs:
-    runs: Dict[float, Run]
+    runs: dict[float, Run]
 
 
 def _assume(ctx: Context) -> None:
@@ -58,14 +59,14 @@ def _thin(df: pd.DataFrame, every: float = 0.02) -> pd.DataFrame:
     return df.groupby((df["time"] // every).astype(int)).tail(1)
 
 
-def _fmt(runs: Dict[float, Run], ws: Sequence[float], key: str, f: str = "{:.3g}") -> str:
+def _fmt(runs: dict[float, Run], ws: Sequence[float], key: str, f: str = "{:.3g}") -> str:
     return ", ".join(f"w={w:g}: " + f.format(runs[w].stats[key]) for w in ws)
 
 
 # ------------------------------------------------------------------ plots
 
 
-def _queue_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str, Figure]:
+def _queue_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(len(ws), 1, figsize=(9, 2.2 * len(ws)), sharex=True, sharey=True)
@@ -82,7 +83,7 @@ def _queue_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str
     return {name: fig}
 
 
-def _drops_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str, Figure]:
+def _drops_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -100,7 +101,7 @@ def _drops_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str
     return {name: fig}
 
 
-def _load_plot(w: float, title: str, name: str, d: Figs) -> Dict[str, Figure]:
+def _load_plot(w: float, title: str, name: str, d: Figs) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     ld = d.runs[w].load
@@ -113,7 +114,7 @@ def _load_plot(w: float, title: str, name: str, d: Figs) -> Dict[str, Figure]:
     return {name: fig}
 
 
-def _delay_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str, Figure]:
+def _delay_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 3.5))
@@ -127,7 +128,7 @@ def _delay_plot(ws: Sequence[float], title: str, name: str, d: Figs) -> Dict[str
     return {name: fig}
 
 
-def _throughput_plot(w: float, title: str, name: str, d: Figs) -> Dict[str, Figure]:
+def _throughput_plot(w: float, title: str, name: str, d: Figs) -> dict[str, Figure]:
     import matplotlib.pyplot as plt
 
     t = d.runs[w].throughput
@@ -227,7 +228,7 @@ def _sync_compare(ctx: Context, d: Figs, w: float, synchronized: bool) -> None:
 def _exp(
     n: int,
     title: str,
-    plot: Callable[[Figs], Dict[str, Figure]],
+    plot: Callable[[Figs], dict[str, Figure]],
     compare: Callable[[Context, Figs], None],
 ) -> Experiment[Figs]:
     return Experiment(f"zheng2008-fig{n}", title, compute=_runs, plot=plot, compare=compare)
@@ -350,17 +351,17 @@ FIGS = (FIG4, FIG5, FIG6, FIG7, FIG8, FIG9, FIG10, FIG11, FIG12, FIG13, FIG14, F
 # ------------------------------------------------------------------ the study
 
 
-def study_seeds(quick: bool) -> List[int]:
+def study_seeds(quick: bool) -> list[int]:
     """Seeds of the study (one in quick mode)."""
     return [1] if quick else [1, 2, 3, 4]
 
 
-def study_ws(quick: bool) -> Tuple[float, ...]:
+def study_ws(quick: bool) -> tuple[float, ...]:
     """The w of the study: all five, or one inside and one outside in quick mode."""
     return (0.05, 0.0042) if quick else W_FIRST + W_SECOND
 
 
-def _study_claims(df: pd.DataFrame, inside: List[float], outside: List[float]) -> pd.DataFrame:
+def _study_claims(df: pd.DataFrame, inside: list[float], outside: list[float]) -> pd.DataFrame:
     """One row per run of the study (variant, start, seed): whether each claim holds."""
     rows = []
     for (variant, start, seed), g in df.groupby(["variant", "start", "seed"]):

@@ -8,8 +8,9 @@ queue traces of the gateway's output give every series the figures plot.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,24 +37,24 @@ class Run:
     """One run of the paper's network at weight w, and what the figures need from it."""
 
     w: float
-    link: Dict[str, Any]  # the bottleneck's summary
+    link: dict[str, Any]  # the bottleneck's summary
     flows: pd.DataFrame  # per-flow summary
     queue: pd.DataFrame  # time, queue, avg at every arrival
     load: pd.DataFrame  # per LOAD_BIN: time, then Mb/s offered by each server
     drops: pd.DataFrame  # time, flow, kind ("early" | "forced" | "overflow")
     delay: pd.DataFrame  # time (arrival), delay (s) of every packet that left
     throughput: pd.DataFrame  # per 1 s: time, normalized throughput of the bottleneck
-    stats: Dict[str, float]
+    stats: dict[str, float]
 
 
-def base(w: float) -> Dict[str, Any]:
+def base(w: float) -> dict[str, Any]:
     """zheng2008.toml with RED's weight w."""
     sc = scenario_dict("zheng2008.toml")
     sc["link"][3]["queue_ab"]["w_q"] = w
     return sc
 
 
-def variant_of(sc: Dict[str, Any], variant: str, start: Optional[Any], seed: int) -> None:
+def variant_of(sc: dict[str, Any], variant: str, start: Any | None, seed: int) -> None:
     """Set every server's TCP variant and start (None: as in the file), and the seed."""
     sc["seed"] = seed
     for f in sc["flow"]:
@@ -99,7 +100,7 @@ def load_series(pk: pd.DataFrame, duration: float, size: int, n_flows: int) -> p
     return pd.DataFrame(out)
 
 
-def sync_stats(load: pd.DataFrame, drops: pd.DataFrame, n_flows: int) -> Dict[str, float]:
+def sync_stats(load: pd.DataFrame, drops: pd.DataFrame, n_flows: int) -> dict[str, float]:
     """Global synchronization: the time every server is silent at once (bins after SETTLE
     with no packet from any), the number of such silences, the share of loss episodes
     that hit every server, and the mean pairwise correlation of the servers' loads
@@ -128,7 +129,7 @@ def sync_stats(load: pd.DataFrame, drops: pd.DataFrame, n_flows: int) -> Dict[st
     }
 
 
-def simulate_run(sc: Dict[str, Any]) -> Run:
+def simulate_run(sc: dict[str, Any]) -> Run:
     """Run one scenario dict of this network and measure it."""
     s = Scenario.from_dict(sc)
     norm = s.normalized()
@@ -177,14 +178,14 @@ def simulate_run(sc: Dict[str, Any]) -> Run:
     return Run(float(red["w_q"]), link, res.flows, q, load, drops, delay, thr, stats)
 
 
-def paper_runs(ws: Sequence[float]) -> Dict[float, Run]:
+def paper_runs(ws: Sequence[float]) -> dict[float, Run]:
     """The paper's runs (scenario as in the file) for each w."""
     return {w: simulate_run(base(w)) for w in ws}
 
 
 #: The study's axes: TCP variants and start-time rules (None: all at 0 s, as the file).
 STUDY_VARIANTS = ("reno", "newreno")
-STUDY_STARTS: Dict[str, Optional[Any]] = {
+STUDY_STARTS: dict[str, Any | None] = {
     "simultaneous": None,
     "staggered": {"uniform": [0.0, 2.0]},
 }
@@ -192,7 +193,7 @@ STUDY_STARTS: Dict[str, Optional[Any]] = {
 
 def study(ws: Sequence[float], seeds: Sequence[int]) -> pd.DataFrame:
     """Every w under each TCP variant, start rule and seed: one row of stats per run."""
-    rows: List[Dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for variant in STUDY_VARIANTS:
         for start_name, start in STUDY_STARTS.items():
             for seed in seeds:

@@ -26,7 +26,7 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import execute
 from .cli import start_method
@@ -54,8 +54,8 @@ def _call(args):
 
 
 def bench_speedup(
-    spec_path: str, jobs_list: List[int], duration: Optional[str], keep: Optional[str] = None
-) -> Dict[str, Any]:
+    spec_path: str, jobs_list: list[int], duration: str | None, keep: str | None = None
+) -> dict[str, Any]:
     """The sweep with each job count, into a fresh directory each time (every point computed).
 
     Besides wall times it records the CPU time the worker processes got (``cores_obtained``
@@ -65,7 +65,7 @@ def bench_speedup(
     if duration:
         spec.base["duration"] = duration
         spec.base["warmup"] = "0s"
-    res: Dict[str, Any] = {"spec": spec_path, "runs": {}}
+    res: dict[str, Any] = {"spec": spec_path, "runs": {}}
     for j in jobs_list:
         t0 = time.perf_counter()
         with execute.cluster(None, j, len(spec.points), start_method()) as client:
@@ -117,7 +117,7 @@ def bench_speedup(
     return res
 
 
-def bench_overhead(spec_path: str, n: int, short_duration: str) -> Dict[str, Any]:
+def bench_overhead(spec_path: str, n: int, short_duration: str) -> dict[str, Any]:
     """Per-point cost of the sweep machinery on `n` very short points: wall time per point
     (sensitive to other load on the machine) and CPU time per point (client + scheduler +
     worker, against the same points run in a plain loop: less sensitive to other load)."""
@@ -191,8 +191,8 @@ def bench_overhead(spec_path: str, n: int, short_duration: str) -> Dict[str, Any
 
 
 def bench_ceiling(
-    spec_path: str, jobs_list: List[int], n: int, duration: Optional[str]
-) -> Dict[str, Any]:
+    spec_path: str, jobs_list: list[int], n: int, duration: str | None
+) -> dict[str, Any]:
     """The speed-up of plain processes on the sweep's first `n` points (no Dask, no rows)."""
     spec: Any = load_spec(spec_path)
     if duration:
@@ -203,7 +203,7 @@ def bench_ceiling(
         (spec.base, p.overrides, p.seed, spec.runner, spec.metrics, spec.default_metrics)
         for p in pts
     ]
-    res: Dict[str, Any] = {"points": len(pts), "runs": {}}
+    res: dict[str, Any] = {"points": len(pts), "runs": {}}
     for j in jobs_list:
         with ProcessPoolExecutor(max_workers=j) as pool:
             list(pool.map(_call, args[:j]))  # start the processes and import the simulator
@@ -220,7 +220,7 @@ def bench_ceiling(
     return res
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aqmlab.sweeps.bench", description=__doc__.split("\n\n")[0]
     )
@@ -263,7 +263,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(
         f"machine: {os.cpu_count()} cores, load average {_loadavg()}; workers started by {start_method()}"
     )
-    out: Dict[str, Any] = {"cpus": os.cpu_count()}
+    out: dict[str, Any] = {"cpus": os.cpu_count()}
     if not a.skip_overhead:
         print("per-point overhead:")
         out["overhead"] = bench_overhead(a.spec, a.overhead_points, a.short_duration)

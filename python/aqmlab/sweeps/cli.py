@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 from ..base import check_out_dir, check_out_file, replace_file
 from ..cli import run_command
@@ -197,7 +196,7 @@ def run_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m aqmlab.sweeps.cli {sweep,plot-sweep} ...`` (the same as ``aqmlab sweep`` / ``plot-sweep``)."""
     parser = argparse.ArgumentParser(prog="python -m aqmlab.sweeps.cli")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -19,10 +19,11 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from ..base import positive_int
 from . import lifeline as _lifeline
@@ -32,17 +33,17 @@ from . import runners as _runners
 from . import store
 from .spec import Point, SweepSpec, load_spec
 
-_RUNNER_CACHE: Dict[str, Any] = {}
+_RUNNER_CACHE: dict[str, Any] = {}
 
 
 def run_point(
     base: Mapping[str, Any],
-    overrides: Sequence[Tuple[str, Any]],
+    overrides: Sequence[tuple[str, Any]],
     seed: int,
     runner: str,
     metric_paths: Sequence[str],
     optional_metrics: bool,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Run one point (in a worker): returns ``{"metrics", "wall_time", "error"}``; never raises
     for a failure of the runner or of the metric extraction (the error is recorded)."""
     t0 = time.perf_counter()
@@ -68,7 +69,7 @@ def run_point(
 
 def run_points(
     base: Mapping[str, Any],
-    batch: Sequence[Tuple[Sequence[Tuple[str, Any]], int]],
+    batch: Sequence[tuple[Sequence[tuple[str, Any]], int]],
     runner: str,
     metric_paths: Sequence[str],
     optional_metrics: bool,
@@ -120,7 +121,7 @@ def validate_points(spec: SweepSpec) -> None:
     check = getattr(fn, "validate", None)
     if check is None:
         return
-    chosen: Dict[int, Point] = {}
+    chosen: dict[int, Point] = {}
     for a in spec.axes:
         seen = set()
         for p in spec.points:
@@ -141,7 +142,7 @@ def validate_points(spec: SweepSpec) -> None:
             ) from None
 
 
-def _distributed() -> Tuple[Any, Any]:
+def _distributed() -> tuple[Any, Any]:
     """dask.distributed's Client and LocalCluster, or a ValueError saying how to install them."""
     try:
         from dask.distributed import Client, LocalCluster
@@ -153,7 +154,7 @@ def _distributed() -> Tuple[Any, Any]:
     return Client, LocalCluster
 
 
-def local_settings(method: str) -> Dict[str, Any]:
+def local_settings(method: str) -> dict[str, Any]:
     """The Dask settings an embedded cluster runs under, for its whole life.
 
     Points are coarse tasks: no statistical profiler in the workers (it costs a few % of a
@@ -175,7 +176,7 @@ def local_settings(method: str) -> Dict[str, Any]:
 
 
 @contextmanager
-def _local_cluster(jobs: Optional[int], points: int, start_method: Optional[str]) -> Iterator[Any]:
+def _local_cluster(jobs: int | None, points: int, start_method: str | None) -> Iterator[Any]:
     """A client of an embedded LocalCluster of `jobs` worker processes (at most `points`)."""
     import dask
 
@@ -237,9 +238,9 @@ def _kill_workers(local: Any) -> None:
 @contextmanager
 def cluster(
     scheduler: Any = None,
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     points: int = 1,
-    start_method: Optional[str] = None,
+    start_method: str | None = None,
 ) -> Iterator[Any]:
     """A Dask client for sweeps, as :func:`sweep` makes it: an embedded local cluster of
     `jobs` worker processes (at most `points`, started by `start_method`) without a
@@ -309,9 +310,9 @@ class _Progress:
 
 
 def sweep(
-    spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
-    out: Optional[Union[str, os.PathLike]] = None,
-    jobs: Optional[int] = None,
+    spec: str | os.PathLike | Mapping[str, Any] | SweepSpec,
+    out: str | os.PathLike | None = None,
+    jobs: int | None = None,
     scheduler: Any = None,
     progress: bool = True,
     *,
@@ -319,8 +320,8 @@ def sweep(
     extend: bool = False,
     retry_failed: bool = False,
     include_failed: bool = True,
-    start_method: Optional[str] = None,
-    batch: Optional[int] = None,
+    start_method: str | None = None,
+    batch: int | None = None,
 ):
     """Run a sweep and return its rows as a pandas DataFrame (one row per point, in point order).
 
@@ -378,24 +379,24 @@ def sweep(
 class _Options:
     """How :func:`sweep` computes the points (its arguments past the spec and the output)."""
 
-    jobs: Optional[int] = None
+    jobs: int | None = None
     scheduler: Any = None
     progress: bool = True
     force_new: bool = False
     extend: bool = False
     retry_failed: bool = False
-    start_method: Optional[str] = None
+    start_method: str | None = None
     batch: int = 32
 
 
-def _todo(s: SweepSpec, out: Path, o: _Options) -> Tuple[List[Point], Dict[str, Any]]:
+def _todo(s: SweepSpec, out: Path, o: _Options) -> tuple[list[Point], dict[str, Any]]:
     """The points of `s` to compute in `out` (prepared for them), and the stats so far."""
     store.prepare(out, s, force_new=o.force_new, extend=o.extend)
     have = store.finished(out)
     ids = {p.id for p in s.points}
     redo = store.failed(out, have & ids) if o.retry_failed else set()
     todo = [p for p in s.points if p.id not in have or p.id in redo]
-    stats: Dict[str, Any] = {
+    stats: dict[str, Any] = {
         "points": len(s.points),
         "already_done": len(s.points) - len(todo),
         "computed": 0,
@@ -407,7 +408,7 @@ def _todo(s: SweepSpec, out: Path, o: _Options) -> Tuple[List[Point], Dict[str, 
     return todo, stats
 
 
-def _execute(s: SweepSpec, out: Path, o: _Options) -> Dict[str, Any]:
+def _execute(s: SweepSpec, out: Path, o: _Options) -> dict[str, Any]:
     """Compute the points of `s` not yet in `out` on a cluster; returns the timings and
     counts that ``df.attrs["sweep"]`` shows."""
     todo, stats = _todo(s, out, o)
@@ -449,7 +450,7 @@ def _execute(s: SweepSpec, out: Path, o: _Options) -> Dict[str, Any]:
 
 
 #: What a task returns for each of its points (see :func:`run_point`).
-PointResult = Dict[str, Any]
+PointResult = dict[str, Any]
 
 
 class _Dispatch:
@@ -467,7 +468,7 @@ class _Dispatch:
         client: Any,
         base_f: Any,
         s: SweepSpec,
-        todo: List[Point],
+        todo: list[Point],
         nthreads: int,
         batch_cap: int,
         tag: str,
@@ -480,9 +481,9 @@ class _Dispatch:
         self.tag = tag  #: makes the tasks' keys unique to this run
         self.window = max(16, 4 * nthreads)
         self.queue = list(reversed(todo))  #: points not sent yet, next last
-        self.solo: List[Point] = []  #: points of a failed group, to send one at a time
-        self.times: List[float] = []  #: wall time of the points that succeeded (s)
-        self.futures: Dict[Any, List[Point]] = {}  #: tasks in flight and their points
+        self.solo: list[Point] = []  #: points of a failed group, to send one at a time
+        self.times: list[float] = []  #: wall time of the points that succeeded (s)
+        self.futures: dict[Any, list[Point]] = {}  #: tasks in flight and their points
         self.max_batch = 1
         self.ac: Any = None  #: the as_completed iterator over the tasks
 
@@ -532,9 +533,9 @@ class _Dispatch:
     def drive(
         self,
         out: Path,
-        ptypes: Dict[str, Any],
+        ptypes: dict[str, Any],
         bar: _Progress,
-        stats: Dict[str, Any],
+        stats: dict[str, Any],
         progress: bool,
     ) -> None:
         """Send every point and write each one's row as its task completes."""
@@ -569,7 +570,7 @@ class _Dispatch:
             self.top_up()
         stats["max_batch"] = self.max_batch
 
-    def _results(self, fut: Any, group: List[Point]) -> Optional[List[PointResult]]:
+    def _results(self, fut: Any, group: list[Point]) -> list[PointResult] | None:
         """One result per point of a completed task; None for a group to split (its task
         failed as a whole); for a single point whose task failed (its worker died), the
         failure as that point's error. A cancelled task stops the sweep."""

@@ -23,7 +23,6 @@ import signal
 import sys
 import threading
 import time
-from typing import Optional
 
 from ..base import pid_alive
 
@@ -51,7 +50,7 @@ def _die() -> None:
     os._exit(1)  # pragma: no cover - where SIGKILL could not be sent
 
 
-def bind_to_parent(sweep_pid: Optional[int] = None, interval: float = 0.5) -> None:
+def bind_to_parent(sweep_pid: int | None = None, interval: float = 0.5) -> None:
     """End this process (SIGKILL) when its parent or the process `sweep_pid` ends: a
     parent-death signal, and a watchdog thread checking every `interval` seconds.
     Idempotent in a process."""

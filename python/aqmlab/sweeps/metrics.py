@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 AGGREGATES = ("sum", "mean", "min", "max", "std", "median", "count", "jain")
 
@@ -103,7 +104,7 @@ def _aggregate(agg: str, xs: Sequence[float]) -> float:
     raise AssertionError(agg)
 
 
-def _next_step(rest: str) -> Tuple[str, str]:
+def _next_step(rest: str) -> tuple[str, str]:
     """Split the first dot-separated step (used for fields and aggregates)."""
     i = rest.find(".")
     return (rest, "") if i < 0 else (rest[:i], rest[i + 1 :])
@@ -116,7 +117,7 @@ def _strip_dot(rest: str) -> str:
 class _Walk:
     """One metric path being resolved: its text (for messages) and the columns found."""
 
-    def __init__(self, metric: str, out: List[Tuple[str, Any]]) -> None:
+    def __init__(self, metric: str, out: list[tuple[str, Any]]) -> None:
         self.metric = metric
         self.out = out
 
@@ -172,7 +173,7 @@ def _in_table(node: Mapping[str, Any], rest: str, name: str, wild: bool, walk: _
     _resolve(node[best], _strip_dot(rest[len(best) :]), child, wild, walk)
 
 
-def _in_array(node: List[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
+def _in_array(node: list[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
     """A step into an array: ``[i]`` or ``[*]``, else ``FIELD.AGGREGATE``."""
     m = _BRACKET.match(rest)
     if not m:
@@ -190,7 +191,7 @@ def _in_array(node: List[Any], rest: str, name: str, wild: bool, walk: _Walk) ->
     _resolve(node[i], after, f"{name}[{i}]", wild, walk)
 
 
-def _aggregate_field(node: List[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
+def _aggregate_field(node: list[Any], rest: str, name: str, wild: bool, walk: _Walk) -> None:
     """``FIELD.AGGREGATE`` on an array (``*.AGGREGATE``: every numeric field but ``id``)."""
     fieldname, after = _next_step(rest)
     agg, after2 = _next_step(after)
@@ -202,7 +203,7 @@ def _aggregate_field(node: List[Any], rest: str, name: str, wild: bool, walk: _W
         )
         return
     if fieldname == "*":
-        fields: List[str] = []
+        fields: list[str] = []
         for el in node:
             if isinstance(el, Mapping):
                 for k, v in el.items():
@@ -223,15 +224,13 @@ def _aggregate_field(node: List[Any], rest: str, name: str, wild: bool, walk: _W
     walk.out.append((f"{name}.{fieldname}.{agg}", _aggregate(agg, xs)))
 
 
-def _substitute(
-    summary: Mapping[str, Any], metric: str, scenario: Optional[Mapping[str, Any]]
-) -> str:
-    def ok(d: Optional[Mapping[str, Any]], k: str) -> bool:
+def _substitute(summary: Mapping[str, Any], metric: str, scenario: Mapping[str, Any] | None) -> str:
+    def ok(d: Mapping[str, Any] | None, k: str) -> bool:
         return (
             d is not None and k in d and d[k] is not None and not isinstance(d[k], (Mapping, list))
         )
 
-    def rep(mo: "re.Match[str]") -> str:
+    def rep(mo: re.Match[str]) -> str:
         k = mo.group(1)
         if scenario is not None and ok(scenario, k):
             return str(scenario[k])
@@ -249,12 +248,12 @@ def extract(
     summary: Mapping[str, Any],
     metrics: Sequence[str],
     optional: bool = False,
-    scenario: Optional[Mapping[str, Any]] = None,
-) -> Dict[str, Any]:
+    scenario: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The columns named by `metrics` from `summary` (MetricError if one does not resolve,
     unless `optional`, as for the default set, where it is skipped). `scenario` is the
     point's scenario, for ``{key}`` references."""
-    out: List[Tuple[str, Any]] = []
+    out: list[tuple[str, Any]] = []
     for m in metrics:
         try:
             if (
@@ -268,7 +267,7 @@ def extract(
         except MetricError:
             if not optional:
                 raise
-    cols: Dict[str, Any] = {}
+    cols: dict[str, Any] = {}
     for k, v in out:
         cols.setdefault(k, v)
     return cols

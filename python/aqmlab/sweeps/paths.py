@@ -9,7 +9,7 @@ sets it in a copy.
 from __future__ import annotations
 
 import re
-from typing import Any, List, Union
+from typing import Any, Union
 
 Step = Union[str, int]
 
@@ -17,11 +17,11 @@ _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])*)$")
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
-def parse(path: str) -> List[Step]:
+def parse(path: str) -> list[Step]:
     """``"link[2].queue_ab.max_p"`` -> ``["link", 2, "queue_ab", "max_p"]``; ValueError if malformed."""
     if not isinstance(path, str) or not path:
         raise ValueError(f"path {path!r}: must be a non-empty string like 'link[0].queue.max_p'")
-    steps: List[Step] = []
+    steps: list[Step] = []
     for seg in path.split("."):
         m = _SEGMENT.match(seg)
         if not m:
@@ -34,7 +34,7 @@ def parse(path: str) -> List[Step]:
     return steps
 
 
-def format_steps(steps: List[Step]) -> str:
+def format_steps(steps: list[Step]) -> str:
     out = ""
     for s in steps:
         if isinstance(s, int):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 from ..base import ArgumentError
 from .store import load
@@ -45,7 +46,7 @@ class _Lines:
     scale_x: float
     scale_y: float
 
-    def draw(self, ax: Any, g: Any, label: Optional[str]) -> None:
+    def draw(self, ax: Any, g: Any, label: str | None) -> None:
         """The line of the rows `g`."""
         x, y, order = self.x, self.y, self.order
         if self.agg == "none":
@@ -71,10 +72,10 @@ class _Lines:
 
 
 def plot(  # noqa: PLR0913 - the public signature (plot-sweep's options)
-    data: Union[str, os.PathLike, Any],
+    data: str | os.PathLike | Any,
     x: str,
     y: str,
-    hue: Optional[str] = None,
+    hue: str | None = None,
     *,
     agg: str = "mean",
     errorbars: bool = True,
@@ -82,11 +83,11 @@ def plot(  # noqa: PLR0913 - the public signature (plot-sweep's options)
     logy: bool = False,
     scale_x: float = 1.0,
     scale_y: float = 1.0,
-    title: Optional[str] = None,
-    xlabel: Optional[str] = None,
-    ylabel: Optional[str] = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
     ax: Any = None,
-    connect: Optional[str] = None,
+    connect: str | None = None,
     figsize: Sequence[float] = (6.4, 4.8),
 ):
     """A matplotlib Figure of `y` against `x`, one line per value of `hue`.

@@ -13,13 +13,14 @@ pay for it. :class:`Runner` bundles a function with these two hooks.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping
+from typing import Any, Callable
 
 from ..sim import Scenario
 from ..sim import simulate as run_simulation
 
-ScenarioDict = Dict[str, Any]
+ScenarioDict = dict[str, Any]
 
 
 def _accept(scenario: ScenarioDict) -> None:
@@ -45,7 +46,7 @@ class Runner:
         return self.run(scenario)
 
 
-def resolve(ref: str) -> Callable[[Dict[str, Any]], Any]:
+def resolve(ref: str) -> Callable[[dict[str, Any]], Any]:
     """``"package.module:function"`` -> the callable (ValueError if it cannot be imported)."""
     mod, _, name = ref.partition(":")
     if not mod or not name:
@@ -75,12 +76,12 @@ def summary_of(result: Any) -> Mapping[str, Any]:
     return s
 
 
-def _simulate(scenario: Dict[str, Any]) -> Mapping[str, Any]:
+def _simulate(scenario: dict[str, Any]) -> Mapping[str, Any]:
     """One run of the packet-level simulator (``aqmlab.sim``); its summary."""
     return summary_of(run_simulation(Scenario.from_dict(scenario), progress=False))
 
 
-def _validate_scenario(scenario: Dict[str, Any]) -> None:
+def _validate_scenario(scenario: dict[str, Any]) -> None:
     try:
         Scenario.from_dict(scenario)
     except ImportError:  # no simulator here: the points fail at run time and are recorded

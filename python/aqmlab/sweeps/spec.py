@@ -14,9 +14,10 @@ import itertools
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any
 
 from ..base import int_at_least, positive_int, read_toml
 from . import metrics as _metrics
@@ -58,14 +59,14 @@ def digest(obj: Any, n: int = 16) -> str:
 class Axis:
     """One axis: one path (or several varied together, ``paths``) and its values."""
 
-    paths: List[str]
-    values: List[Tuple[Any, ...]]  # one tuple per value, one entry per path
-    columns: List[str]  # the column name of each path
-    label_column: Optional[str] = None  # zipped axes: column carrying `labels`
-    labels: Optional[List[Any]] = None
+    paths: list[str]
+    values: list[tuple[Any, ...]]  # one tuple per value, one entry per path
+    columns: list[str]  # the column name of each path
+    label_column: str | None = None  # zipped axes: column carrying `labels`
+    labels: list[Any] | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
             "paths": self.paths,
             "columns": self.columns,
             "values": [list(v) for v in self.values],
@@ -80,38 +81,38 @@ class Axis:
 class Point:
     index: int
     id: str
-    params: Dict[str, Any]  # column -> value (JSON-able); includes label columns
+    params: dict[str, Any]  # column -> value (JSON-able); includes label columns
     seed: int
-    overrides: List[Tuple[str, Any]]  # (path, value) to set in the base scenario
+    overrides: list[tuple[str, Any]]  # (path, value) to set in the base scenario
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "id": self.id, "params": self.params, "seed": self.seed}
 
 
 @dataclass
 class SweepSpec:
-    base: Dict[str, Any]
-    axes: List[Axis]
+    base: dict[str, Any]
+    axes: list[Axis]
     replications: int
     seed_axis: bool
-    metrics: List[str]
+    metrics: list[str]
     default_metrics: bool
     runner: str
     validate: bool
     name: str = "sweep"
-    source: Optional[str] = None
-    points: List[Point] = field(default_factory=list)
+    source: str | None = None
+    points: list[Point] = field(default_factory=list)
 
     @property
-    def param_columns(self) -> List[str]:
-        cols: List[str] = []
+    def param_columns(self) -> list[str]:
+        cols: list[str] = []
         for a in self.axes:
             if a.label_column:
                 cols.append(a.label_column)
             cols.extend(c for c in a.columns if c != "seed")
         return cols
 
-    def normalised(self) -> Dict[str, Any]:
+    def normalised(self) -> dict[str, Any]:
         return {
             "base": self.base,
             "axes": [a.to_dict() for a in self.axes],
@@ -138,7 +139,7 @@ class SweepSpec:
         """Hash of the whole normalised sweep (fixed part, axis values and replications)."""
         return digest(self.normalised())
 
-    def scenario(self, point: Point) -> Dict[str, Any]:
+    def scenario(self, point: Point) -> dict[str, Any]:
         """The scenario dict of `point`: the base with the point's values and seed set."""
         sc = copy.deepcopy(self.base)
         for path, value in point.overrides:
@@ -163,9 +164,9 @@ def _number(v: Any, where: str) -> float:
 def _check_table(
     spec: Mapping[str, Any],
     where: str,
-    allowed: Tuple[str, ...],
-    required: Tuple[str, ...],
-    tolerated: Tuple[str, ...] = (),
+    allowed: tuple[str, ...],
+    required: tuple[str, ...],
+    tolerated: tuple[str, ...] = (),
 ) -> None:
     """No key of `spec` outside `allowed` (and `tolerated`, accepted but not listed in the
     message), every key of `required` present."""
@@ -177,7 +178,7 @@ def _check_table(
             raise _err(f"{where}.{k}", "missing")
 
 
-def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
+def _axis_values(entry: Mapping[str, Any], where: str) -> list[Any]:
     """An axis's values from its one of ``values``, ``range`` or ``sample``."""
     kinds = [k for k in ("values", "range", "sample") if k in entry]
     if len(kinds) != 1:
@@ -197,7 +198,7 @@ def _axis_values(entry: Mapping[str, Any], where: str) -> List[Any]:
     return _sample_values(spec, f"{where}.sample")
 
 
-def _listed_values(spec: Any, where: str) -> List[Any]:
+def _listed_values(spec: Any, where: str) -> list[Any]:
     """``values = [...]``: as given, ints and floats mixed made floats (one column type)."""
     if not isinstance(spec, (list, tuple)) or not spec:
         raise _err(f"{where}.values", "must be a non-empty list")
@@ -209,7 +210,7 @@ def _listed_values(spec: Any, where: str) -> List[Any]:
     return [_round(v) for v in vals]
 
 
-def _range_values(spec: Mapping[str, Any], where: str) -> List[Any]:
+def _range_values(spec: Mapping[str, Any], where: str) -> list[Any]:
     """``range = {start, stop, num, scale}``: linear or log-spaced; integers when start
     and stop are integers and every linear step lands on one."""
     import numpy as np
@@ -238,7 +239,7 @@ def _range_values(spec: Mapping[str, Any], where: str) -> List[Any]:
     return [int(round(v)) if ints else _round(float(v)) for v in vals]
 
 
-def _sample_values(spec: Mapping[str, Any], where: str) -> List[Any]:
+def _sample_values(spec: Mapping[str, Any], where: str) -> list[Any]:
     """``sample = {distribution, low, high, n, seed}``: n seeded draws, uniform or
     log-uniform on [low, high]."""
     import numpy as np
@@ -322,8 +323,8 @@ def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -
 
 
 def load_spec(
-    spec: Union[str, os.PathLike, Mapping[str, Any], SweepSpec],
-    base_dir: Optional[Union[str, os.PathLike]] = None,
+    spec: str | os.PathLike | Mapping[str, Any] | SweepSpec,
+    base_dir: str | os.PathLike | None = None,
 ) -> SweepSpec:
     """Read and validate a sweep: a path to a sweep TOML file or a dict of the same structure.
 
@@ -379,7 +380,7 @@ def load_spec(
     return s
 
 
-def _base_scenario(d: Mapping[str, Any], here: Path) -> Dict[str, Any]:
+def _base_scenario(d: Mapping[str, Any], here: Path) -> dict[str, Any]:
     """The base scenario: a scenario file (relative to `here`), an inline table or an
     ``aqmlab.sim.Scenario``."""
     if "base" not in d:
@@ -397,10 +398,10 @@ def _base_scenario(d: Mapping[str, Any], here: Path) -> Dict[str, Any]:
     raise ValueError(f"sweep: base must be a scenario file path or a table, got {type(b).__name__}")
 
 
-def _axis_entries(d: Mapping[str, Any]) -> List[Tuple[str, Mapping[str, Any]]]:
+def _axis_entries(d: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """Every axis as (where, entry): the ``[axes]`` table's ``path = values`` (or
     ``path = {range = ...}``) first, then the ``[[axis]]`` entries."""
-    entries: List[Tuple[str, Mapping[str, Any]]] = []
+    entries: list[tuple[str, Mapping[str, Any]]] = []
     axes_t = d.get("axes", {})
     if not isinstance(axes_t, Mapping):
         raise ValueError("sweep: [axes] must be a table of path = values (or use [[axis]] entries)")
@@ -421,10 +422,10 @@ def _axis_entries(d: Mapping[str, Any]) -> List[Tuple[str, Mapping[str, Any]]]:
     return entries
 
 
-def _check_axes(axes: List[Axis]) -> bool:
+def _check_axes(axes: list[Axis]) -> bool:
     """No path or column given twice, no reserved column, the seed axis alone; returns
     whether there is a seed axis."""
-    seen: Dict[str, str] = {}
+    seen: dict[str, str] = {}
     for a in axes:
         for p, c in zip(a.paths, a.columns):
             if p in seen:
@@ -446,7 +447,7 @@ def _check_axes(axes: List[Axis]) -> bool:
     return seed_axis
 
 
-def _metric_paths(d: Mapping[str, Any]) -> Tuple[List[str], bool]:
+def _metric_paths(d: Mapping[str, Any]) -> tuple[list[str], bool]:
     """The metric paths (syntax checked) and whether they are the default ones."""
     mets = d.get("metrics")
     default_metrics = mets is None
@@ -464,14 +465,14 @@ def replication_seed(base_seed: int, r: int) -> int:
     return int(base_seed) + r
 
 
-def _points(s: SweepSpec) -> List[Point]:
+def _points(s: SweepSpec) -> list[Point]:
     base_seed = s.base.get("seed", 1)
     int_at_least("base.seed", base_seed, 0)
-    pts: List[Point] = []
-    ids: Dict[str, int] = {}
+    pts: list[Point] = []
+    ids: dict[str, int] = {}
     for combo in itertools.product(*[range(len(a.values)) for a in s.axes]):
-        params: Dict[str, Any] = {}
-        overrides: List[Tuple[str, Any]] = []
+        params: dict[str, Any] = {}
+        overrides: list[tuple[str, Any]] = []
         seed = base_seed
         for a, i in zip(s.axes, combo):
             if a.label_column and a.labels is not None:

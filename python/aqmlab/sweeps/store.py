@@ -22,8 +22,9 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Union
+from typing import Any
 
 from ..base import replace_file, set_aside, write_bytes
 from .spec import SweepSpec
@@ -37,7 +38,7 @@ class SweepMismatch(ValueError):
     """The output directory holds a different sweep."""
 
 
-def manifest_dict(spec: SweepSpec) -> Dict[str, Any]:
+def manifest_dict(spec: SweepSpec) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "name": spec.name,
@@ -53,7 +54,7 @@ def manifest_dict(spec: SweepSpec) -> Dict[str, Any]:
     }
 
 
-def read_manifest(out: Union[str, os.PathLike]) -> Optional[Dict[str, Any]]:
+def read_manifest(out: str | os.PathLike) -> dict[str, Any] | None:
     p = Path(out) / MANIFEST
     if not p.exists():
         return None
@@ -62,7 +63,7 @@ def read_manifest(out: Union[str, os.PathLike]) -> Optional[Dict[str, Any]]:
 
 
 def prepare(
-    out: Union[str, os.PathLike], spec: SweepSpec, force_new: bool = False, extend: bool = False
+    out: str | os.PathLike, spec: SweepSpec, force_new: bool = False, extend: bool = False
 ) -> Path:
     """Create or reopen the dataset in `out` for `spec` (see docs/sweeps.md, "Resuming").
 
@@ -110,7 +111,7 @@ def prepare(
     return out
 
 
-def finished(out: Union[str, os.PathLike]) -> Set[str]:
+def finished(out: str | os.PathLike) -> set[str]:
     """Ids of the points that have a file."""
     d = Path(out) / POINTS
     if not d.is_dir():
@@ -122,7 +123,7 @@ def finished(out: Union[str, os.PathLike]) -> Set[str]:
     }
 
 
-def failed(out: Union[str, os.PathLike], ids: Iterable[str]) -> Set[str]:
+def failed(out: str | os.PathLike, ids: Iterable[str]) -> set[str]:
     """Of `ids` (finished points), those whose row records an error."""
     import pyarrow.parquet as pq
 
@@ -134,7 +135,7 @@ def failed(out: Union[str, os.PathLike], ids: Iterable[str]) -> Set[str]:
     return bad
 
 
-def _arrow_type(values: List[Any]):
+def _arrow_type(values: list[Any]):
     import pyarrow as pa
 
     vs = [v for v in values if v is not None]
@@ -147,9 +148,9 @@ def _arrow_type(values: List[Any]):
     return pa.string()
 
 
-def param_types(spec: SweepSpec) -> Dict[str, Any]:
+def param_types(spec: SweepSpec) -> dict[str, Any]:
     """One Arrow type per parameter column, from all the points' values (stable across rows)."""
-    cols: Dict[str, List[Any]] = {c: [] for c in spec.param_columns}
+    cols: dict[str, list[Any]] = {c: [] for c in spec.param_columns}
     for p in spec.points:
         for c, v in p.params.items():
             cols[c].append(v)
@@ -161,7 +162,7 @@ def make_row(
     ptypes: Mapping[str, Any],
     metrics: Mapping[str, Any],
     wall_time: float,
-    error: Optional[str],
+    error: str | None,
 ):
     """A one-row Arrow table: point, point_id, parameters, seed, metrics, wall_time, error."""
     import pyarrow as pa
@@ -194,7 +195,7 @@ def make_row(
     return pa.Table.from_pylist([row], schema=pa.schema(fields))  # one call: few GIL hand-offs
 
 
-def write_point(out: Union[str, os.PathLike], point_id: str, table) -> Path:
+def write_point(out: str | os.PathLike, point_id: str, table) -> Path:
     """Write one point's row atomically: temp file in the same directory, fsync, rename."""
     import pyarrow.parquet as pq
 
@@ -204,7 +205,7 @@ def write_point(out: Union[str, os.PathLike], point_id: str, table) -> Path:
     return final
 
 
-def load(out: Union[str, os.PathLike], include_failed: bool = True):
+def load(out: str | os.PathLike, include_failed: bool = True):
     """The finished points of the sweep in `out` as one DataFrame, ordered by point.
 
     Only points listed in the manifest are read (files of points dropped by
@@ -237,5 +238,5 @@ def load(out: Union[str, os.PathLike], include_failed: bool = True):
     return df
 
 
-def remove_tree(path: Union[str, os.PathLike]) -> None:
+def remove_tree(path: str | os.PathLike) -> None:
     shutil.rmtree(path, ignore_errors=True)

@@ -22,13 +22,13 @@ import math
 import os
 import random
 import time
-from typing import Any, Dict, List
+from typing import Any
 
 from . import paths as _paths
 
 
-def _numbers(doc: Any, prefix: str = "") -> List[float]:
-    out: List[float] = []
+def _numbers(doc: Any, prefix: str = "") -> list[float]:
+    out: list[float] = []
     if isinstance(doc, dict):
         for k in sorted(doc):
             if k != "testing":
@@ -41,14 +41,14 @@ def _numbers(doc: Any, prefix: str = "") -> List[float]:
     return out
 
 
-def _matches(scenario: Dict[str, Any], cond: Dict[str, Any]) -> bool:
+def _matches(scenario: dict[str, Any], cond: dict[str, Any]) -> bool:
     try:
         return all(_paths.get_path(scenario, p) == v for p, v in cond.items())
     except (KeyError, IndexError, TypeError, ValueError):
         return False
 
 
-def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
+def run(scenario: dict[str, Any]) -> dict[str, Any]:
     """The test runner (see the module docstring)."""
     opts = scenario.get("testing", {}) or {}
     t0 = time.perf_counter()
@@ -107,12 +107,12 @@ def example_spec(
     replications: int = 2,
     fail_if: Any = None,
     **extra: Any,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """A small sweep over the test runner (max_p x flow count x replications), as a dict."""
-    testing: Dict[str, Any] = {"sleep": sleep}
+    testing: dict[str, Any] = {"sleep": sleep}
     if fail_if:
         testing["fail_if"] = dict(fail_if)
-    spec: Dict[str, Any] = {
+    spec: dict[str, Any] = {
         "runner": "aqmlab.sweeps.testing:run",
         "base": {
             "duration": 10,

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from .gateway import gateway_binary
 from .network import Testbed
@@ -41,7 +41,7 @@ from .network import Testbed
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 
 
-def sched_ns(pid: int) -> Optional[Tuple[int, int]]:
+def sched_ns(pid: int) -> tuple[int, int] | None:
     """(time on a CPU, time runnable but waiting for one) of process `pid` so far, all
     its threads, ns (``/proc/PID/task/*/schedstat``); None if it is gone."""
     cpu = wait = 0
@@ -55,7 +55,7 @@ def sched_ns(pid: int) -> Optional[Tuple[int, int]]:
     return cpu, wait
 
 
-def _reap(p: subprocess.Popen, timeout: float) -> Tuple[float, float]:
+def _reap(p: subprocess.Popen, timeout: float) -> tuple[float, float]:
     """Wait for `p` (a direct child); its whole CPU time (its rusage) and its time
     waiting for a CPU (sampled until it exits), s."""
     deadline = time.monotonic() + timeout
@@ -80,8 +80,8 @@ def measure(
     out: Path,
     gateway: str,
     pps: float = 0,
-    tools: Optional[str] = None,
-) -> Dict[str, Any]:
+    tools: str | None = None,
+) -> dict[str, Any]:
     """One run: IP packets of `size` bytes (frames of size + 14) offered at `pps`
     (0: as fast as the sender can) for `seconds` through `gateway`; `tools` is the
     executable whose `blast` and `count` load it (default: `gateway`)."""
@@ -112,12 +112,12 @@ def _row(
     size: int,
     pps: float,
     d: Path,
-    stats: Dict[str, Any],
-    gw: Tuple[float, float],
+    stats: dict[str, Any],
+    gw: tuple[float, float],
     wall: float,
-    sender: Tuple[float, float],
-    counter: Tuple[float, float],
-) -> Dict[str, Any]:
+    sender: tuple[float, float],
+    counter: tuple[float, float],
+) -> dict[str, Any]:
     """A run's figures; `gw`, `sender`, `counter`: (CPU time, time waiting for a
     CPU), s, the gateway's over `wall` s (the flood and 0.3 s after)."""
     b = json.loads((d / "blast.json").read_text())
@@ -159,7 +159,7 @@ def _row(
     }
 
 
-def pipeline(gateway: str, size: int) -> Dict[str, Any]:
+def pipeline(gateway: str, size: int) -> dict[str, Any]:
     r = subprocess.run(
         [gateway, "bench-pipeline", "--size", str(size + 14)],
         capture_output=True,
@@ -170,13 +170,13 @@ def pipeline(gateway: str, size: int) -> Dict[str, Any]:
 
 
 def run_cases(
-    gateways: Dict[str, str],
-    sizes: List[int],
-    rates: List[float],
+    gateways: dict[str, str],
+    sizes: list[int],
+    rates: list[float],
     seconds: float,
     repeat: int,
     tools: str,
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     """Every case `repeat` times, the gateways alternating within each repetition."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as tmp:
@@ -189,9 +189,9 @@ def run_cases(
     return rows
 
 
-def summarize(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Medians over repetitions of each (gateway, size, asked rate)."""
-    groups: Dict[tuple, List[Dict[str, Any]]] = {}
+    groups: dict[tuple, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["gateway"], r["ip_bytes"], r["asked_pps"]), []).append(r)
     keys = [k for k, v in rows[0].items() if isinstance(v, float)] if rows else []
@@ -202,7 +202,7 @@ def summarize(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return out
 
 
-def print_table(summary: List[Dict[str, Any]]) -> None:
+def print_table(summary: list[dict[str, Any]]) -> None:
     head = (
         f"{'gateway':>9} {'IP B':>5} {'offered pps':>11} {'fwd pps':>9} {'lost %':>7} "
         f"{'gw us/pkt':>9} {'gw CPU':>7} {'gw wait':>7} {'snd us/pkt':>10} {'snd CPU':>8} "
@@ -220,7 +220,7 @@ def print_table(summary: List[Dict[str, Any]]) -> None:
         )
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aqmlab.testbed.bench", description=__doc__.split("\n\n")[0]
     )

@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 from .core import run_testbed
 
@@ -17,7 +16,7 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 DEFAULT = ["red_1flow.toml", "red_4flows.toml", "red_16flows.toml"]
 
 
-def _rate(l) -> Optional[float]:
+def _rate(l) -> float | None:
     return l["drops"] / l["arrivals"] if l and l.get("arrivals") else None
 
 
@@ -25,7 +24,7 @@ def _f(v, fmt):
     return format(v, fmt) if v is not None else format("-", ">" + fmt.split(".")[0])
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aqmlab.testbed.compare", description=__doc__.split("\n\n")[0]
     )

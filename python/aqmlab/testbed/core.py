@@ -13,7 +13,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from aqmlab.sim import simulate
 
@@ -25,7 +25,7 @@ from .gateway import GATEWAY_ENV, gateway_args
 from .network import Testbed
 
 
-def _link_view(d: Dict[str, Any], pl: scmod.Plan, back: bool) -> Dict[str, Any]:
+def _link_view(d: dict[str, Any], pl: scmod.Plan, back: bool) -> dict[str, Any]:
     """A gateway direction as a summary's link: the scenario's direction index and
     node names, without the per-flow tables."""
     view = {k: v for k, v in d.items() if k not in ("flows", "other_flows")}
@@ -35,9 +35,7 @@ def _link_view(d: Dict[str, Any], pl: scmod.Plan, back: bool) -> Dict[str, Any]:
     return view
 
 
-def predict(
-    scenario: Any, path: Optional[str] = None
-) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+def predict(scenario: Any, path: str | None = None) -> tuple[dict[str, Any] | None, str | None]:
     """The simulator's summary for the same scenario (a dict, or the file at `path`),
     or (None, why not)."""
     try:
@@ -48,15 +46,13 @@ def predict(
         return None, f"simulator failed ({type(e).__name__}: {e})"
 
 
-def _comparison(
-    summary: Dict[str, Any], pred: Optional[Dict[str, Any]], link: str
-) -> Dict[str, Any]:
+def _comparison(summary: dict[str, Any], pred: dict[str, Any] | None, link: str) -> dict[str, Any]:
     def rate(l):
         return (l.get("drops", 0) / l["arrivals"]) if l and l.get("arrivals") else None
 
     t = summary["links"].get(link, {})
     p = (pred or {}).get("links", {}).get(link) if pred else None
-    row: Dict[str, Any] = {"link": link}
+    row: dict[str, Any] = {"link": link}
     for k in ("utilization", "mean_queue", "mean_avg", "marks"):
         row[k] = {"testbed": t.get(k), "simulator": p.get(k) if p else None}
     row["drop_rate"] = {"testbed": rate(t), "simulator": rate(p) if p else None}
@@ -64,8 +60,8 @@ def _comparison(
 
 
 def _summary(
-    pl: scmod.Plan, tb: Testbed, run: flmod.Outcome, gw: Dict[str, Any], wall: float
-) -> Dict[str, Any]:
+    pl: scmod.Plan, tb: Testbed, run: flmod.Outcome, gw: dict[str, Any], wall: float
+) -> dict[str, Any]:
     """The simulator's summary shape from the gateway's statistics and the flows
     (`wall`: when the run started, monotonic clock)."""
     ab, ba = gw["links"]["ab"], gw["links"]["ba"]
@@ -108,11 +104,11 @@ def run_testbed(
     scenario: Any,
     out_dir: Any,
     *,
-    gateway: Optional[str] = None,
+    gateway: str | None = None,
     prediction: bool = True,
     progress: bool = False,
-    kernel_cc: Optional[str] = None,
-) -> Dict[str, Any]:
+    kernel_cc: str | None = None,
+) -> dict[str, Any]:
     """Run a dumbbell scenario (TOML path or dict) on live Linux flows through the
     gateway; write ``out_dir/summary.json`` (the simulator's shape, plus
     ``"prediction"`` and ``"testbed"``) and return it. `kernel_cc` runs every TCP flow
@@ -186,7 +182,7 @@ def _fmt(v, pct=False):
     return f"{v * 100:.1f}%" if pct else (f"{v:.2f}" if isinstance(v, float) else str(v))
 
 
-def _print(s: Dict[str, Any]) -> None:
+def _print(s: dict[str, Any]) -> None:
     for name, l in s["links"].items():
         print(
             f"{name}: utilization {_fmt(l['utilization'], True)}, arrivals {l['arrivals']}, drops {l['drops']} "

@@ -12,7 +12,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from . import netns as nsmod
 from . import scenario as scmod
@@ -23,7 +23,7 @@ def _other(side: str) -> str:
     return "b" if side == "a" else "a"
 
 
-def _addresses(pl: scmod.Plan, f: scmod.FlowPlan) -> Tuple[str, str]:
+def _addresses(pl: scmod.Plan, f: scmod.FlowPlan) -> tuple[str, str]:
     """The flow's sender and receiver addresses (IPv4)."""
     dst_side = _other(f.src_side)
     src = scmod.host_address(f.src_side, pl.hosts[f.src_side].index(f.src))
@@ -45,7 +45,7 @@ def iperf_server(tb: Testbed, pl: scmod.Plan, f: scmod.FlowPlan) -> subprocess.P
     )
 
 
-def iperf_client_args(pl: scmod.Plan, f: scmod.FlowPlan) -> List[str]:
+def iperf_client_args(pl: scmod.Plan, f: scmod.FlowPlan) -> list[str]:
     """The iperf3 client's command line for a flow."""
     src, dst = _addresses(pl, f)
     a = ["iperf3", "-c", dst, "-B", src, "-p", str(port(f)), "-J", "-i", "0.5"]
@@ -65,7 +65,7 @@ def iperf_client_args(pl: scmod.Plan, f: scmod.FlowPlan) -> List[str]:
     return a
 
 
-def _listening(tb: Testbed, side: str, ports: List[int]) -> bool:
+def _listening(tb: Testbed, side: str, ports: list[int]) -> bool:
     r = nsmod.sh(["ss", "-ltnH"], ns=tb.ns[side], check=False)
     have = set()
     for line in r.stdout.splitlines():
@@ -98,12 +98,12 @@ def _clamp_windows(tb: Testbed, pl: scmod.Plan) -> None:
         )
 
 
-def _drive_clients(tb: Testbed, pl: scmod.Plan) -> Dict[int, float]:
+def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
     """Start each client at its start time (the gateway's clock) and wait for all;
     returns when each flow started."""
     pending = sorted(pl.flows, key=lambda f: f.start_s)
-    clients: Dict[int, subprocess.Popen] = {}
-    started: Dict[int, float] = {}
+    clients: dict[int, subprocess.Popen] = {}
+    started: dict[int, float] = {}
     while pending or any(c.poll() is None for c in clients.values()):
         tb.check_gateway()
         now = tb.elapsed()
@@ -126,9 +126,9 @@ class Outcome:
     """What a run of the flows left: the gateway's statistics, when each flow started,
     and each end namespace's TCP counters."""
 
-    gateway: Optional[Dict[str, Any]]
-    started: Dict[int, float]
-    tcp_counters: Dict[str, Optional[Dict[str, int]]]
+    gateway: dict[str, Any] | None
+    started: dict[int, float]
+    tcp_counters: dict[str, dict[str, int] | None]
 
 
 def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
@@ -154,7 +154,7 @@ def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
     return Outcome(gw, started, {side: tcp_counters(tb, side) for side in ("a", "b")})
 
 
-def load_json(p: Path) -> Optional[Dict[str, Any]]:
+def load_json(p: Path) -> dict[str, Any] | None:
     try:
         return json.loads(p.read_text())
     except (OSError, ValueError):
@@ -162,12 +162,12 @@ def load_json(p: Path) -> Optional[Dict[str, Any]]:
 
 
 def goodput(
-    server: Optional[Dict[str, Any]],
-    client: Optional[Dict[str, Any]],
+    server: dict[str, Any] | None,
+    client: dict[str, Any] | None,
     start: float,
     warmup: float,
     duration: float,
-) -> Optional[float]:
+) -> float | None:
     """Bytes the receiver got during [warmup, duration] (its 0.5 s intervals, prorated), in b/s."""
     win = duration - warmup
     if server and server.get("intervals") and win > 0:
@@ -201,7 +201,7 @@ _NSTAT_KEYS = (
 )
 
 
-def tcp_counters(tb: Testbed, side: str) -> Optional[Dict[str, int]]:
+def tcp_counters(tb: Testbed, side: str) -> dict[str, int] | None:
     """The namespace's TCP counters (whole run, all flows): timeouts, retransmissions,
     loss probes, delayed ACKs (`nstat`); None when nstat is missing."""
     if shutil.which("nstat") is None:
@@ -216,8 +216,8 @@ def tcp_counters(tb: Testbed, side: str) -> Optional[Dict[str, int]]:
 
 
 def flow_row(
-    pl: scmod.Plan, f: scmod.FlowPlan, out: Path, links: Dict[str, Any], started: float
-) -> Dict[str, Any]:
+    pl: scmod.Plan, f: scmod.FlowPlan, out: Path, links: dict[str, Any], started: float
+) -> dict[str, Any]:
     """A flow's row of the summary, from its iperf3 reports and the gateway's per-flow
     counters of the direction it sends into (`links`: the gateway's "ab" and "ba")."""
     client = load_json(out / f"flow{f.index}.client.json")

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 from . import scenario as scmod
 
@@ -58,11 +58,11 @@ def ensure_tools() -> None:
     )
 
 
-def _jq(d: Dict[str, Any]) -> str:
+def _jq(d: dict[str, Any]) -> str:
     return json.dumps(d, separators=(",", ":"))
 
 
-def gateway_args(pl: scmod.Plan, exit_slack_s: float = 60.0) -> List[str]:
+def gateway_args(pl: scmod.Plan, exit_slack_s: float = 60.0) -> list[str]:
     """The gateway's flags for a plan (after the interfaces): rates, delay, both queues
     (as JSON), the measurement window, an exit time `exit_slack_s` after the window
     (an orphaned gateway ends on its own) and the seed."""

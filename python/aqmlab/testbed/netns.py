@@ -16,7 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 from ..base import pid_alive
 
@@ -44,7 +44,7 @@ CAP_NET_RAW = 13
 CAP_SYS_ADMIN = 21
 
 
-def privilege_problem() -> Optional[str]:
+def privilege_problem() -> str | None:
     """Why the testbed cannot run here, or None when it can."""
     if shutil.which("ip") is None:
         return "the `ip` command (iproute2) is not installed"
@@ -69,7 +69,7 @@ def require_privileges() -> None:
 
 
 def sh(
-    args: Sequence[str], check: bool = True, ns: Optional[str] = None, **kw
+    args: Sequence[str], check: bool = True, ns: str | None = None, **kw
 ) -> subprocess.CompletedProcess:
     """Run a command (inside namespace `ns` if given), capturing its output."""
     cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
@@ -79,12 +79,12 @@ def sh(
     return r
 
 
-def list_namespaces() -> List[str]:
+def list_namespaces() -> list[str]:
     r = sh(["ip", "netns", "list"], check=False)
     return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
 
 
-def owned_namespaces(pid: Optional[int] = None) -> List[str]:
+def owned_namespaces(pid: int | None = None) -> list[str]:
     """Namespaces named by the testbed (of one owner pid if given)."""
     out = []
     for n in list_namespaces():
@@ -112,7 +112,7 @@ def delete_namespace(name: str) -> None:
     sh(["ip", "netns", "del", name], check=False)
 
 
-def cleanup_stale() -> List[str]:
+def cleanup_stale() -> list[str]:
     """Delete ``aqmlab-<pid>-*`` namespaces whose owner process is dead; return their names."""
     removed = []
     for n in owned_namespaces():
@@ -126,10 +126,10 @@ def cleanup_stale() -> List[str]:
 class Netns:
     """The namespaces of one run: created by :meth:`create`, removed by :meth:`destroy`."""
 
-    def __init__(self, roles: Sequence[str], pid: Optional[int] = None):
+    def __init__(self, roles: Sequence[str], pid: int | None = None):
         self.pid = os.getpid() if pid is None else pid
-        self.names: Dict[str, str] = {r: f"{PREFIX}{self.pid}-{r}" for r in roles}
-        self.created: List[str] = []
+        self.names: dict[str, str] = {r: f"{PREFIX}{self.pid}-{r}" for r in roles}
+        self.created: list[str] = []
 
     def __getitem__(self, role: str) -> str:
         return self.names[role]

@@ -20,8 +20,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 from . import netns as nsmod
 from . import scenario as scmod
@@ -43,9 +44,9 @@ class Testbed:
         self,
         out_dir: Path,
         gateway_args: Sequence[str],
-        hosts: Dict[str, int],
+        hosts: dict[str, int],
         *,
-        gateway: Optional[str] = None,
+        gateway: str | None = None,
         cc: str = "reno",
         ecn: bool = False,
     ):
@@ -56,14 +57,14 @@ class Testbed:
         self.cc = cc
         self.ecn = ecn
         self.ns = nsmod.Netns(["a", "gw", "b"])
-        self.gw: Optional[subprocess.Popen] = None
-        self.procs: List[subprocess.Popen] = []
+        self.gw: subprocess.Popen | None = None
+        self.procs: list[subprocess.Popen] = []
         self.stats_path = self.out / "gateway.json"
         self.t0 = 0.0
         self._old_term: Any = None
 
     # -- set-up ----------------------------------------------------------------
-    def __enter__(self) -> "Testbed":
+    def __enter__(self) -> Testbed:
         nsmod.require_privileges()
         ensure_tools()
         self.out.mkdir(parents=True, exist_ok=True)
@@ -160,9 +161,7 @@ class Testbed:
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def spawn(
-        self, role: str, args: Sequence[str], stdout: Optional[Path] = None
-    ) -> subprocess.Popen:
+    def spawn(self, role: str, args: Sequence[str], stdout: Path | None = None) -> subprocess.Popen:
         """Start a process inside a namespace; it is killed at teardown if still running."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(str(stdout) + ".err", "wb") if stdout else subprocess.DEVNULL
@@ -178,7 +177,7 @@ class Testbed:
                 f"see {self.out / 'gateway.log'}"
             )
 
-    def stop_gateway(self) -> Optional[Dict[str, Any]]:
+    def stop_gateway(self) -> dict[str, Any] | None:
         """SIGTERM the gateway and read its statistics."""
         if self.gw is None:
             return None

@@ -20,8 +20,9 @@ than the bottleneck).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 from aqmlab.sim import Scenario
 
@@ -49,11 +50,11 @@ class FlowPlan:
     start_s: float
     stop_s: float
     packet_size: int  # IP bytes
-    variant: Optional[str] = None
-    kernel_cc: Optional[str] = None
-    max_window: Optional[int] = None
-    packets: Optional[int] = None
-    rate_bps: Optional[float] = None  # UDP
+    variant: str | None = None
+    kernel_cc: str | None = None
+    max_window: int | None = None
+    packets: int | None = None
+    rate_bps: float | None = None  # UDP
     ecn: bool = False
     path_delay_s: float = 0.0  # one-way, access links only
 
@@ -68,16 +69,16 @@ class Plan:
     rate_ab: float
     rate_ba: float
     delay_s: float  # one-way, per direction (bottleneck + mean access delay)
-    queue_ab: Dict[str, Any]
-    queue_ba: Dict[str, Any]
-    hosts: Dict[str, List[str]]  # side -> host node names
-    flows: List[FlowPlan] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)
+    queue_ab: dict[str, Any]
+    queue_ba: dict[str, Any]
+    hosts: dict[str, list[str]]  # side -> host node names
+    flows: list[FlowPlan] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     ecn: bool = False
     link_index: int = 0  # the bottleneck's [[link]] index (directions 2i: a->b, 2i+1: b->a)
 
 
-def load(scenario: Any) -> Dict[str, Any]:
+def load(scenario: Any) -> dict[str, Any]:
     """A scenario as a dict: from a path (TOML) or a dict."""
     if isinstance(scenario, dict):
         return scenario
@@ -85,9 +86,9 @@ def load(scenario: Any) -> Dict[str, Any]:
     return Scenario.from_file(str(scenario)).to_dict()
 
 
-def _bottleneck(n: Dict[str, Any], dirs: Dict[str, Dict[str, Any]]) -> int:
+def _bottleneck(n: dict[str, Any], dirs: dict[str, dict[str, Any]]) -> int:
     """The slowest link every flow's path crosses (the first of equals)."""
-    common: Optional[set] = None
+    common: set | None = None
     for f in n["flows"]:
         links = {dirs[d]["link"] for d in f["path"]}
         common = links if common is None else common & links
@@ -96,9 +97,9 @@ def _bottleneck(n: Dict[str, Any], dirs: Dict[str, Dict[str, Any]]) -> int:
     return min(sorted(common), key=lambda i: n["links"][i]["rate_bps"])
 
 
-def _sides(n: Dict[str, Any], bott: int) -> Dict[str, str]:
+def _sides(n: dict[str, Any], bott: int) -> dict[str, str]:
     """Each node's side: what the bottleneck's `a` end reaches without it is side "a"."""
-    adj: Dict[str, List[Tuple[str, int]]] = {}
+    adj: dict[str, list[tuple[str, int]]] = {}
     for l in n["links"]:
         adj.setdefault(l["a"], []).append((l["b"], l["index"]))
         adj.setdefault(l["b"], []).append((l["a"], l["index"]))
@@ -119,7 +120,7 @@ def _sides(n: Dict[str, Any], bott: int) -> Dict[str, str]:
     return side
 
 
-def _queues(raw: Mapping[str, Any], n: Dict[str, Any], bott: int) -> Tuple[Dict, Dict]:
+def _queues(raw: Mapping[str, Any], n: dict[str, Any], bott: int) -> tuple[dict, dict]:
     """The bottleneck's queue tables as the scenario gives them (the gateway parses
     them with the simulator's code), else the simulator's default."""
     L = (raw.get("link") or [])[bott]
@@ -130,11 +131,11 @@ def _queues(raw: Mapping[str, Any], n: Dict[str, Any], bott: int) -> Tuple[Dict,
 
 
 def _flow_plan(
-    f: Dict[str, Any],
-    side: Dict[str, str],
+    f: dict[str, Any],
+    side: dict[str, str],
     access_s: float,
     duration: float,
-    kernel_cc: Optional[str],
+    kernel_cc: str | None,
 ) -> FlowPlan:
     """One expanded flow of the normalised scenario, as the testbed runs it."""
     where = f"flow[{f['spec']}]"
@@ -169,7 +170,7 @@ def _flow_plan(
     return fp
 
 
-def _add_notes(pl: Plan, access: List[float]) -> None:
+def _add_notes(pl: Plan, access: list[float]) -> None:
     """What the testbed runs differently from the simulator, said once per plan."""
     if access and max(access) - min(access) > 1e-4:
         pl.notes.append(
@@ -197,7 +198,7 @@ def _add_notes(pl: Plan, access: List[float]) -> None:
         )
 
 
-def plan(sc: Mapping[str, Any], *, kernel_cc: Optional[str] = None) -> Plan:
+def plan(sc: Mapping[str, Any], *, kernel_cc: str | None = None) -> Plan:
     """Check that the scenario is a dumbbell and turn it into a :class:`Plan`.
 
     `kernel_cc` runs every TCP flow with that Linux congestion control (e.g. "cubic")
@@ -226,7 +227,7 @@ def plan(sc: Mapping[str, Any], *, kernel_cc: Optional[str] = None) -> Plan:
         hosts={"a": [], "b": []},
         link_index=bott,
     )
-    access: Dict[int, float] = {}  # per [[flow]] entry
+    access: dict[int, float] = {}  # per [[flow]] entry
     for f in n["flows"]:
         if f["type"] in ("tcp", "cbr") and side[f["src"]] == side[f["dst"]]:
             raise ValueError(
@@ -275,7 +276,7 @@ def _toml_value(v: Any) -> str:
     return repr(v)
 
 
-def dumps(sc: Dict[str, Any]) -> str:
+def dumps(sc: dict[str, Any]) -> str:
     """A scenario dict as TOML (scalars and inline tables first, then arrays of tables)."""
     lines = []
     arrays = {}
@@ -296,11 +297,11 @@ def payload_per_packet(packet_size: int) -> int:
     return max(36, packet_size - 52)
 
 
-def window_clamps(pl: Plan) -> Dict[Tuple[str, str], int]:
+def window_clamps(pl: Plan) -> dict[tuple[str, str], int]:
     """max_window as a receive-window clamp in bytes, per (sender side, sender node):
     the receiver's route back to the sender carries it (`ip route ... window`), which
     Linux applies as the connection's window clamp."""
-    out: Dict[Tuple[str, str], int] = {}
+    out: dict[tuple[str, str], int] = {}
     for f in pl.flows:
         if f.kind == "tcp" and f.max_window:
             b = f.max_window * payload_per_packet(f.packet_size)

@@ -3,13 +3,13 @@ here, and dumbbell scenarios as dicts."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .gateway import gateway_binary
 from .netns import privilege_problem
 
 
-def skip_reason() -> Optional[str]:
+def skip_reason() -> str | None:
     """Why testbed tests must be skipped here (not root, no `ip netns`), or None."""
     p = privilege_problem()
     if p:
@@ -23,8 +23,8 @@ def skip_reason() -> Optional[str]:
 
 
 def dumbbell(
-    queue: Dict[str, Any],
-    flows: List[Dict[str, Any]],
+    queue: dict[str, Any],
+    flows: list[dict[str, Any]],
     *,
     rate: str = "10Mbps",
     delay: str = "20ms",
@@ -33,10 +33,10 @@ def dumbbell(
     senders: int = 1,
     access_delay: str = "0ms",
     seed: int = 1,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """A dumbbell: senders s1..sN - r1 =bottleneck= r2 - k1 (receiver). `flows` give
     type/variant/src/...; a missing src is s1 and a missing dst k1."""
-    links: List[Dict[str, Any]] = [
+    links: list[dict[str, Any]] = [
         {"a": f"s{i + 1}", "b": "r1", "rate": "1Gbps", "delay": access_delay}
         for i in range(senders)
     ]
@@ -46,7 +46,7 @@ def dumbbell(
     return {"duration": duration, "warmup": warmup, "seed": seed, "link": links, "flow": fl}
 
 
-def tcp_flows(n: int, **kw) -> List[Dict[str, Any]]:
+def tcp_flows(n: int, **kw) -> list[dict[str, Any]]:
     """n Reno flows from s1 of 1500-byte packets and a window (200 packets) that
     does not limit them at 10 Mb/s, 40 ms."""
     return [

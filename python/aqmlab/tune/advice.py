@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any
 
 from ..analysis.ared import ared_auto_parameters
 from ..base import integer
@@ -19,8 +19,8 @@ def recommend(
     burst: Any = 50,
     *,
     trace: Any = None,
-    trace_link: Optional[str] = None,
-) -> Dict[str, Any]:
+    trace_link: str | None = None,
+) -> dict[str, Any]:
     """Recommended RED, Adaptive RED and FRED parameters for a link, with reasons.
 
     `rate_bps` link rate (bits/s, or a string such as ``"10Gbps"``), `rtt` a typical

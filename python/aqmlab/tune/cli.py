@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Dict
+from typing import Any
 
 from ..base import integer
 from ..units import parse_rate, parse_size, parse_time
@@ -13,7 +13,7 @@ from .advice import recommend
 from .link import rate_text, seconds
 
 
-def _val(p: Dict[str, Any]) -> str:
+def _val(p: dict[str, Any]) -> str:
     """A parameter's value and unit for the text output."""
     x, unit = p["value"], p["unit"]
     if isinstance(x, bool):
@@ -27,7 +27,7 @@ def _val(p: Dict[str, Any]) -> str:
     return f"{s} {unit}".strip()
 
 
-def format_text(rec: Dict[str, Any]) -> str:
+def format_text(rec: dict[str, Any]) -> str:
     """The recommendation as plain text for people."""
     i, lk = rec["inputs"], rec["link"]
     lines = [

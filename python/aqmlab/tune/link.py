@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any
 
 from ..base import positive
 
@@ -20,7 +20,7 @@ ZA08 = "Zheng & Atiquzzaman 2008"
 RED_MAX_P = 0.1
 
 
-def param(value: Any, unit: str, rule: str, source: str, why: str = "") -> Dict[str, Any]:
+def param(value: Any, unit: str, rule: str, source: str, why: str = "") -> dict[str, Any]:
     """One recommended value with its unit, the rule it comes from, the source and why."""
     out = {"value": value, "unit": unit, "rule": rule, "source": source}
     if why:
@@ -62,9 +62,9 @@ class Link:
     size: float  #: mean packet size, bytes
     target: float  #: average queueing delay wanted, s
     burst: int  #: burst to absorb without marking, packets
-    auto: Dict[str, Any]  #: :func:`ared_auto_parameters` of the link
-    warnings: List[Dict[str, str]] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)
+    auto: dict[str, Any]  #: :func:`ared_auto_parameters` of the link
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def C(self) -> float:

@@ -5,7 +5,7 @@ where the rules conflict (warnings) or need a remark (notes)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from ..analysis.ared import (
     BETA,
@@ -23,7 +23,7 @@ from ..analysis.zheng import zheng_bounds_from_trace
 from .link import FGS01, FJ93, LM97, RED_MAX_P, ZA08, Link, param, seconds
 
 
-def _ared_parameters(lk: Link) -> Dict[str, Any]:
+def _ared_parameters(lk: Link) -> dict[str, Any]:
     """Adaptive RED's parameters, each with its rule and source (see :func:`adaptive_red`)."""
     auto, C, min_th = lk.auto, lk.C, lk.min_th
     alpha0 = ared_alpha(RED_MAX_P)
@@ -94,7 +94,7 @@ def _ared_parameters(lk: Link) -> Dict[str, Any]:
     }
 
 
-def _ared_adaptation() -> Dict[str, Any]:
+def _ared_adaptation() -> dict[str, Any]:
     """How long max_p takes to cross its range, up and down (Sec. 4.2)."""
     times = ared_adaptation_times()
     return {
@@ -113,7 +113,7 @@ def _ared_adaptation() -> Dict[str, Any]:
     }
 
 
-def adaptive_red(lk: Link) -> Dict[str, Any]:
+def adaptive_red(lk: Link) -> dict[str, Any]:
     """Adaptive RED's parameters and adaptation times (Floyd, Gummadi & Shenker 2001):
     w_q = 1 - exp(-1/C) (Sec. 4.3, eq. 1), max_th = 3 min_th (Sec. 4.3),
     min_th = max(5, delay_target C / 2) (Sec. 6), max_p adapted in [0.01, 0.5] every
@@ -142,7 +142,7 @@ def adaptive_red(lk: Link) -> Dict[str, Any]:
     return ared
 
 
-def red_w_q(lk: Link) -> Tuple[float, float]:
+def red_w_q(lk: Link) -> tuple[float, float]:
     """RED's w_q and Floyd & Jacobson's eq. (3) bound (Sec. VI-A), the largest w_q that
     lets a burst of `burst` packets leave avg below min_th: RED takes the smaller of the
     bound and Adaptive RED's automatic w_q, and warns when the automatic value breaks
@@ -159,7 +159,7 @@ def red_w_q(lk: Link) -> Tuple[float, float]:
     return min(w_auto, w_eq3), w_eq3
 
 
-def red(lk: Link, w_red: float, w_eq3: float) -> Dict[str, Any]:
+def red(lk: Link, w_red: float, w_eq3: float) -> dict[str, Any]:
     """RED's parameters (Floyd & Jacobson 1993): Adaptive RED's thresholds, w_q from
     :func:`_red_w_q` with its time constant -1/ln(1-w_q) (Sec. VI-B) in seconds and
     round-trip times, max_p = 0.1 (Sec. VII), Method 2 marking (Sec. VII), gentle mode
@@ -270,7 +270,7 @@ def averaging_rules(lk: Link, w_red: float) -> None:
         )
 
 
-def fred(lk: Link) -> Dict[str, Any]:
+def fred(lk: Link) -> dict[str, Any]:
     """FRED's parameters (Lin & Morris 1997, Sec. 4.5): minth = min(buffer/4, RTT in
     packets), maxth = 2 minth, maxp = 0.02, minq 2 or 4 (Sec. 4.1), maxq = minth; w_q
     scaled with the link as Adaptive RED's (Floyd, Gummadi & Shenker Sec. 4.3) for an
@@ -328,7 +328,7 @@ def fred(lk: Link) -> Dict[str, Any]:
     return fred
 
 
-def zheng(lk: Link, w_red: float, trace: Any, trace_link: Optional[str]) -> Dict[str, Any]:
+def zheng(lk: Link, w_red: float, trace: Any, trace_link: str | None) -> dict[str, Any]:
     """Zheng & Atiquzzaman 2008's bounds on w (eqs. 14 and 21) with K_l = min_th, their
     inputs (b, q0, l1, g, m2) estimated from a queue trace (Sec. 3-4); unavailable
     without one. Warns when the bounds are infeasible or RED's or Adaptive RED's w_q
@@ -364,7 +364,7 @@ def zheng(lk: Link, w_red: float, trace: Any, trace_link: Optional[str]) -> Dict
     }
 
 
-def predicted_delay(lk: Link, fred: Dict[str, Any]) -> Dict[str, Any]:
+def predicted_delay(lk: Link, fred: dict[str, Any]) -> dict[str, Any]:
     """The average queueing delay each discipline aims at, avg / C: Adaptive RED's
     target band (Floyd, Gummadi & Shenker Fig. 10), RED's and FRED's threshold ranges,
     and a full buffer."""
