@@ -123,68 +123,77 @@ def params(sc: dict[str, Any], windows: Sequence[tuple[float, float]], name: str
     return "".join(f"{k} {v}\n" for k, v in lines.items())
 
 
-def cases(only: str) -> list[dict[str, Any]]:
-    """Every ns-2 run: its scenario, windows and the columns that name it."""
-    from aqmlab.reproduce import floyd2001_congestion as cg
-    from aqmlab.reproduce import floyd2001_oscillations as osc
+def _key(experiment: str, queue: str, case: str, flows: int, max_p: float, seed: int) -> dict:
+    """The columns that name a run."""
+    return {
+        "experiment": experiment,
+        "queue": queue,
+        "case": case,
+        "flows": flows,
+        "max_p": max_p,
+        "seed": seed,
+    }
+
+
+def _tradeoff_cases() -> list[dict[str, Any]]:
+    """Figs. 1-3: RED and Adaptive RED over flow counts and max_p."""
     from aqmlab.reproduce import floyd2001_tradeoff as tr
 
+    out = []
+    for tag in tr.QUEUES:
+        base = tr.spec(tag, quick=False)["base"]
+        for n in TRADEOFF_FLOWS:
+            for mp in TRADEOFF_MAX_P:
+                sc = json.loads(json.dumps(base))
+                for i in range(tr.GROUPS):
+                    sc["flow"][i]["count"] = n // tr.GROUPS
+                sc["link"][0]["queue"]["max_p"] = mp
+                key = _key("fig1-3", tag, "", n, mp, sc["seed"])
+                out.append({"scenario": sc, "windows": [(50.0, 100.0)], "key": key})
+    return out
+
+
+def _congestion_cases() -> list[dict[str, Any]]:
+    """Figs. 6-9: the load increasing and decreasing."""
+    from aqmlab.reproduce import floyd2001_congestion as cg
+
+    windows = [(0.0, 25.0), (25.0, 50.0), (0.0, 50.0)]
+    return [
+        {
+            "scenario": cg.congestion_scenario(case, queue, seed),
+            "windows": windows,
+            "key": _key("fig6-9", queue, case, 23, 0.1, seed),
+        }
+        for case in ("increase", "decrease")
+        for queue in ("red", "ared")
+        for seed in CONGESTION_SEEDS
+    ]
+
+
+def _oscillation_cases() -> list[dict[str, Any]]:
+    """Figs. 11-14: the oscillations of 100 flows."""
+    from aqmlab.reproduce import floyd2001_oscillations as osc
+
+    st = osc.settings(quick=False)
+    out = []
+    for fig, (queue, _rich) in osc.FIGS.items():
+        for seed in st["seeds"]:
+            sc = osc.oscillation_scenario(fig, seed, st["duration"], st["warmup"])
+            sc.pop("trace", None)
+            key = _key("fig11-14", queue, f"fig{fig}", 100, 0.1, seed)
+            out.append({"scenario": sc, "windows": [(st["warmup"], st["duration"])], "key": key})
+    return out
+
+
+def cases(only: str) -> list[dict[str, Any]]:
+    """Every ns-2 run: its scenario, windows and the columns that name it."""
     out: list[dict[str, Any]] = []
     if only in ("", "fig1-3"):
-        for tag in tr.QUEUES:
-            base = tr.spec(tag, quick=False)["base"]
-            for n in TRADEOFF_FLOWS:
-                for mp in TRADEOFF_MAX_P:
-                    sc = json.loads(json.dumps(base))
-                    for i in range(tr.GROUPS):
-                        sc["flow"][i]["count"] = n // tr.GROUPS
-                    sc["link"][0]["queue"]["max_p"] = mp
-                    key = {
-                        "experiment": "fig1-3",
-                        "queue": tag,
-                        "case": "",
-                        "flows": n,
-                        "max_p": mp,
-                        "seed": sc["seed"],
-                    }
-                    out.append({"scenario": sc, "windows": [(50.0, 100.0)], "key": key})
+        out += _tradeoff_cases()
     if only in ("", "fig6-9"):
-        for case in ("increase", "decrease"):
-            for queue in ("red", "ared"):
-                for seed in CONGESTION_SEEDS:
-                    sc = cg.congestion_scenario(case, queue, seed)
-                    key = {
-                        "experiment": "fig6-9",
-                        "queue": queue,
-                        "case": case,
-                        "flows": 23,
-                        "max_p": 0.1,
-                        "seed": seed,
-                    }
-                    out.append(
-                        {
-                            "scenario": sc,
-                            "windows": [(0.0, 25.0), (25.0, 50.0), (0.0, 50.0)],
-                            "key": key,
-                        }
-                    )
+        out += _congestion_cases()
     if only == "fig11-14":
-        st = osc.settings(quick=False)
-        for fig, (queue, _rich) in osc.FIGS.items():
-            for seed in st["seeds"]:
-                sc = osc.oscillation_scenario(fig, seed, st["duration"], st["warmup"])
-                sc.pop("trace", None)
-                key = {
-                    "experiment": "fig11-14",
-                    "queue": queue,
-                    "case": f"fig{fig}",
-                    "flows": 100,
-                    "max_p": 0.1,
-                    "seed": seed,
-                }
-                out.append(
-                    {"scenario": sc, "windows": [(st["warmup"], st["duration"])], "key": key}
-                )
+        out += _oscillation_cases()
     return out
 
 

@@ -70,6 +70,33 @@ LINK_RULES: dict[str, dict[str, Any]] = {"dev": {"device_queue": 1}}
 RULES = (*FLOW_RULES, *QUEUE_RULES, *LINK_RULES)
 
 
+def _queues(link: dict[str, Any]) -> list[dict[str, Any]]:
+    """The queue tables of a link (both directions', when they differ)."""
+    return [
+        q for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")) if isinstance(q, dict)
+    ]
+
+
+def _apply_link_rule(rule: str, d: dict[str, Any]) -> None:
+    ends = set(d["bottleneck"].split("->"))
+    for link in d["link"]:
+        if {link["a"], link["b"]} == ends:
+            link.update(LINK_RULES[rule])
+            for q in _queues(link):
+                if "limit" in q:
+                    q["limit"] -= LINK_RULES[rule].get("device_queue", 0)
+
+
+def _apply_queue_rule(rule: str, d: dict[str, Any]) -> None:
+    types, keys = QUEUE_RULES[rule]
+    for link in d["link"]:
+        for q in _queues(link):
+            if q.get("type") in types:
+                q.update(keys)
+                if "maxpacket" in keys:
+                    q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
+
+
 def apply(rules: str, d: dict[str, Any]) -> None:
     """Switch the rule sets `rules` (several joined by '+': ``ns3+noprep``) on in the
     scenario dict `d` (its flows and its links' queues)."""
@@ -82,22 +109,9 @@ def apply(rules: str, d: dict[str, Any]) -> None:
             if rule in ("ns3", "ns3-cubic") and f.get("variant") == "cubic":
                 f.update(NS3_CUBIC)
         if rule in LINK_RULES:
-            ends = set(d["bottleneck"].split("->"))
-            for link in d["link"]:
-                if {link["a"], link["b"]} == ends:
-                    link.update(LINK_RULES[rule])
-                    for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")):
-                        if isinstance(q, dict) and "limit" in q:
-                            q["limit"] -= LINK_RULES[rule].get("device_queue", 0)
-        if rule not in QUEUE_RULES:
-            continue
-        types, keys = QUEUE_RULES[rule]
-        for link in d["link"]:
-            for q in (link.get(k) for k in ("queue", "queue_ab", "queue_ba")):
-                if isinstance(q, dict) and q.get("type") in types:
-                    q.update(keys)
-                    if "maxpacket" in keys:
-                        q["maxpacket"] = min(f["packet_size"] for f in d["flow"]) - 1
+            _apply_link_rule(rule, d)
+        if rule in QUEUE_RULES:
+            _apply_queue_rule(rule, d)
 
 
 def main() -> int:

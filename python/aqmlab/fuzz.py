@@ -148,6 +148,41 @@ def _slots(d: Any) -> list[tuple[Any, Any]]:
     return out
 
 
+def _add_unknown(d: dict[str, Any], slots: list, rng: random.Random) -> None:
+    """An unknown key at the top, or (mostly) in a table of `d` or beside a value in one."""
+    target: Any = d
+    if slots and rng.random() < 0.7:
+        c, k = rng.choice(slots)
+        target = c[k] if isinstance(c[k], dict) else c
+    if isinstance(target, dict):
+        target[rng.choice(UNKNOWN_KEYS)] = rng.choice(EXTREMES + WRONG)
+
+
+def _change_slot(c: Any, k: Any, op: str, rng: random.Random) -> None:
+    """Mutation `op` of the value at ``c[k]``."""
+    v = c[k]
+    if op == "extreme":
+        c[k] = rng.choice(EXTREMES)
+    elif op == "wrong":
+        c[k] = copy.deepcopy(rng.choice(WRONG))
+    elif op == "delete":
+        del c[k]
+    elif op == "dup":
+        if isinstance(v, list) and v:
+            v.append(copy.deepcopy(rng.choice(v)))
+        elif isinstance(c, list):
+            c.append(copy.deepcopy(v))
+        else:
+            c[k] = [copy.deepcopy(v), copy.deepcopy(v)]
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        if op == "scale":
+            c[k] = v * 10.0 ** rng.randint(-12, 12)
+        else:
+            c[k] = type(v)(v * rng.choice((0.5, 2, 10, 0.1, 3)))
+    else:
+        c[k] = rng.choice(EXTREMES)
+
+
 def mutate(d: dict[str, Any], rng: random.Random, n: int) -> None:
     """Apply `n` random mutations to the tree `d` in place."""
     for _ in range(n):
@@ -156,35 +191,10 @@ def mutate(d: dict[str, Any], rng: random.Random, n: int) -> None:
             ("extreme", "extreme", "wrong", "delete", "unknown", "dup", "scale", "nudge", "nudge")
         )
         if op == "unknown" or not slots:
-            target: Any = d
-            if slots and rng.random() < 0.7:
-                c, k = rng.choice(slots)
-                target = c[k] if isinstance(c[k], dict) else c
-            if isinstance(target, dict):
-                target[rng.choice(UNKNOWN_KEYS)] = rng.choice(EXTREMES + WRONG)
+            _add_unknown(d, slots, rng)
             continue
         c, k = rng.choice(slots)
-        v = c[k]
-        if op == "extreme":
-            c[k] = rng.choice(EXTREMES)
-        elif op == "wrong":
-            c[k] = copy.deepcopy(rng.choice(WRONG))
-        elif op == "delete":
-            del c[k]
-        elif op == "dup":
-            if isinstance(v, list) and v:
-                v.append(copy.deepcopy(rng.choice(v)))
-            elif isinstance(c, list):
-                c.append(copy.deepcopy(v))
-            else:
-                c[k] = [copy.deepcopy(v), copy.deepcopy(v)]
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            if op == "scale":
-                c[k] = v * 10.0 ** rng.randint(-12, 12)
-            else:
-                c[k] = type(v)(v * rng.choice((0.5, 2, 10, 0.1, 3)))
-        else:
-            c[k] = rng.choice(EXTREMES)
+        _change_slot(c, k, op, rng)
 
 
 def mutate_text(text: str, rng: random.Random, n: int) -> str:

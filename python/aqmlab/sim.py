@@ -319,7 +319,7 @@ DUMBBELL_RED: dict[str, Any] = {
 }
 
 
-def dumbbell(
+def dumbbell(  # noqa: PLR0913 - a public builder: each option of the scenario, by name
     n_flows: int,
     rate: str = "15Mbps",
     access_rate: str = "100Mbps",

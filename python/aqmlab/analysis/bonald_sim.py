@@ -32,7 +32,7 @@ LINK_RATE_BPS = 8e6
 MEAN_PACKET_BYTES = 1000
 
 
-def scenario(
+def scenario(  # noqa: PLR0913 - the model's parameters (Bonald et al. Sec. II), by name
     policy: str,
     rho: float,
     K: int,
@@ -109,7 +109,7 @@ def scenario(
 _T995 = [63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250]
 
 
-def drop_probabilities(
+def drop_probabilities(  # noqa: PLR0913 - the model's parameters (Bonald et al. Sec. II), by name
     policy: str,
     rho: float,
     K: int,
@@ -152,7 +152,7 @@ def with_average(sc: dict[str, Any], w_q: float) -> dict[str, Any]:
     return sc
 
 
-def pareto_scenario(
+def pareto_scenario(  # noqa: PLR0913 - the model's parameters (Bonald et al. Sec. II), by name
     policy: str,
     rho: float,
     K: int,

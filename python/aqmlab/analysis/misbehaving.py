@@ -278,7 +278,7 @@ def packet_shares(
     return {k: float(x) / s for k, x in tot.items()} if s > 0 else {}
 
 
-def identify_misbehaving(
+def identify_misbehaving(  # noqa: PLR0913 - the method's documented options, by name
     packets: Any,
     n: int = 100,
     link: str | None = None,

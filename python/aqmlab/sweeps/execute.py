@@ -309,7 +309,7 @@ class _Progress:
             self.bar.close()
 
 
-def sweep(
+def sweep(  # noqa: PLR0913 - aqmlab.sweep's documented options (a contract)
     spec: str | os.PathLike | Mapping[str, Any] | SweepSpec,
     out: str | os.PathLike | None = None,
     jobs: int | None = None,

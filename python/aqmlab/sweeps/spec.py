@@ -264,7 +264,8 @@ def _sample_values(spec: Mapping[str, Any], where: str) -> list[Any]:
     return [_round(float(v)) for v in vals]
 
 
-def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -> Axis:
+def _axis_paths(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -> list[str]:
+    """The path(s) an axis varies, each checked against the base scenario."""
     unknown = set(entry) - AXIS_KEYS
     if unknown:
         raise _err(
@@ -272,44 +273,48 @@ def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -
         )
     if ("path" in entry) == ("paths" in entry):
         raise _err(where, 'give path = "..." (or paths = [...] for values varied together)')
-    zipped = "paths" in entry
-    plist = list(entry["paths"]) if zipped else [entry["path"]]
+    plist = list(entry["paths"]) if "paths" in entry else [entry["path"]]
     if not plist or not all(isinstance(p, str) for p in plist):
         raise _err(where, "paths must be a non-empty list of strings")
-    label = where if not zipped else f"axis {plist!r}"
     for p in plist:
         try:
             _paths.parse(p)
+            if p != "seed":
+                _paths.check(base, p)
         except ValueError as e:
             raise ValueError(f"axis {p!r}: {e}") from None
-        if p == "seed":
-            continue
-        try:
-            _paths.check(base, p)
-        except ValueError as e:
-            raise ValueError(f"axis {p!r}: {e}") from None
+    return plist
+
+
+def _zipped_axis(entry: Mapping[str, Any], label: str, plist: list[str], raw: list) -> Axis:
+    """An axis of several paths varied together (``paths = [...]``), maybe labelled."""
+    values = []
+    for i, v in enumerate(raw):
+        if not isinstance(v, (list, tuple)) or len(v) != len(plist):
+            raise _err(
+                f"{label}.values[{i}]", f"must be a list of {len(plist)} values (one per path)"
+            )
+        values.append(tuple(_round(x) for x in v))
+    names = entry.get("name")
+    if "labels" in entry:
+        labels = list(entry["labels"])
+        if not isinstance(names, str):
+            raise _err(label, 'labels need name = "column" (the column holding them)')
+        if len(labels) != len(values):
+            raise _err(f"{label}.labels", f"has {len(labels)} entries for {len(values)} values")
+        return Axis(plist, values, list(plist), names, [_round(x) for x in labels])
+    if names is not None:
+        raise _err(label, "name on a zipped axis names its labels column; give labels = [...] too")
+    return Axis(plist, values, list(plist))
+
+
+def _parse_axis(entry: Mapping[str, Any], where: str, base: Mapping[str, Any]) -> Axis:
+    plist = _axis_paths(entry, where, base)
+    zipped = "paths" in entry
+    label = where if not zipped else f"axis {plist!r}"
     raw = _axis_values(entry, label)
     if zipped:
-        values = []
-        for i, v in enumerate(raw):
-            if not isinstance(v, (list, tuple)) or len(v) != len(plist):
-                raise _err(
-                    f"{label}.values[{i}]", f"must be a list of {len(plist)} values (one per path)"
-                )
-            values.append(tuple(_round(x) for x in v))
-        names = entry.get("name")
-        if "labels" in entry:
-            labels = list(entry["labels"])
-            if not isinstance(names, str):
-                raise _err(label, 'labels need name = "column" (the column holding them)')
-            if len(labels) != len(values):
-                raise _err(f"{label}.labels", f"has {len(labels)} entries for {len(values)} values")
-            return Axis(plist, values, list(plist), names, [_round(x) for x in labels])
-        if names is not None:
-            raise _err(
-                label, "name on a zipped axis names its labels column; give labels = [...] too"
-            )
-        return Axis(plist, values, list(plist))
+        return _zipped_axis(entry, label, plist, raw)
     if "labels" in entry:
         raise _err(label, "labels are for zipped axes (paths = [...])")
     col = entry.get("name", plist[0])

@@ -22,7 +22,7 @@ def skip_reason() -> str | None:
     return None
 
 
-def dumbbell(
+def dumbbell(  # noqa: PLR0913 - each option of the testbed's scenario, by name
     queue: dict[str, Any],
     flows: list[dict[str, Any]],
     *,
