@@ -24,6 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
+    pytest.mark.install,
     pytest.mark.skipif(
         shutil.which("cargo") is None and not (ROOT / "target").exists(),
         reason="building the wheel needs cargo",

@@ -6,7 +6,7 @@ from aqmlab.testbed import run_testbed
 from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
 
 _why = skip_reason()
-pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
+pytestmark = [pytest.mark.root, pytest.mark.skipif(_why is not None, reason=_why or "")]
 
 LINK = "r1->r2"
 

@@ -12,7 +12,7 @@ from aqmlab.testbed.network import Testbed
 from aqmlab.testbed.testing import skip_reason
 
 _why = skip_reason()
-pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
+pytestmark = [pytest.mark.root, pytest.mark.skipif(_why is not None, reason=_why or "")]
 
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 # Holds any burst a loaded sender makes at these rates: no drop.

@@ -16,7 +16,13 @@ from aqmlab.testbed.scenario import dumps
 from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
 
 _why = skip_reason()
-needs_root = pytest.mark.skipif(_why is not None, reason=_why or "")
+_skip = pytest.mark.skipif(_why is not None, reason=_why or "")
+
+
+def needs_root(test):
+    """A test of the live testbed: marked `root`, skipped where it cannot run."""
+    return pytest.mark.root(_skip(test))
+
 
 GW_ARGS = [
     "--rate",
