@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--peers",
         metavar="ns2,ns3",
-        help="also run the peer harness's case (benchmarks/peers, in the source tree) in "
+        help="also run the peer harness's case (aqmlab/peers, shipped with the package) in "
         "aqmlab and these peers now, as whole processes, and compare them; without it no "
         "peer figure is compared (the recorded history is printed as such)",
     )

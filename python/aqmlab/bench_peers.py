@@ -2,11 +2,11 @@
 the recorded history otherwise.
 
 A comparison with a peer is printed only when both were measured now, on this machine:
-the peer harness of the source tree (``benchmarks/peers/run``) runs one of its cases
-(default ``S1-n100-red``: 100 NewReno flows through RED at 15 Mb/s for 100 s) in each
-simulator as a whole process, aqmlab as the installed ``aqmlab run``. Without
-``--peers`` the bench prints aqmlab's own figures and, when the source tree is there,
-the last recorded peer rows of ``benchmarks/peers/history.csv`` with their date and host
+the peer harness (``aqmlab/peers/run``, shipped with the package; ``benchmarks/peers`` in
+the source tree) runs one of its cases (default ``S1-n100-red``: 100 NewReno flows
+through RED at 15 Mb/s for 100 s) in each simulator as a whole process, aqmlab as the
+installed ``aqmlab run``. Without ``--peers`` the bench prints aqmlab's own figures and
+the last recorded peer rows of the harness's ``history.csv`` with their date and host
 (figures from another run, not comparable with the ones just measured).
 """
 
@@ -42,23 +42,14 @@ def parse_peers(text: str) -> list[str]:
 
 
 def peers_dir(required: bool = False) -> Path | None:
-    """The peer harness (``benchmarks/peers``): ``$AQMLAB_PEERS_DIR``, else the source
-    tree this package runs from, else ``./benchmarks/peers``; None when absent (an
-    installed package has no source tree), or ValueError when `required`."""
+    """The peer harness: ``$AQMLAB_PEERS_DIR`` if set, else the one this package ships
+    (``aqmlab/peers``); None when it is not there, or ValueError when `required`."""
     env = os.environ.get(PEERS_ENV)
-    cands = [Path(env)] if env else []
-    cands += [
-        Path(__file__).resolve().parents[2] / "benchmarks" / "peers",
-        Path.cwd() / "benchmarks" / "peers",
-    ]
-    for c in cands:
-        if (c / "run").is_file() and (c / "scenarios.py").is_file():
-            return c
+    c = Path(env) if env else Path(__file__).resolve().parent / "peers"
+    if (c / "run").is_file() and (c / "scenarios.py").is_file():
+        return c
     if required:
-        raise ValueError(
-            "--peers: the peer harness (benchmarks/peers in aqmlab's source tree) is not "
-            f"found; run from a source checkout or set {PEERS_ENV}"
-        )
+        raise ValueError(f"--peers: the peer harness is not found in {c} ({PEERS_ENV})")
     return None
 
 
@@ -116,7 +107,7 @@ def report_lines(records: list[dict[str, Any]], peers: list[str]) -> list[str]:
     for r in records:
         by.setdefault(r["sim"], []).append(r)
     case = records[0]["case"] if records else DEFAULT_CASE
-    lines.append(f"peers, measured now (benchmarks/peers case {case}, whole processes):")
+    lines.append(f"peers, measured now (the peer harness's case {case}, whole processes):")
     walls: dict[str, float] = {}
     for sim in ["aqmlab", *peers]:
         rs = [r for r in by.get(sim, []) if r.get("status") == "ok"]
@@ -138,8 +129,8 @@ def report_lines(records: list[dict[str, Any]], peers: list[str]) -> list[str]:
 
 
 def history_lines(case: str = DEFAULT_CASE, last: int = 4) -> list[str]:
-    """The last recorded peer rows of `case` in ``benchmarks/peers/history.csv`` (the
-    source tree's), with where they come from; [] without a source tree."""
+    """The last recorded peer rows of `case` in the harness's ``history.csv``, with where
+    they come from; [] without one."""
     d = peers_dir()
     if d is None or not (d / "history.csv").is_file():
         return []

@@ -33,9 +33,11 @@ HEAVY = (
 
 
 def _modules() -> Iterator[tuple[Path, str]]:
-    """(path, dotted name of its package) of every module of aqmlab."""
+    """(path, dotted name of its package) of every module of aqmlab (not the peer
+    harness it ships as data, aqmlab/peers: scripts run as whole processes)."""
     for p in sorted(PACKAGE.rglob("*.py")):
-        yield p, ".".join(p.parent.relative_to(PACKAGE.parent).parts)
+        if (PACKAGE / "peers") not in p.parents:
+            yield p, ".".join(p.parent.relative_to(PACKAGE.parent).parts)
 
 
 def _absolute(node: ast.ImportFrom, package: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -108,6 +109,27 @@ def test_nothing_from_the_source_tree_or_cargo(installed):
     assert r.returncode == 0, r.stderr
     for line in r.stdout.split():
         assert Path(line).resolve().is_relative_to(venv.resolve()), line
+
+
+def test_the_peer_harness_ships_and_runs_from_the_installed_package(installed):
+    """`aqmlab bench --peers` needs the peer harness (its cases, the ns-2 Tcl and ns-3 C++
+    programs): it is package data, found and run from the installed package."""
+    venv = installed[0]
+    code = "from aqmlab import bench_peers as b; print(b.peers_dir(required=True))"
+    r = _run(installed, str(venv / "bin" / "python"), "-c", code)
+    assert r.returncode == 0, r.stderr
+    harness = Path(r.stdout.strip())
+    assert harness.is_relative_to(venv.resolve()), harness
+    for f in ("run", "scenarios.py", "ns2/dumbbell.tcl", "ns3/dumbbell.cc", "ns3/build.sh"):
+        assert (harness / f).is_file(), f
+    r = _run(installed, str(venv / "bin" / "python"), str(harness / "run"), "--list")
+    assert r.returncode == 0 and "S1-n100-red" in r.stdout.split(), r.stderr
+    if shutil.which("ns", path=installed[1]["PATH"]):
+        args = ["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10"]
+        args += ["--peers", "ns2", "--peer-case", "S1-n5-red"]
+        r = _run(installed, str(venv / "bin" / "aqmlab"), *args, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert re.search(r"aqmlab is x[0-9.]+ as fast as ns2", r.stdout), r.stdout
 
 
 def test_the_gateway_command_is_installed(installed):

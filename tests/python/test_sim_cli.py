@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aqmlab import Scenario, cli, simulate
+from aqmlab import Scenario, bench_peers, cli, simulate
 
 
 def _without_wall_time(summary):
@@ -86,9 +86,8 @@ def test_bench_prints_rates(capsys):
     out = capsys.readouterr().out
     # No peer measured in this run: no comparison with one, only the history, said to be such.
     assert "as fast as" not in out and "-> aqmlab x" not in out
-    history = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / "history.csv"
-    if history.exists():
-        assert f"history ({history}" in out and "not measured now" in out
+    history = Path(bench_peers.__file__).resolve().parent / "peers" / "history.csv"
+    assert f"history ({history}" in out and "not measured now" in out
 
 
 def test_bench_rejects_an_unknown_peer(capsys):

@@ -29,11 +29,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(HERE.parents[1]))  # the directory holding the aqmlab package
 
 TCL = HERE / "ns2" / "ared2001.tcl"
-DEFAULT_OUT = ROOT / "python" / "aqmlab" / "reproduce" / "floyd2001_ns2.csv"
+DEFAULT_OUT = HERE.parent / "reproduce" / "floyd2001_ns2.csv"
 COLUMNS = [
     "experiment",
     "queue",

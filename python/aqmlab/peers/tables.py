@@ -6,13 +6,26 @@ Stdlib only (matplotlib for the plot, when it is there).
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
+from pathlib import Path
 
 import scenarios
 from history import DELAYS, METRICS, TCP
 
 ALL_SIMS = ["aqmlab", "ns2", "ns3"]
+
+
+def ns3_build_dir() -> Path:
+    """Where the ns-3 programs are built: ``ns3/build`` beside their sources in a checkout;
+    for an installed package (which is never written to), ``$XDG_CACHE_HOME/aqmlab/peers-ns3``
+    (``~/.cache/aqmlab/peers-ns3``)."""
+    here = Path(__file__).resolve().parent
+    if (here.parents[2] / ".git").exists():
+        return here / "ns3" / "build"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "aqmlab" / "peers-ns3"
 
 
 def log(msg: str) -> None:

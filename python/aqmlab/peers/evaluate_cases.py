@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
 
 #: The scenarios of the comparison and their variants (6: R in ms).
 SCENARIO_IDS = ("5.1.1", "5.2", "5.3.1", "5.3.2", "6", "8.2.2", "8.2.3", "8.2.4")

@@ -22,7 +22,8 @@ import subprocess
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
+#: the checkout (or, installed, a directory that is not one: no commit is recorded then)
+REPO = HERE.parents[2]
 HISTORY = HERE / "history.csv"
 
 # the results the harness compares (tables, agreement rule)

@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Callable
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
+#: the directory holding the aqmlab package (python/ in a checkout, site-packages installed)
+PACKAGES = HERE.parents[1]
 CASES = HERE / "evaluate_cases.py"
 NS3_SRC = HERE / "ns3" / "evaluate.cc"
-NS3_BIN = HERE / "ns3" / "build" / "evaluate"
 sys.path.insert(0, str(HERE))
 import evaluate_cases as ec  # noqa: E402  (imports aqmlab lazily only)
 import history  # noqa: E402
+from tables import ns3_build_dir  # noqa: E402
+
+NS3_BIN = ns3_build_dir() / "evaluate"
 
 #: table columns: (metric, kind of tolerance, format)
 TABLE = [
@@ -69,7 +72,7 @@ def ensure_binary() -> Path | None:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGES), env.get("PYTHONPATH")]))
     return env
 
 
