@@ -17,6 +17,7 @@ EX1 = dict(min_th=20, max_th=40, max_p=1.0)  # Example 1, K = 40
         ("red", 1.5, 3),
     ],
 )
+@pytest.mark.slow
 def test_fig3_drop_probability_within_simulation_ci(policy, rho, burst):
     """Fig. 3: the chain's drop probability lies in the simulation's 99% confidence interval."""
     kw = EX1 if policy == "red" else {}
@@ -25,6 +26,7 @@ def test_fig3_drop_probability_within_simulation_ci(policy, rho, burst):
     assert abs(model - mean) <= half, f"model {model:.5f}, simulation {mean:.5f} +- {half:.5f}"
 
 
+@pytest.mark.slow
 def test_fig5_taildrop_per_class_within_simulation_ci():
     """Fig. 5, Tail Drop (rho = 2, B = 3, half bursty): each class's chain probability lies in the simulation's 99% interval, bursty above smooth."""
     pb, ps = bonald.class_drop_probabilities("taildrop", 2.0, 40, burst=3, bursty_fraction=0.5)
@@ -37,6 +39,7 @@ def test_fig5_taildrop_per_class_within_simulation_ci():
     assert pb > ps and sim["bursty"][0] > sim["smooth"][0]
 
 
+@pytest.mark.slow
 def test_fig5_red_removes_most_of_the_bias():
     """Fig. 5, RED: the total agrees within the 99% interval; Approximation 1 makes the chain a lower bound for the
     bursty class, and the simulated bias between classes is a small fraction of Tail Drop's."""

@@ -63,6 +63,7 @@ def test_selection_by_section_prefix_and_ecn():
     assert [r.id for r in selection.select("8.2.4")] == ["8.2.4"]
 
 
+@pytest.mark.slow
 def test_first_run_writes_the_contract_files(first_run):
     """metrics.parquet: one row per (scenario, variant, ecn, aqm, seed) with the contract's
     columns; flows.parquet; a plot per scenario; index.html naming every scenario run."""
@@ -106,6 +107,7 @@ def test_first_run_writes_the_contract_files(first_run):
     assert (out / "sweeps" / "5.1.1+ecn-quick" / "manifest.json").exists()
 
 
+@pytest.mark.slow
 def test_a_row_is_what_the_runner_gives_for_its_point(first_run):
     """The assembled row of (ECN, CoDel, seed 2) equals a direct run of that point: the
     labels, seeds and ECN flag reach the right rows (same seed, same result)."""
@@ -130,6 +132,7 @@ def test_a_row_is_what_the_runner_gives_for_its_point(first_run):
     assert float(row["mark_rate"]) > 0  # CoDel with ECN marks instead of dropping
 
 
+@pytest.mark.slow
 def test_rerun_computes_nothing_and_another_aqm_extends(first_run):
     """The same command again finds every point done; adding Drop Tail computes only its
     points and keeps the others."""

@@ -413,6 +413,7 @@ def test_runner_rtt_fairness_under_droptail() -> None:
     assert row["goodput_ratio"] == pytest.approx(row["goodput_bps_rtt"] / row["goodput_bps_ref"])
 
 
+@pytest.mark.slow
 def test_runner_no_phase_effects_in_rtt_fairness() -> None:
     """6 at full length under Drop Tail, three seeds: a NewReno flow's rate falls with
     its RTT, so the flow at 40 ms gets more than the 100 ms one and the flow at 200 ms

@@ -8,8 +8,12 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from aqmlab.evaluate import selection
+
+# the whole quick suite as a process: minutes
+pytestmark = pytest.mark.slow
 
 AQMS = ["red", "ared", "codel", "pie", "fq_codel"]
 

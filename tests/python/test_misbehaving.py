@@ -119,6 +119,7 @@ def test_false_flag_bound_is_the_section_x_bound_at_c_times_p():
     assert np.allclose(mb.false_flag_bound(10, np.array([0.1, 0.5]), 0.5), [math.exp(-3.2), 1.0])
 
 
+@pytest.mark.slow
 def test_exceedance_matches_the_binomial_tail_for_iid_marks():
     from aqmlab.analysis.floyd import binomial_tail
 

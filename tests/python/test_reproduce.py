@@ -42,6 +42,7 @@ def test_paper_prefix_selects_its_experiments():
     assert ids and all(i.startswith("floyd1993-") for i in ids)
 
 
+@pytest.mark.slow
 def test_reproduce_all_quick(tmp_path):
     """`reproduce all --quick` runs every experiment; each writes a well-formed comparison.csv, a plot
     (figures) or its data (tables), and meta."""
@@ -108,6 +109,7 @@ def test_registry_orders_papers_as_listed_then_figures_before_tables():
         Registry([Group("a", "A", (_toy("abe1999-fig2", _noop),) * 2)])
 
 
+@pytest.mark.slow
 def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
     """One id writes its data, its plots under their names, comparison.csv and meta.json;
     the ids of a group share what they compute once."""
@@ -155,6 +157,7 @@ def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_failing_experiment_is_recorded_and_the_group_goes_on(tmp_path):
     """An exception becomes status error with its traceback in meta.json; the next id runs."""
     from aqmlab.reproduce import Group

@@ -54,6 +54,7 @@ def test_drive_ared_is_deterministic():
     assert a[0].equals(b[0]) and a[1].equals(b[1])
 
 
+@pytest.mark.slow
 def test_fig10_and_section4_run_end_to_end(tmp_path):
     """Both ids write a plot and a comparison; the pseudo-code, bound and target-band rows hold."""
     statuses = run(
@@ -118,6 +119,7 @@ def test_recovery_time_measures_the_return_to_the_band():
     assert np.isnan(recovery_time(stuck, "increase", BAND))
 
 
+@pytest.mark.slow
 def test_fig6_to_fig9_run_end_to_end(tmp_path):
     """The four ids run as one group; each plots its figure and compares the paper's numbers."""
     ids = [f"floyd2001-fig{i}" for i in (6, 7, 8, 9)]
@@ -150,6 +152,7 @@ def test_wq_scenarios_differ_only_in_w_q_and_the_diagnostic_ssthresh():
     assert steady["flow"][0]["ssthresh"] == STEADY_SSTHRESH and "ssthresh" not in steady["flow"][1]
 
 
+@pytest.mark.slow
 def test_fig15_to_fig17_run_end_to_end(tmp_path):
     """The three ids run as one group, plot their figure and compare the window and the spike."""
     ids = [f"floyd2001-fig{i}" for i in (15, 16, 17)]

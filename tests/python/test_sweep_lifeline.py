@@ -60,15 +60,18 @@ def _orphan_after_parent_killed(mode: str, wait: float) -> bool:
     return alive
 
 
+@pytest.mark.slow
 def test_an_unbound_worker_outlives_its_killed_parent():
     """The control: without the lifeline the worker is orphaned (so the tests below can fail)."""
     assert _orphan_after_parent_killed("none", 1.0)
 
 
+@pytest.mark.slow
 def test_a_bound_worker_dies_with_its_killed_parent():
     assert not _orphan_after_parent_killed("both", 3.0)
 
 
+@pytest.mark.slow
 def test_the_watchdog_alone_ends_a_worker_whose_parent_died():
     """Without the parent-death signal (other systems), the getppid watchdog ends the worker."""
     assert not _orphan_after_parent_killed("watchdog", 3.0)
@@ -86,6 +89,7 @@ def test_the_parent_death_signal_is_set():
     assert int(r.stdout) == signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_an_embedded_clusters_workers_are_bound():
     """Each worker process of a sweep's embedded cluster binds itself at its warm-up (the
     first task every worker runs), to the sweep's pid."""

@@ -23,6 +23,9 @@ pytest.importorskip(
 from aqmlab.sweeps import SweepMismatch, load, load_spec, plot, store, sweep
 from aqmlab.sweeps.testing import example_spec, to_toml
 
+# process clusters (a point that kills its worker, a cluster over TCP...): many seconds a test
+pytestmark = pytest.mark.slow
+
 LOG_ENV = "AQMLAB_SWEEP_TEST_LOG"
 
 

@@ -12,6 +12,9 @@ pytest.importorskip(
 
 from aqmlab.sweeps import load, sweep
 
+# process clusters, whole sweeps: many seconds a test
+pytestmark = pytest.mark.slow
+
 sim = pytest.importorskip("aqmlab.sim")
 
 BASE = {
