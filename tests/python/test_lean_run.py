@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aqmlab import Scenario, cli, simulate
@@ -115,7 +115,15 @@ _VALUES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+# no timing checks (a loaded machine is no failure of the code): no deadline, and no
+# health check on how long the examples take to generate
+@pytest.mark.slow
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     st.lists(
         st.dictionaries(st.sampled_from(["a", "b", "c", "link"]), _VALUES, max_size=4),
