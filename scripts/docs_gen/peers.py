@@ -1,15 +1,15 @@
 """The agreement tables of docs/peers.md, from ``benchmarks/peers/history.csv``.
 
 Each table reads the rows of named labels and judges them with the harness's own rule
-(``benchmarks/peers/run``'s ``agreement``), so a table here is what ``run --report``
+(``agreement`` of ``benchmarks/peers/tables.py``), so a table here is what ``run --report``
 prints for those labels, folded to one line per case."""
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
+import importlib
 import sys
 from functools import cache
+from types import ModuleType
 
 from .blocks import ROOT, table
 
@@ -32,21 +32,17 @@ SHORT = {
 
 
 @cache
-def harness():
-    """``benchmarks/peers/run`` as a module (it is a script without a suffix)."""
+def harness(name: str) -> ModuleType:
+    """A module of the harness (``history``: its history file; ``tables``: ``by_case``,
+    ``agreement``, ``diff``), imported from ``benchmarks/peers`` as its script imports it."""
     sys.path.insert(0, str(PEERS))
-    loader = importlib.machinery.SourceFileLoader("peers_run", str(PEERS / "run"))
-    spec = importlib.util.spec_from_loader("peers_run", loader)
-    assert spec is not None
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return importlib.import_module(name)
 
 
 def records(labels: str) -> dict[str, dict[str, dict]]:
     """case -> simulator -> record of the rows of `labels` (a later row replaces an earlier)."""
-    run = harness()
-    return run.by_case(run.history.read(str(HISTORY), labels))
+    rows = harness("history").read(str(HISTORY), labels)
+    return harness("tables").by_case(rows)
 
 
 def _result(d: dict[str, dict], sim: str) -> dict | None:
@@ -56,19 +52,19 @@ def _result(d: dict[str, dict], sim: str) -> dict | None:
 
 def outside(d: dict[str, dict]) -> list[str]:
     """The metrics of one case outside the agreement rule, each with aqmlab's difference."""
-    run = harness()
+    tables = harness("tables")
     aq, n2, n3 = (_result(d, s) for s in ("aqmlab", "ns2", "ns3"))
     if aq is None or (n2 is None and n3 is None):
         return []
     out = []
     for met in SHORT:
         a, b, c = aq.get(met), (n2 or {}).get(met), (n3 or {}).get(met)
-        if run.agreement(met, a, b, c) == "FAIL":
+        if tables.agreement(met, a, b, c) == "FAIL":
             ref = b if b is not None else c
             if ref == 0:
                 out.append(f"{SHORT[met]} {a:.2g} against 0")
             else:
-                out.append(f"{SHORT[met]} {run.diff(met, a, ref, ' pp')}")
+                out.append(f"{SHORT[met]} {tables.diff(met, a, ref, ' pp')}")
     return out
 
 

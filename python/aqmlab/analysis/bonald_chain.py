@@ -214,7 +214,8 @@ class BonaldModel:
         are positive: no cancellation). ``method="lu"`` replaces one balance equation of
         pi Q = 0 by the normalisation and solves with a sparse LU factorisation (slower
         for large K; kept as a cross-check). For burst = 1 both equal
-        :func:`mm1k_distribution` (Tail Drop) and eq. 5 (:func:`red_eq5_distribution`).
+        :func:`aqmlab.analysis.bonald_forms.mm1k_distribution` (Tail Drop) and eq. 5
+        (:func:`red_eq5_distribution`).
         """
         if method not in ("cut", "lu"):
             raise ValueError(f"method must be 'cut' or 'lu', got {method!r}")

@@ -161,7 +161,7 @@ def red_w_q(lk: Link) -> tuple[float, float]:
 
 def red(lk: Link, w_red: float, w_eq3: float) -> dict[str, Any]:
     """RED's parameters (Floyd & Jacobson 1993): Adaptive RED's thresholds, w_q from
-    :func:`_red_w_q` with its time constant -1/ln(1-w_q) (Sec. VI-B) in seconds and
+    :func:`red_w_q` with its time constant -1/ln(1-w_q) (Sec. VI-B) in seconds and
     round-trip times, max_p = 0.1 (Sec. VII), Method 2 marking (Sec. VII), gentle mode
     (Floyd, Gummadi & Shenker Sec. 4.1). Warns when max_th - min_th is not larger than
     the rise of avg in one round-trip time after a step of `burst` packets (Sec. VI-C)."""
