@@ -32,6 +32,7 @@ def test_generated_pieces_are_current():
     assert generated.stale() == []
 
 
+@pytest.mark.slow  # pdoc imports and renders every module: 25-30 s
 def test_api_reference_builds(tmp_path: Path):
     """`scripts/docs api` renders every module, with no import error, pdoc warning or
     docstring reference that names nothing."""
