@@ -23,7 +23,7 @@ from aqmlab.base import load_toml
 ROOT = Path(__file__).resolve().parents[2]
 
 # (the first test builds the plugins: two crates and their dependencies)
-pytestmark = pytest.mark.timeout(3600)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 BENCH = ROOT / "scenarios" / "bench_dumbbell_15mbps.toml"
 CATALOGUE = ROOT / "python" / "aqmlab" / "scenarios" / "floyd1993_fig3.toml"
 

@@ -13,6 +13,7 @@ psutil = pytest.importorskip("psutil")
 from aqmlab.sweeps.execute import cluster  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers are Linux's")
 def test_a_replacement_worker_that_never_connects_does_not_hang_the_close():
     """A point that kills its worker makes the nanny start another; if that one never
