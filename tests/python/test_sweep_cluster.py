@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-from aqmlab.sweeps.execute import cluster  # noqa: E402
+from aqmlab.sweeps.clusters import cluster  # noqa: E402
 
 
 @pytest.mark.slow
@@ -39,7 +39,7 @@ def test_a_replacement_worker_that_never_connects_does_not_hang_the_close():
         # the replacement never registered: one worker left
         assert len(client.scheduler_info()["workers"]) == 1
         closing = time.monotonic()
-    # bound of the close: three times its 10 s grace (see execute._close_local)
+    # bound of the close: three times its 10 s grace (see clusters._close_local)
     assert time.monotonic() - closing < 30
     assert not psutil.pid_exists(stopped) or psutil.Process(stopped).status() == "zombie"
     left = [p.pid for p in me.children() if p.pid not in earlier and p.status() != "zombie"]

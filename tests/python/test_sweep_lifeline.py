@@ -96,18 +96,18 @@ def test_an_embedded_clusters_workers_are_bound():
     pytest.importorskip("dask.distributed")
     import dask
 
-    from aqmlab.sweeps import execute, lifeline
+    from aqmlab.sweeps import clusters, execute, lifeline
 
     def bound():
         return __import__("aqmlab.sweeps.lifeline", fromlist=["_"])._bound_pid == os.getpid()
 
-    with execute.cluster(None, 2, 2, "fork") as client:
+    with clusters.cluster(None, 2, 2, "fork") as client:
         before = client.run(bound)
         client.run(execute.warm_worker, "aqmlab.sweeps.testing:run")
         res = client.run(lambda: (bound(), os.environ.get(lifeline.PARENT_ENV)))
         # a worker that a point kills is replaced while the cluster lives: by the same
         # start method, however long the replacement takes to start
-        during = {k: dask.config.get(k) for k in execute.local_settings("fork")}
+        during = {k: dask.config.get(k) for k in clusters.local_settings("fork")}
     assert len(res) == 2 and not any(before.values())
     assert all(v == (True, str(os.getpid())) for v in res.values()), res
     assert during["distributed.worker.multiprocessing-method"] == "fork"

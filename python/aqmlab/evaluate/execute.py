@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ..base import build_id as package_build_id
 from ..base import check_out_dir, positive_int, set_aside
-from ..sweeps import SweepSpec, execute, load_spec, store
+from ..sweeps import SweepSpec, clusters, execute, load_spec, store
 from ..sweeps import sweep as run_sweep
 from . import report, results
 from .selection import RUNNER, Run, queues_from, select, sweep_spec
@@ -216,7 +216,7 @@ def run_sweeps(
     with ExitStack() as stack:
         client = (
             stack.enter_context(
-                execute.cluster(options.scheduler, options.jobs, todo, options.start_method)
+                clusters.cluster(options.scheduler, options.jobs, todo, options.start_method)
             )
             if todo
             else None

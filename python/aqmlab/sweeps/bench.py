@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from . import execute
+from . import clusters, execute
 from .cli import start_method
 from .spec import load_spec
 
@@ -68,7 +68,7 @@ def bench_speedup(
     res: dict[str, Any] = {"spec": spec_path, "runs": {}}
     for j in jobs_list:
         t0 = time.perf_counter()
-        with execute.cluster(None, j, len(spec.points), start_method()) as client:
+        with clusters.cluster(None, j, len(spec.points), start_method()) as client:
             with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as out:
                 w0 = sum(client.run(time.process_time).values())
                 df = execute.sweep(spec, out=out, scheduler=client, progress=False)
@@ -144,7 +144,7 @@ def bench_overhead(spec_path: str, n: int, short_duration: str) -> dict[str, Any
 
     # the sweep machinery with one worker, on a cluster made as `aqmlab sweep` makes it
     t0 = time.perf_counter()
-    with execute.cluster(None, 1, n, start_method()) as client:
+    with clusters.cluster(None, 1, n, start_method()) as client:
         with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as out:
             w0 = sum(client.run(time.process_time).values())
             c0 = time.process_time()
