@@ -71,11 +71,14 @@ fn print_json<T: Serialize>(v: &T) {
 /// print help, a usage error or a run's error as the binary does, and return the exit
 /// status (0, clap's status for usage errors, 2 for a failed run). Used by the binary
 /// and by the Python package's `aqmlab-gateway` command, which links this crate.
+/// Queue tables may name a plugin (`type = "plugin"`); a Python class (`type =
+/// "python"`) only in the Python package's command, which registers that type.
 pub fn main_from<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    aqm::plugin::host::register();
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {

@@ -4,7 +4,8 @@ use std::io;
 
 /// What can stop the gateway or its tools. Every variant is raised before forwarding
 /// starts (configuration, sockets, the ready file) or ends the run (a socket failing
-/// mid-run, the statistics file); none is raised per packet. The binary prints the
+/// mid-run, the statistics file, an AQM from outside the crate failing on a packet);
+/// a packet the gateway cannot forward is counted, never an error. The binary prints the
 /// message and exits with status 2.
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -44,6 +45,12 @@ pub enum GatewayError {
         #[source]
         source: io::Error,
     },
+    /// An AQM from outside the `aqm` crate (a Python class, a plugin) failed on a
+    /// packet: it raised, panicked or gave an answer it may not give. The message names
+    /// the AQM, the method, the time since the gateway started and the flow. The run
+    /// stops without statistics; the caller must fix the AQM.
+    #[error("{0}")]
+    Aqm(String),
 }
 
 /// The crate's result type.

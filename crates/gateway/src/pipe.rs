@@ -160,6 +160,12 @@ impl Pipe {
         let kind = disc.kind();
         Pipe::with_qdisc(disc, kind, rate_bps, delay_ns, warmup, end)
     }
+
+    /// The statistics of an AQM from outside the `aqm` crate (its `stats`), by name;
+    /// none for the built-ins.
+    pub fn aqm_stats(&self) -> std::collections::BTreeMap<String, f64> {
+        self.queue.external().map(|e| e.stats().into_iter().collect()).unwrap_or_default()
+    }
 }
 
 impl<Q: Qdisc<Frame>> Pipe<Q> {
@@ -478,7 +484,6 @@ impl<Q: Qdisc<Frame>> Pipe<Q> {
             max_drop_run: runs.max,
             drop_run_hist: runs.hist.to_vec(),
             queued_at_end: self.queue.backlog().packets as u64,
-            aqm_stats: Default::default(),
             ..Default::default()
         };
         let mut flows: Vec<FlowStats> = self.flows.values().cloned().collect();

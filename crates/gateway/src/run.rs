@@ -184,17 +184,37 @@ pub fn run(cfg: &Config) -> Result<Stats> {
         let pid = format!("{}\n", std::process::id());
         std::fs::write(r, pid).map_err(|e| GatewayError::file(r, e))?;
     }
-    let stopped_by = loop {
-        gw.loops += 1;
-        if stop_requested() {
-            break "signal";
-        }
-        if gw.clock.now() >= gw.exit_at {
-            break "exit_after";
-        }
-        gw.turn()?;
-    };
-    Ok(gw.finish(cfg, stopped_by))
+    catching_aqm_failures(move || {
+        let stopped_by = loop {
+            gw.loops += 1;
+            if stop_requested() {
+                break "signal";
+            }
+            if gw.clock.now() >= gw.exit_at {
+                break "exit_after";
+            }
+            gw.turn()?;
+        };
+        Ok(gw.finish(cfg, stopped_by))
+    })
+}
+
+/// Run `f`, turning the failure of an AQM from outside the `aqm` crate (a Python class
+/// that raises, a plugin that panics: it unwinds with an [`aqm::external::Failure`])
+/// into [`GatewayError::Aqm`] (the time it names is the gateway's clock, since the
+/// sockets opened); any other panic goes on unwinding.
+fn catching_aqm_failures<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => match payload.downcast::<aqm::external::Failure>() {
+            Ok(failure) => Err(GatewayError::Aqm(failure.message.replacen(
+                "simulated time",
+                "gateway time",
+                1,
+            ))),
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    }
 }
 
 impl Gateway {
@@ -315,6 +335,7 @@ impl Gateway {
             [("ab", &cfg.if_a, &cfg.if_b), ("ba", &cfg.if_b, &cfg.if_a)].into_iter().enumerate()
         {
             let mut s = self.pipes[d].summary(now);
+            s.link.aqm_stats = self.pipes[d].aqm_stats();
             (s.link.index, s.link.from, s.link.to) = (d, from.clone(), to.clone());
             links.insert(name.to_string(), s);
         }
@@ -394,5 +415,27 @@ impl Inbound<'_> {
             Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
             Class::Invalid(Invalid::Malformed) => c.malformed_dropped += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqm::external::Failure;
+
+    #[test]
+    fn an_external_aqms_failure_ends_the_run_with_an_error_naming_it() {
+        let r: Result<()> = catching_aqm_failures(|| {
+            Failure::new("my_aqm:Red", "enqueue", Time(1_500_000_000), Some(7), "returned None")
+                .raise()
+        });
+        let Err(GatewayError::Aqm(m)) = r else { panic!("{r:?}") };
+        assert_eq!(m, "my_aqm:Red.enqueue at gateway time 1.500000000 s, flow 7: returned None");
+    }
+
+    #[test]
+    fn other_panics_go_on_unwinding() {
+        let r = std::panic::catch_unwind(|| catching_aqm_failures::<()>(|| panic!("a bug")));
+        assert!(r.is_err());
     }
 }

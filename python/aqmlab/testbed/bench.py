@@ -3,7 +3,8 @@ time per forwarded packet on this machine.
 
 For each packet size and offered rate, `aqmlab-gateway blast` sends UDP frames (64
 flows) from side A, the gateway forwards them with RED on (limit 1000, min_th 5,
-max_th 15) over a line fast enough (100 Gb/s, no delay) never to be the limit, and
+max_th 15; ``--queue`` another table, such as a Python class's) over a line fast
+enough (100 Gb/s, no delay) never to be the limit, and
 `aqmlab-gateway count` counts them on side B. Reported per run: the offered and the
 forwarded rate (the gateway's departures over the sender's time), the share lost, and
 the CPU time of the gateway, the sender and the counter, each read from the process's
@@ -35,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .gateway import gateway_binary
+from .gateway import gateway_binary, gateway_env
 from .network import Testbed
 
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
@@ -81,14 +82,17 @@ def measure(
     gateway: str,
     pps: float = 0,
     tools: str | None = None,
+    queue: str = RED,
 ) -> dict[str, Any]:
     """One run: IP packets of `size` bytes (frames of size + 14) offered at `pps`
-    (0: as fast as the sender can) for `seconds` through `gateway`; `tools` is the
-    executable whose `blast` and `count` load it (default: `gateway`)."""
+    (0: as fast as the sender can) for `seconds` through `gateway` with `queue` (a
+    queue table as JSON); `tools` is the executable whose `blast` and `count` load it
+    (default: `gateway`)."""
     tools = tools or gateway
-    args = ["--rate", "100Gbps", "--delay", "0", "--queue", RED]
+    args = ["--rate", "100Gbps", "--delay", "0", "--queue", queue]
     d = out / f"size{size}-pps{int(pps)}-{len(list(out.glob('size*')))}"
-    with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway) as tb:
+    env = gateway_env([json.loads(queue)])
+    with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway, env=env) as tb:
         assert tb.gw is not None
         cnt = tb.spawn("b", [tools, "count", "--iface", "eth0"], stdout=d / "count.json")
         time.sleep(0.3)
@@ -176,6 +180,7 @@ def run_cases(
     seconds: float,
     repeat: int,
     tools: str,
+    queue: str = RED,
 ) -> list[dict[str, Any]]:
     """Every case `repeat` times, the gateways alternating within each repetition."""
     rows = []
@@ -184,7 +189,7 @@ def run_cases(
             for pps in rates:
                 for rep in range(repeat):
                     for label, gw in gateways.items():
-                        r = measure(size, seconds, Path(tmp), gw, pps, tools=tools)
+                        r = measure(size, seconds, Path(tmp), gw, pps, tools, queue)
                         rows.append({"gateway": label, "repeat": rep, **r})
     return rows
 
@@ -240,6 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="[LABEL=]PATH",
         help="another gateway executable run alternately beside it (repeatable)",
     )
+    p.add_argument(
+        "--queue",
+        default=RED,
+        metavar="TABLE",
+        help=f"the queue, a table as JSON (default {RED}); a Python class's module is "
+        "found on sys.path or PYTHONPATH",
+    )
     p.add_argument("--json", action="store_true", help="every run as JSON")
     a = p.parse_args(argv)
     gw = a.gateway or gateway_binary()
@@ -248,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         label, _, path = b.rpartition("=")
         gateways[label or "baseline"] = path
     sizes = [int(x) for x in a.sizes.split(",")]
-    rows = run_cases(gateways, sizes, [float(x) for x in a.pps.split(",")], a.seconds, a.repeat, gw)
+    rates = [float(x) for x in a.pps.split(",")]
+    rows = run_cases(gateways, sizes, rates, a.seconds, a.repeat, gw, a.queue)
     if a.json:
         print(json.dumps(rows, indent=2))
         return 0

@@ -21,7 +21,7 @@ from ..base import check_out_dir, staged_dir
 from . import flows as flmod
 from . import netns as nsmod
 from . import scenario as scmod
-from .gateway import GATEWAY_ENV, gateway_args
+from .gateway import GATEWAY_ENV, gateway_args, gateway_env
 from .network import Testbed
 
 
@@ -127,7 +127,9 @@ def run_testbed(
     hosts = {s: len(pl.hosts[s]) for s in ("a", "b")}
     cc = ccs[0] if ccs else "reno"
     with staged_dir(out, keep_failed=".failed") as work:
-        with Testbed(work, gateway_args(pl), hosts, gateway=gateway, cc=cc, ecn=pl.ecn) as tb:
+        env = gateway_env([pl.queue_ab, pl.queue_ba])
+        args = gateway_args(pl)
+        with Testbed(work, args, hosts, gateway=gateway, cc=cc, ecn=pl.ecn, env=env) as tb:
             run = flmod.run_flows(tb, pl)
         if run.gateway is None:
             raise RuntimeError(f"the gateway wrote no statistics; see gateway.log in {out}.failed")

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,25 @@ def ensure_tools() -> None:
     subprocess.run(
         ["apt-get", "install", "-y", "-qq"] + missing, check=True, env=env, capture_output=True
     )
+
+
+def gateway_env(queues: Iterable[Mapping[str, Any]]) -> dict[str, str] | None:
+    """The gateway's environment for its queue tables `queues`: with a Python class
+    among them (``type = "python"``), this process's environment with ``PYTHONPATH`` led
+    by the directories of ``sys.path`` outside the interpreter's installation (the
+    scenario's directory, the working directory, ...), so that the gateway imports the
+    class's module as this process did; else None (the gateway inherits this process's)."""
+    if not any(q.get("type") == "python" for q in queues):
+        return None
+    prefixes = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    dirs: list[str] = []
+    for entry in sys.path:
+        where = Path(entry or os.getcwd()).resolve()
+        inside = any(str(where).startswith(p + os.sep) or str(where) == p for p in prefixes)
+        if where.is_dir() and not inside and str(where) not in dirs:
+            dirs.append(str(where))
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(dirs + [p for p in given if p not in dirs])}
 
 
 def _jq(d: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,8 @@ class Testbed:
     which it turns into SystemExit while it runs in the main thread).
 
     `hosts` gives the number of addresses on each side; `gateway_args` are the
-    gateway's flags after the interfaces (rate, delay, queues, window).
+    gateway's flags after the interfaces (rate, delay, queues, window); `env` the
+    gateway's environment (default: this process's; see `gateway.gateway_env`).
     """
 
     __test__ = False  # not a pytest test class
@@ -49,6 +50,7 @@ class Testbed:
         gateway: str | None = None,
         cc: str = "reno",
         ecn: bool = False,
+        env: Mapping[str, str] | None = None,
     ):
         self.out = Path(out_dir)
         self.gateway_args = list(gateway_args)
@@ -56,6 +58,7 @@ class Testbed:
         self.gateway_bin = gateway or gateway_binary()
         self.cc = cc
         self.ecn = ecn
+        self.env = None if env is None else dict(env)
         self.ns = nsmod.Netns(["a", "gw", "b"])
         self.gw: subprocess.Popen | None = None
         self.procs: list[subprocess.Popen] = []
@@ -143,7 +146,7 @@ class Testbed:
         ]
         (self.out / "gateway.cmd").write_text(" ".join(f"'{c}'" for c in cmd) + "\n")
         self.gw = subprocess.Popen(
-            cmd, stdout=open(self.out / "gateway.log", "wb"), stderr=subprocess.STDOUT
+            cmd, stdout=open(self.out / "gateway.log", "wb"), stderr=subprocess.STDOUT, env=self.env
         )
         deadline = time.monotonic() + 10
         while not ready.exists():
@@ -170,11 +173,14 @@ class Testbed:
         return p
 
     def check_gateway(self) -> None:
-        """Raise if the gateway died (crash, SIGKILL)."""
+        """Raise if the gateway died (crash, SIGKILL, an AQM of its queue failing),
+        with the last line it wrote."""
         if self.gw is not None and self.gw.poll() is not None and not self.stats_path.exists():
+            log = self.out / "gateway.log"
+            lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+            last = f": {lines[-1]}" if lines else ""
             raise RuntimeError(
-                f"the gateway exited unexpectedly (code {self.gw.returncode}); "
-                f"see {self.out / 'gateway.log'}"
+                f"the gateway exited unexpectedly (code {self.gw.returncode}){last}; see {log}"
             )
 
     def stop_gateway(self) -> dict[str, Any] | None:

@@ -205,7 +205,8 @@ impl QueueDiscipline for External {
 pub(crate) fn unavailable(name: &str) -> AqmError {
     let how = match name {
         "python" => "a Python class runs from the aqmlab Python package (aqmlab run, \
-                     aqmlab.sim, aqmlab.aqm.Queue), not from this program"
+                     aqmlab.sim, aqmlab.aqm.Queue, and its aqmlab-gateway command for the \
+                     testbed), not from this program"
             .to_string(),
         _ => format!("no `{name}` queues in this program"),
     };
