@@ -57,7 +57,7 @@ def python_aqms_beside(tables: Iterable[Any], directory: Path) -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([where] + [p for p in paths if p])
 
 
-def _queue_tables(data: Mapping[str, Any]) -> list[Any]:
+def scenario_queues(data: Mapping[str, Any]) -> list[Any]:
     """The queue tables of scenario `data` (``queue``, ``queue_ab``, ``queue_ba`` of each
     link)."""
     return [
@@ -99,7 +99,7 @@ class Scenario:
         """A scenario from a TOML file. A queue written in Python
         (``type = "python"``) finds its module beside the file, or on ``sys.path``."""
         data = load_toml(Path(path).read_text())
-        python_aqms_beside(_queue_tables(data), Path(path).parent)
+        python_aqms_beside(scenario_queues(data), Path(path).parent)
         return cls(data)
 
     def to_dict(self) -> dict[str, Any]:

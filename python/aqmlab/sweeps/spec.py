@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import int_at_least, positive_int, read_toml
+from ..sim import python_aqms_beside, scenario_queues
 from . import metrics as _metrics
 from . import paths as _paths
 
@@ -395,7 +396,11 @@ def _base_scenario(d: Mapping[str, Any], here: Path) -> dict[str, Any]:
         bp = Path(b)
         if not bp.is_absolute():
             bp = here / bp
-        return read_toml(bp)
+        data = read_toml(bp)
+        # (a Python class's module beside the scenario file, for this process and the
+        # workers the sweep starts)
+        python_aqms_beside(scenario_queues(data), bp.parent)
+        return data
     if isinstance(b, Mapping):
         return copy.deepcopy(dict(b))
     if hasattr(b, "to_dict"):  # an aqmlab.sim.Scenario
