@@ -15,7 +15,7 @@ use ::aqm::config::{BuildContext, DEFAULT_LINK_RATE_BPS, Value};
 use ::aqm::external::{DequeueVerdict, ExternalAqm, ExternalConfig, ExternalKind, Failure};
 use ::aqm::{AqmError, Backlog, DropReason, Limit, PacketInfo, SignalKind, Time, Verdict};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 /// What the class sees of a packet.
 #[pyclass(module = "aqmlab._native", name = "AqmPacket")]
@@ -120,6 +120,9 @@ pub struct PyAqm {
     stats: Option<Py<PyAny>>,
     pkt: Py<PyAqmPacket>,
     q: Py<PyAqmQueue>,
+    /// The arguments `(now, pkt, q)`, one tuple reused from call to call (see
+    /// [`PyAqm::args`]).
+    args: Py<PyTuple>,
     words: Words,
     limit: Limit,
 }
@@ -157,10 +160,32 @@ impl PyAqm {
             q.packets = backlog.packets;
             q.bytes = backlog.bytes;
         }
-        match method.bind(py).call1((now.0, self.pkt.bind(py), self.q.bind(py))) {
+        match self.args(py, now).and_then(|args| method.bind(py).call1(&args)) {
             Ok(r) => r,
             Err(e) => self.fail(py, name, now, Some(pkt.flow), e),
         }
+    }
+
+    /// The arguments `(now, pkt, q)`: the queue's tuple with `now` put in while nothing
+    /// else refers to it (a method taking `*args` may keep it), else a new one. (A new
+    /// tuple per call cost a tenth of a Python RED's run: its allocation, and the
+    /// garbage collections that allocating containers sets off.)
+    fn args<'py>(&self, py: Python<'py>, now: Time) -> PyResult<Bound<'py, PyTuple>> {
+        let args = self.args.bind(py);
+        let now = now.0.into_pyobject(py)?;
+        // SAFETY: `args` is a live object (its reference count is read).
+        if unsafe { pyo3::ffi::Py_REFCNT(args.as_ptr()) } == 1 {
+            // SAFETY: `args` is a tuple of length 3 that nothing else refers to, which
+            // PyTuple_SetItem may change; it takes the reference to `now` and releases
+            // the one to the item it replaces.
+            let r = unsafe { pyo3::ffi::PyTuple_SetItem(args.as_ptr(), 0, now.into_ptr()) };
+            if r != 0 {
+                return Err(PyErr::fetch(py));
+            }
+            return Ok(args.clone());
+        }
+        let (pkt, q) = (self.pkt.bind(py).as_any(), self.q.bind(py).as_any());
+        PyTuple::new(py, [now.as_any(), pkt, q])
     }
 
     /// Stop the run: `method` raised `e`.
@@ -310,11 +335,19 @@ impl ExternalAqm for PyAqm {
                 stats: c(&self.stats),
                 pkt: self.pkt.clone_ref(py),
                 q: self.q.clone_ref(py),
+                // (its own tuple: one shared by two handles could never be reused)
+                args: new_args(py, &self.pkt, &self.q).unwrap_or_else(|_| self.args.clone_ref(py)),
                 words: self.words.share(py),
                 limit: self.limit,
             }) as Box<dyn ExternalAqm>
         })
     }
+}
+
+/// A tuple `(0, pkt, q)`, the arguments of the calls of one queue (see [`PyAqm::args`]).
+fn new_args(py: Python<'_>, pkt: &Py<PyAqmPacket>, q: &Py<PyAqmQueue>) -> PyResult<Py<PyTuple>> {
+    let zero = 0u64.into_pyobject(py)?;
+    Ok(PyTuple::new(py, [zero.as_any(), pkt.bind(py).as_any(), q.bind(py).as_any()])?.unbind())
 }
 
 /// The `python` queue type.
@@ -440,6 +473,8 @@ impl ExternalKind for PythonKind {
                 ecn: words.ecn[0].clone_ref(py),
                 enqueued_at: None,
             };
+            let pkt = Py::new(py, pkt).map_err(py_err)?;
+            let q = Py::new(py, q).map_err(py_err)?;
             Ok(Box::new(PyAqm {
                 name: target.clone(),
                 enqueue: enqueue.unbind(),
@@ -451,8 +486,9 @@ impl ExternalKind for PythonKind {
                 signal: signal.map(Bound::unbind),
                 signal_kind,
                 stats: method("stats").map(Bound::unbind),
-                pkt: Py::new(py, pkt).map_err(py_err)?,
-                q: Py::new(py, q).map_err(py_err)?,
+                args: new_args(py, &pkt, &q).map_err(py_err)?,
+                pkt,
+                q,
                 words,
                 limit,
             }) as Box<dyn ExternalAqm>)
