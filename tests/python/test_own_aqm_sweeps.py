@@ -16,7 +16,7 @@ import pytest
 from aqmlab import cli, sweeps
 from aqmlab.base import load_toml
 
-pytestmark = pytest.mark.timeout(1800)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"

@@ -16,7 +16,11 @@ from aqmlab.testbed import run_testbed
 from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
 
 _why = skip_reason()
-pytestmark = [pytest.mark.skipif(_why is not None, reason=_why or ""), pytest.mark.timeout(3600)]
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(_why is not None, reason=_why or ""),
+    pytest.mark.timeout(3600),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
