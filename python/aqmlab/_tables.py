@@ -1,6 +1,7 @@
-"""Records (a list of dicts, as in a run's summary) written to Parquet through pyarrow
-alone, with the columns and types that ``pandas.DataFrame(records).to_parquet(...)``
-gives, so that writing a run's files needs no pandas.
+"""Records (a list of dicts, as in a run's summary) written to Parquet by the compiled
+extension (arrow-rs), with the columns and types that
+``pandas.DataFrame(records).to_parquet(...)`` gives, so that writing a run's files
+imports neither pandas nor pyarrow nor numpy.
 
 The types follow pandas' inference for a column of Python objects: all booleans ->
 bool; all integers -> int64; integers and floats, or integers with a missing value ->
@@ -14,14 +15,12 @@ handed to pandas, so the output never depends on which path wrote it.
 from __future__ import annotations
 
 import importlib.util
-import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_records", "records_table"]
+__all__ = ["write_records", "record_columns"]
 
 _I64 = (-(2**63), 2**63 - 1)
 
@@ -76,49 +75,32 @@ def _columns(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     return {k: [r.get(k, nan) for r in records] for k in names}
 
 
-def records_table(
+def record_columns(
     records: Sequence[Mapping[str, Any]],
     drop: Sequence[str] = (),
     first: str | None = None,
-) -> Any:
-    """A pyarrow Table of the records (see the module's doc), without the `drop`
-    columns and with `first` moved to the front; None where pandas must decide.
-
-    The columns cross as JSON lines read with an explicit schema by pyarrow's JSON
-    reader: Python writes every float in its shortest exact form and Arrow parses it
-    correctly rounded, so values are exact; and unlike ``pyarrow.array`` on Python
-    objects, the reader does not import pandas."""
-    import pyarrow as pa
-    import pyarrow.json as pj
-
+) -> list[tuple[str, str, list[Any]]] | None:
+    """The records' columns as ``(name, type, values)`` (see the module's doc), without
+    the `drop` columns and with `first` moved to the front; None where pandas must
+    decide. A float64 column holds floats and None (for NaN and missing values), a
+    string column is ``large_string`` where the installed pandas is 3 or later."""
     cols = {k: v for k, v in _columns(records).items() if k not in drop}
     if first is not None and first in cols and records:
         cols = {first: cols[first], **{k: v for k, v in cols.items() if k != first}}
-    types = {
-        "bool": pa.bool_(),
-        "int64": pa.int64(),
-        "float64": pa.float64(),
-        "string": pa.large_string() if (_pandas_major() or 0) >= 3 else pa.string(),
-        "null": pa.null(),
-    }
-    fields = []
+    out: list[tuple[str, str, list[Any]]] = []
     for name, values in cols.items():
         kind = _column_type(values)
         if kind is None:
             return None
         if kind == "float64":
             # pandas stores NaN as null
-            cols[name] = [None if v is None or math.isnan(v) else float(v) for v in values]
-        fields.append(pa.field(name, types[kind]))
-    schema = pa.schema(fields)
-    if not records or not fields:
-        return schema.empty_table() if not records else None
-    names = list(cols)
-    lines = "".join(
-        json.dumps(dict(zip(names, row)), allow_nan=True) + "\n" for row in zip(*cols.values())
-    )
-    opts = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
-    return pj.read_json(io.BytesIO(lines.encode()), parse_options=opts)
+            values = [None if v is None or math.isnan(v) else float(v) for v in values]
+        elif kind == "string" and (_pandas_major() or 0) >= 3:
+            kind = "large_string"
+        out.append((name, kind, values))
+    if records and not out:
+        return None  # rows without columns: pandas' own file
+    return out
 
 
 def write_records(
@@ -128,13 +110,14 @@ def write_records(
     first: str | None = None,
     frame: Any = None,
 ) -> None:
-    """Write the records to the Parquet file `path`. `frame`: the records' DataFrame
-    when one was already built (it is written as it is, possibly changed by its user)."""
+    """Write the records to the Parquet file `path` (through the compiled extension:
+    neither pyarrow nor numpy is imported). `frame`: the records' DataFrame when one
+    was already built (it is written as it is, possibly changed by its user)."""
     if frame is not None:
         frame.to_parquet(path, index=False)
         return
-    table = records_table(records, drop, first)
-    if table is None:
+    columns = record_columns(records, drop, first)
+    if columns is None:
         import pandas as pd
 
         df = pd.DataFrame(list(records))
@@ -143,6 +126,6 @@ def write_records(
             df = df[[first] + [c for c in df.columns if c != first]]
         df.to_parquet(path, index=False)
         return
-    import pyarrow.parquet as pq
+    from . import _native
 
-    pq.write_table(table, path)
+    _native.write_parquet(str(path), columns)

@@ -14,7 +14,7 @@ import subprocess
 import time
 from typing import Any
 
-from . import bench_peers
+from . import bench_overhead, bench_peers
 from .base import positive_int
 from .sim import DUMBBELL_RED, Scenario, dumbbell, simulate
 
@@ -84,7 +84,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--peer-repeat",
         type=int,
         default=1,
-        help="with --peers: run each simulator N times in turns (medians; default 1)",
+        help="with --peers or --overhead: run each N times in turns (medians; default 1)",
+    )
+    parser.add_argument(
+        "--overhead",
+        metavar="SCENARIO",
+        help="instead of the dumbbells: what the installed `aqmlab run SCENARIO` costs beyond "
+        "the simulator's own binary on the same file (whole processes in turns, "
+        "--peer-repeat pairs; wall time, CPU time, peak memory)",
+    )
+    parser.add_argument(
+        "--sim-binary",
+        metavar="PATH",
+        help="with --overhead: the aqmlab-sim binary (default: the source tree's "
+        "target/release/aqmlab-sim, else aqmlab-sim on PATH)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
@@ -101,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark dumbbells and print simulated events per second and bottleneck
     packets per wall-clock second (whole run, scenario building included); with
     ``--peers``, the peer harness's case in aqmlab and the peers, measured now."""
+    if args.overhead is not None:
+        return _overhead(args)
     peers = bench_peers.parse_peers(args.peers) if args.peers is not None else []
     if peers:
         bench_peers.peers_dir(required=True)
@@ -149,6 +164,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         for line in bench_peers.history_lines(args.peer_case):
             print(line)
+    return 0
+
+
+def _overhead(args: argparse.Namespace) -> int:
+    """``--overhead``: the installed command against the binary, printed."""
+    positive_int("peer_repeat", args.peer_repeat)
+    if not os.path.isfile(args.overhead):
+        raise ValueError(f"--overhead: no scenario file {args.overhead}")
+    binary = bench_overhead.find_binary(args.sim_binary)
+    pairs = bench_overhead.measure_overhead(args.overhead, binary, args.peer_repeat)
+    if args.json:
+        print(json.dumps(pairs, indent=2))
+    else:
+        print("\n".join(bench_overhead.overhead_lines(pairs, args.overhead)))
     return 0
 
 

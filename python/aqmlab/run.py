@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     """Run one scenario file; write DIR/summary.json and Parquet files. Exit status 0 on
     success; an output directory that cannot be created or an invalid scenario raises
     ValueError (the CLI prints it and exits 2) before anything runs or is written. The
-    path imports no pandas (unless traces or --plot ask for it)."""
+    path imports neither pandas nor pyarrow nor numpy (unless traces or --plot ask for
+    them): the extension writes the Parquet files."""
     check_out_dir(args.out)
     try:
         sc = Scenario.from_file(args.scenario)
@@ -70,10 +70,6 @@ def run(args: argparse.Namespace) -> int:
         changes["threads"] = int(threads)
     if changes:
         sc = sc.replace(**changes)
-    # pyarrow takes a tenth of a second or more to import: do it while the simulator runs
-    # (it releases the interpreter's lock), on a core the run may leave free.
-
-    threading.Thread(target=_import_writers, name="aqmlab-import", daemon=True).start()
     res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
     out = res.to_dir(args.out)
     if args.plot:
@@ -83,15 +79,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
         print(links_table(s))
     return 0
-
-
-def _import_writers() -> None:
-    """Import what writing a run's files needs (an import error surfaces when writing)."""
-    try:
-        import pyarrow.json  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:
-        pass
 
 
 #: The columns ``aqmlab run`` prints for each link direction that saw arrivals.

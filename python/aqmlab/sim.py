@@ -179,8 +179,9 @@ class Result:
         """Write summary.json, flows.parquet, links.parquet, one Parquet file per trace
         and any pcap files into `out`, atomically: everything goes to a temporary
         directory beside it that is renamed at the end, so `out` is complete or as it
-        was. The flows and links tables are written through pyarrow from the summary
-        (the columns and values of ``flows`` and ``links``), without pandas."""
+        was. The flows and links tables are written by the compiled extension from the
+        summary (the columns and values of ``flows`` and ``links``), without pandas,
+        pyarrow or numpy."""
         out = Path(out)
         with staged_dir(out) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2))

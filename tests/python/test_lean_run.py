@@ -1,5 +1,5 @@
-"""A lean `aqmlab run`: no pandas on its path, the same files as through pandas, and
-threads "auto" for a one-off run."""
+"""A lean `aqmlab run`: neither pandas nor pyarrow nor numpy on its path, the same files
+as through pandas (loaded in pandas and polars), and threads "auto" for a one-off run."""
 
 from __future__ import annotations
 
@@ -25,14 +25,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "python" / "aqmlab" / "scenarios"
 
 
-def test_aqmlab_run_imports_no_pandas(tmp_path):
-    """The whole command, in a fresh interpreter: pandas is never imported."""
+HEAVY = ("pandas", "pyarrow", "numpy")
+
+
+def test_aqmlab_run_imports_no_pandas_pyarrow_or_numpy(tmp_path):
+    """The whole command, in a fresh interpreter: pandas, pyarrow and numpy are never
+    imported (the extension writes the Parquet files)."""
     out = tmp_path / "out"
     code = (
         "import sys; from aqmlab.cli import main; "
         f"rc = main(['run', {str(SCENARIOS / 'dumbbell_10mbps.toml')!r}, '--out', {str(out)!r}, "
         "'--duration', '25s']); "
-        "print(rc, sorted(m for m in sys.modules if m == 'pandas' or m.startswith('pandas.')))"
+        f"print(rc, sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -88,7 +92,8 @@ MIXED = {
     "name", ["MIXED", "dumbbell_10mbps.toml", "floyd1993_fig3.toml", "bonald2000_tcp.toml"]
 )
 def test_the_files_are_those_pandas_wrote(tmp_path, name):
-    """flows.parquet and links.parquet: the columns, types and values of the pandas path."""
+    """flows.parquet and links.parquet: the columns, types and values of the pandas path,
+    in pyarrow and pandas."""
     sc = Scenario(MIXED) if name == "MIXED" else Scenario.from_file(SCENARIOS / name)
     d = sc.to_dict()
     d.pop("trace", None)
@@ -102,6 +107,27 @@ def test_the_files_are_those_pandas_wrote(tmp_path, name):
     # and the DataFrames a user asks for are those of the files
     pd.testing.assert_frame_equal(res.flows, ref["flows"])
     pd.testing.assert_frame_equal(res.links, ref["links"])
+
+
+def test_the_files_load_in_polars(tmp_path):
+    """polars reads flows.parquet and links.parquet as it reads the pandas path's files."""
+    try:
+        import polars
+        import polars.testing
+    except ImportError:
+        pytest.skip(
+            "polars is not installed: it is not in the test extra (about 180 MB installed, "
+            "as much as pyarrow); pip install polars to run this half"
+        )
+    res = simulate(Scenario(MIXED), progress=False)
+    out = res.to_dir(tmp_path / "out")
+    for name, ref in _pandas_files(res.summary).items():
+        ref.to_parquet(tmp_path / f"ref-{name}.parquet", index=False)
+        got = polars.read_parquet(out / f"{name}.parquet")
+        polars.testing.assert_frame_equal(
+            got, polars.read_parquet(tmp_path / f"ref-{name}.parquet")
+        )
+        assert got.columns == list(ref.columns) and got.height == len(ref) > 0
 
 
 _VALUES = st.one_of(

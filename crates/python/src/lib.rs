@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod aqm;
 mod errors;
 mod gateway;
+mod parquet;
 mod pyaqm;
 mod sim;
 
@@ -16,5 +17,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     gateway::register(m)?;
     pyaqm::register(m)?;
+    parquet::register(m)?;
     Ok(())
 }
