@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["1", "2", "auto"],
         help="threads of the run: 2 runs a network that splits at its merging directions "
         "on two threads, with the results of one; auto (the default, unless the scenario "
-        "sets threads) takes 2 when two cores are free at the start, else 1",
+        "sets threads) takes 2 whenever this process may use two cores, else 1; where the "
+        "cores are shared and two threads turn out slower than one would be, the run goes "
+        "on on one for a while (measured as it runs)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -112,35 +113,14 @@ def links_table(summary: dict[str, Any]) -> str:
 
 
 def auto_threads() -> int:
-    """Threads for a one-off run: 2 where two cores are free, else 1 (the simulator
-    itself runs on one thread where the network does not split). Free cores: the cores
-    this process may use less the other runnable tasks, the most of a few looks over
-    20 ms (two threads sharing one core wait for each other: several times slower
-    than one thread)."""
+    """Threads for a one-off run: 2 where this process may use two cores or more, else
+    1. The simulator runs one thread where the network does not split, and falls back
+    to one for a while where two turn out slower (cores shared with other work)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    if cores < 2:
-        return 1
-    busy = _other_runnable()
-    return 2 if busy is not None and cores - busy >= 2 else 1
-
-
-def _other_runnable(looks: int = 5, gap: float = 0.005) -> int | None:
-    """Other tasks runnable now (from /proc/loadavg, less this process), the most of
-    `looks` looks `gap` seconds apart; None where it cannot be read."""
-    busy = 0
-    try:
-        for k in range(looks):
-            if k:
-                time.sleep(gap)
-            with open("/proc/loadavg") as f:
-                running = int(f.read().split()[3].split("/")[0])
-            busy = max(busy, running - 1)
-    except (OSError, ValueError, IndexError):
-        return None
-    return busy
+    return 2 if cores >= 2 else 1
 
 
 def plot_traces(res: Any, out: Path) -> list[Path]:

@@ -53,6 +53,7 @@ mod host;
 mod inbox;
 mod lean;
 mod link;
+mod pace;
 mod parts;
 mod plan;
 mod queue;
@@ -105,6 +106,8 @@ pub struct Sim {
     cap: u64,
     /// The progress and memory guards (see `guard`).
     guard: Guard,
+    /// When two threads go on on one (see `pace`).
+    pace: pace::Pace,
 }
 
 impl Sim {
@@ -171,24 +174,33 @@ impl Sim {
                 }
             }
         }
-        if self.split.is_some() && t > self.now {
-            self.run_parallel(t)?;
-            // Exact stops and the end see the whole network; progress steps keep the
-            // parts apart (only the clock is read between them).
-            if horizon == t || t >= self.end {
-                self.settle();
-            }
-        } else {
-            loop {
-                while let Some((et, target)) = self.q.pop_until(Time(t)) {
-                    self.now = et.0;
-                    self.dispatch(target);
-                }
-                if !self.q.checkpoint_due() {
+        loop {
+            if self.split.is_some() && t > self.now && self.pace.two_threads() {
+                if self.run_parallel(t)? {
+                    // Exact stops and the end see the whole network; progress steps keep
+                    // the parts apart (only the clock is read between them).
+                    if horizon == t || t >= self.end {
+                        self.settle();
+                    }
                     break;
                 }
-                self.checkpoint(&|_| true)?;
+                // (two threads were slower than one would be: one, for a while)
+                self.settle();
+                self.pace.fall_back();
             }
+            // (on one thread while two are slower: in segments, to look at the clock)
+            self.settle();
+            let stop = match &self.split {
+                Some(s) => {
+                    t.min(self.now.saturating_add(s.window.saturating_mul(pace::SOLO_SEGMENT)))
+                }
+                None => t,
+            };
+            self.run_serial(stop)?;
+            if stop >= t {
+                break;
+            }
+            self.now = stop;
         }
         self.now = t;
         if t >= self.end {
@@ -199,6 +211,20 @@ impl Sim {
             return Err(e.into());
         }
         Ok(())
+    }
+
+    /// Every event up to `t` on this thread.
+    fn run_serial(&mut self, t: u64) -> Result<()> {
+        loop {
+            while let Some((et, target)) = self.q.pop_until(Time(t)) {
+                self.now = et.0;
+                self.dispatch(target);
+            }
+            if !self.q.checkpoint_due() {
+                return Ok(());
+            }
+            self.checkpoint(&|_| true)?;
+        }
     }
 
     #[inline]

@@ -166,6 +166,7 @@ impl Sim {
             outbox: Vec::new(),
             other: None,
             cap: u64::MAX,
+            pace: super::pace::Pace::default(),
             guard: guard::Guard::new(sc.memory_budget()),
             sc,
         };

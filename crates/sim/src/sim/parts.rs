@@ -15,8 +15,9 @@
 //! window ends).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use aqm::Time;
 
@@ -44,14 +45,21 @@ fn owns(split: &Split, me: u8, t: Target) -> bool {
 
 /// What the two threads share: a count of arrivals at the end of windows (and a
 /// condition variable for a thread that stopped spinning), a flag for a thread that
-/// failed, and per part two outboxes, for odd and even windows.
+/// failed, and per part two outboxes, for odd and even windows; the window after which
+/// both stop to go on on one thread (see `pace`) and the time part 1 waited (ns) since
+/// part 0 last looked.
 struct Shared {
     arrived: AtomicUsize,
     sleep: Mutex<()>,
     wake: Condvar,
     failed: AtomicBool,
     boxes: [[Mutex<Vec<Handover>>; 2]; 2],
+    stop_after: AtomicUsize,
+    waited: AtomicU64,
 }
+
+/// Part 0 judges the pace every this many windows.
+const JUDGE_EVERY: usize = 64;
 
 /// Spins before a thread waiting for the other sleeps: a few microseconds, about the
 /// time a window takes on the dumbbell.
@@ -65,6 +73,8 @@ impl Shared {
             wake: Condvar::new(),
             failed: AtomicBool::new(false),
             boxes: Default::default(),
+            stop_after: AtomicUsize::new(usize::MAX),
+            waited: AtomicU64::new(0),
         }
     }
 
@@ -120,8 +130,10 @@ impl Sim {
         }
     }
 
-    /// Run to `t` on two threads; the parts stay apart (`settle` joins them).
-    pub(super) fn run_parallel(&mut self, t: u64) -> crate::error::Result<()> {
+    /// Run to `t` on two threads; the parts stay apart (`settle` joins them). False
+    /// when the threads stopped before `t` because two were slower than one would be
+    /// (see `pace`): the clock is then at the end of the last window.
+    pub(super) fn run_parallel(&mut self, t: u64) -> crate::error::Result<bool> {
         let split = self.split.take().expect("a split");
         let mut other = match self.other.take() {
             Some(o) => o,
@@ -152,6 +164,7 @@ impl Sim {
             (Err(p), _) | (_, Err(p)) => resume_unwind(p),
             (Ok(a), Ok(b)) => (a, b),
         };
+        self.pace.waited += Duration::from_nanos(sh.waited.load(Ordering::Relaxed));
         if let Err(e) = ra.and(rb) {
             // (a guard stopped a part: the run cannot go on, the parts stay apart)
             self.guard.failed = Some(e.clone());
@@ -172,7 +185,7 @@ impl Sim {
         }
         self.other = Some(other);
         self.split = Some(split);
-        Ok(())
+        Ok(sh.stop_after.load(Ordering::Relaxed) == usize::MAX || self.now >= t)
     }
 
     /// Split: `self` keeps part 0, the copy returned runs part 1. Each keeps the
@@ -204,6 +217,7 @@ impl Sim {
             other: None,
             cap: u64::MAX,
             guard: self.guard.clone(),
+            pace: self.pace.clone(),
         };
         for (me, sim) in [(0u8, &mut *self), (1u8, &mut b)] {
             for (d, dir) in sim.dirs.iter_mut().enumerate() {
@@ -259,11 +273,26 @@ impl Sim {
             }
             self.now = end - 1;
             std::mem::swap(&mut *lock(&sh.boxes[me][j % 2]), &mut self.outbox);
+            if me == 0 && (j + 1).is_multiple_of(JUDGE_EVERY) {
+                let theirs = Duration::from_nanos(sh.waited.swap(0, Ordering::Relaxed));
+                if self.pace.judge(theirs) {
+                    // (stored before this thread's arrival: the other sees it after)
+                    sh.stop_after.store(j, Ordering::Release);
+                }
+            }
+            let t0 = Instant::now();
             if !sh.wait(j) {
                 break;
             }
+            let waited = t0.elapsed();
+            if me == 0 {
+                self.pace.waited += waited;
+            } else {
+                sh.waited.fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
+            }
+            let stop = sh.stop_after.load(Ordering::Acquire) <= j;
             j += 1;
-            if end > t {
+            if end > t || stop {
                 break;
             }
             cur = end;

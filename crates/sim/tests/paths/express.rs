@@ -327,6 +327,36 @@ fn two_threads_give_the_results_of_one() {
     same(&z, &summary(&dumbbell(true, q)), "progress steps");
 }
 
+/// Two threads that fall back to one thread (where two are slower) and back again,
+/// many times in a run, give the results of one thread, bit for bit: run whole and in
+/// progress steps, with flows both ways.
+#[test]
+fn two_threads_falling_back_to_one_give_the_results_of_one() {
+    let q = r#"{ type = "red", limit = 40, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, gentle = true, ecn = true }"#;
+    let t = format!(
+        "{}[[flow]]\nsrc = \"k1\"\ndst = \"s2\"\n[[flow]]\nsrc = \"k3\"\ndst = \"s0\"\n",
+        dumbbell(true, q)
+    );
+    let one = summary(&t);
+    let two = format!("threads = 2\n{t}");
+    if Sim::new(scenario(&two), None).unwrap().threads() < 2 {
+        return; // (one core: no second thread to fall back from)
+    }
+    for steps in [1u64, 200] {
+        let mut sim = Sim::new(scenario(&two), None).unwrap();
+        sim.pace_eagerly();
+        let end = sim.scenario().duration.0;
+        for k in 1..=steps {
+            sim.run_until_ahead(aqm::Time(end * k / steps)).unwrap();
+        }
+        assert!(sim.is_finished());
+        assert!(sim.fallbacks() > 2, "{steps} steps: {} fall-backs", sim.fallbacks());
+        let mut s = sim.summary();
+        (s.wall_seconds, s.events) = (0.0, 0);
+        same(&s, &one, &format!("{steps} steps"));
+    }
+}
+
 /// One thread where the network does not split at an inbox (a single path), with
 /// link events, and when one thread is asked for.
 #[test]
