@@ -20,12 +20,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 __all__ = ["find_binary", "measure_overhead", "overhead_lines"]
 
 
-def find_binary(given: Optional[str] = None) -> Path:
+def find_binary(given: str | None = None) -> Path:
     """The simulator's binary: `given`, else the source tree's release build, else
     ``aqmlab-sim`` on PATH; ValueError naming ``--sim-binary`` when none is found."""
     cands = [Path(given)] if given else []
@@ -44,7 +44,7 @@ def find_binary(given: Optional[str] = None) -> Path:
     )
 
 
-def _measured(cmd: List[str]) -> Dict[str, float]:
+def _measured(cmd: list[str]) -> dict[str, float]:
     """Wall time, CPU time and peak memory of one whole process (its output dropped)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -63,14 +63,14 @@ def _measured(cmd: List[str]) -> Dict[str, float]:
     }
 
 
-def _aqmlab_cli() -> List[str]:
+def _aqmlab_cli() -> list[str]:
     beside = Path(sys.executable).parent / "aqmlab"
     if beside.is_file() and os.access(beside, os.X_OK):
         return [str(beside)]
     return [sys.executable, "-m", "aqmlab"]
 
 
-def measure_overhead(scenario: str, binary: Path, repeat: int) -> List[Dict[str, Any]]:
+def measure_overhead(scenario: str, binary: Path, repeat: int) -> list[dict[str, Any]]:
     """`repeat` pairs, in turns: the installed ``aqmlab run`` and the binary on
     `scenario`; one record per pair (``run``, ``binary``: their figures)."""
     pairs = []
@@ -79,7 +79,7 @@ def measure_overhead(scenario: str, binary: Path, repeat: int) -> List[Dict[str,
         run_cmd = _aqmlab_cli() + ["run", scenario, "--out", out, "-q", "--no-progress"]
         for k in range(repeat):
             first_run = k % 2 == 0  # alternate which goes first
-            rec: Dict[str, Any] = {}
+            rec: dict[str, Any] = {}
             for which in ("run", "binary") if first_run else ("binary", "run"):
                 cmd = run_cmd if which == "run" else [str(binary), scenario]
                 rec[which] = _measured(cmd)
@@ -87,7 +87,7 @@ def measure_overhead(scenario: str, binary: Path, repeat: int) -> List[Dict[str,
     return pairs
 
 
-def overhead_lines(pairs: List[Dict[str, Any]], scenario: str) -> List[str]:
+def overhead_lines(pairs: list[dict[str, Any]], scenario: str) -> list[str]:
     """The pairs and their medians as text: what ``aqmlab run`` adds to the binary."""
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     lines = [
