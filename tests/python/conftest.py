@@ -35,3 +35,31 @@ def plugins(tmp_path_factory):
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(wrong), str(c)], check=True)
     rel = target / "release"
     return {"red": rel / "libred_plugin.so", "probe": rel / "libprobe_plugin.so", "abi": wrong}
+
+
+@pytest.fixture
+def compare_and_evaluate(tmp_path):
+    """A function of an `--aqm-file` path that runs `aqmlab compare` (dumbbell_10mbps, 40 s)
+    and `aqmlab evaluate --quick` (scenario 5.1.1, one seed) on its queues and returns
+    compare.csv's rows by AQM and evaluate's metrics of each AQM (its name columns and
+    wall time left out)."""
+    from aqmlab import cli
+
+    def run(mine: Path):
+        import pandas as pd
+
+        scenario = ROOT / "python/aqmlab/scenarios/dumbbell_10mbps.toml"
+        out = tmp_path / "cmp"
+        args = ["compare", str(scenario), "--aqm-file", str(mine), "--duration", "40s"]
+        assert cli.main(args + ["--out", str(out), "--quiet"]) == 0
+        rows = pd.read_csv(out / "compare.csv").set_index("aqm")
+        ev = tmp_path / "ev"
+        args = ["evaluate", "--aqm-file", str(mine), "--scenarios", "5.1.1", "--quick"]
+        args += ["--seeds", "1", "--jobs", "1", "--no-progress", "--out", str(ev)]
+        assert cli.main(args) == 0
+        m = pd.read_parquet(ev / "metrics.parquet")
+        drop = ["aqm", "type", "wall_time"]
+        by = {a: g.drop(columns=drop).reset_index(drop=True) for a, g in m.groupby("aqm")}
+        return rows, by
+
+    return run

@@ -216,34 +216,22 @@ def test_module_beside_the_scenario_file(tmp_path):
     assert res.summary["links"]["r->k"]["overflow_drops"] > 0
 
 
-def test_compare_and_evaluate_take_a_python_class(tmp_path):
+def test_compare_and_evaluate_take_a_python_class(tmp_path, compare_and_evaluate):
     """`--aqm-file` names a class beside it: `aqmlab compare` and `aqmlab evaluate` (on
     its Dask workers) give the Python Drop Tail the built-in's figures."""
+    import pandas as pd
+
     shutil.copy(EXAMPLES / "droptail_aqm.py", tmp_path / "tail_aqm.py")
     mine = tmp_path / "mine.toml"
     mine.write_text(
         '[queue.tail]\ntype = "droptail"\nlimit = 30\n'
         '[queue.tail_py]\ntype = "python"\nclass = "tail_aqm:DropTail"\nlimit = 30\n'
     )
-    scenario = ROOT / "python/aqmlab/scenarios/dumbbell_10mbps.toml"
-    out = tmp_path / "cmp"
-    args = ["compare", str(scenario), "--aqm-file", str(mine), "--duration", "40s"]
-    assert cli.main(args + ["--out", str(out), "--quiet"]) == 0
-    import pandas as pd
-
-    rows = pd.read_csv(out / "compare.csv").set_index("aqm")
+    rows, by = compare_and_evaluate(mine)
     assert list(rows["type"]) == ["droptail", "python"]
     figures = rows.drop(columns=["type"])
     assert figures.loc["tail"].equals(figures.loc["tail_py"])
     assert figures.loc["tail", "drop_rate"] > 0
-
-    ev = tmp_path / "ev"
-    args = ["evaluate", "--aqm-file", str(mine), "--scenarios", "5.1.1", "--quick"]
-    args += ["--seeds", "1", "--jobs", "1", "--no-progress", "--out", str(ev)]
-    assert cli.main(args) == 0
-    m = pd.read_parquet(ev / "metrics.parquet")
-    drop = ["aqm", "type", "wall_time"]
-    by = {a: g.drop(columns=drop).reset_index(drop=True) for a, g in m.groupby("aqm")}
     assert set(by) == {"tail", "tail_py"}
     pd.testing.assert_frame_equal(by["tail"], by["tail_py"], check_exact=True)
 

@@ -63,7 +63,7 @@ def test_queue_runs_a_plugin(plugins):
     assert [q.enqueue(0.001 * i, 1000, 3) for i in range(3)] == ["enqueue"] * 2 + ["drop_forced"]
 
 
-def test_compare_and_evaluate_take_a_plugin(plugins, tmp_path):
+def test_compare_and_evaluate_take_a_plugin(plugins, tmp_path, compare_and_evaluate):
     """`--aqm-file` names the RED plugin beside the built-in `red` with the same keys:
     `aqmlab compare` and `aqmlab evaluate --quick` (an RFC 7928 scenario and its ECN
     variant, on its Dask workers) give both the same figures, exactly. (Both tables say
@@ -77,23 +77,11 @@ def test_compare_and_evaluate_take_a_plugin(plugins, tmp_path):
         f'[queue.red]\ntype = "red"\n{keys}'
         f'[queue.red_plugin]\ntype = "plugin"\npath = "{plugins["red"]}"\n{keys}'
     )
-    scenario = ROOT / "python/aqmlab/scenarios/dumbbell_10mbps.toml"
-    out = tmp_path / "cmp"
-    args = ["compare", str(scenario), "--aqm-file", str(mine), "--duration", "40s"]
-    assert cli.main(args + ["--out", str(out), "--quiet"]) == 0
-    rows = pd.read_csv(out / "compare.csv").set_index("aqm")
+    rows, by = compare_and_evaluate(mine)
     assert list(rows["type"]) == ["red", "plugin"]
     figures = rows.drop(columns=["type"])
     assert figures.loc["red"].equals(figures.loc["red_plugin"])
     assert figures.loc["red", "drop_rate"] > 0
-
-    ev = tmp_path / "ev"
-    args = ["evaluate", "--aqm-file", str(mine), "--scenarios", "5.1.1", "--quick"]
-    args += ["--seeds", "1", "--jobs", "1", "--no-progress", "--out", str(ev)]
-    assert cli.main(args) == 0
-    m = pd.read_parquet(ev / "metrics.parquet")
-    drop = ["aqm", "type", "wall_time"]
-    by = {a: g.drop(columns=drop).reset_index(drop=True) for a, g in m.groupby("aqm")}
     assert set(by) == {"red", "red_plugin"}
     pd.testing.assert_frame_equal(by["red"], by["red_plugin"], check_exact=True)
     assert sorted(by["red"]["ecn"]) == [False, True]
