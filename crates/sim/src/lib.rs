@@ -35,6 +35,7 @@ pub mod error;
 pub mod monitor;
 pub mod net;
 pub mod packet;
+pub mod profile;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

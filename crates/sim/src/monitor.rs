@@ -297,6 +297,8 @@ pub struct Summary {
     /// Events processed.
     pub events: u64,
     pub wall_seconds: f64,
+    /// The profiles the scenario applied, table by table, with the keys each filled.
+    pub profiles: Vec<crate::scenario::ProfileUse>,
     /// Packets that left the busiest link direction's queue over the whole run.
     pub bottleneck_packets: u64,
     pub bottleneck: String,

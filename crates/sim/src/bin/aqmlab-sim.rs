@@ -39,6 +39,15 @@ fn main() {
             );
         }
     }
+    // (a few TCP flows' windows and repairs, to look at one sender)
+    if s.flows.len() <= 10 {
+        for f in s.flows.iter().filter(|f| f.variant.is_some()) {
+            println!(
+                "{:>14} goodput {:.4e} mean_cwnd {:.1} timeouts {} fast_retransmits {}",
+                f.name, f.goodput_bps, f.mean_cwnd, f.timeouts, f.fast_retransmits
+            );
+        }
+    }
     println!(
         "events {} in {:.3} s: {:.0} events/s; bottleneck {} {} packets: {:.0} packets/s",
         s.events,

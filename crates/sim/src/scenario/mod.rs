@@ -39,12 +39,14 @@ mod flows;
 mod links;
 pub mod memory;
 mod normal;
+mod profiles;
 mod read;
 mod spec;
 mod tcp;
 mod traces;
 
 pub use normal::{NormalDirection, NormalEvent, NormalFlow, NormalLink, NormalTrace, Normalized};
+pub use profiles::ProfileUse;
 
 /// The queue a link direction gets when the scenario gives none: Drop Tail with a
 /// 50-packet buffer (ns-2's default `queue-limit`).
@@ -92,6 +94,9 @@ pub struct Scenario {
     /// The memory budget given (`max_memory`, bytes), or `None` for the default, half
     /// of the machine's memory ([`Scenario::memory_budget`]).
     pub max_memory: Option<u64>,
+    /// The profiles applied and the keys each filled, table by table (the scenario's
+    /// first; see `crate::profile`).
+    pub profiles: Vec<ProfileUse>,
     /// The routes with every link up, computed by validation (reused by the run when
     /// the nodes and links they were computed from are unchanged).
     cached_routes: Option<Routes>,
@@ -272,7 +277,9 @@ impl Scenario {
         if !v.is_table() {
             return Err(SimError::at("scenario", "expected a table"));
         }
-        let spec: ScenarioSpec = de(v, "")?;
+        let mut v = v.clone();
+        let profiles = profiles::apply(&mut v)?;
+        let spec: ScenarioSpec = de(&v, "")?;
         let (duration, warmup) = run_window(&spec)?;
         let seed = match spec.seed {
             Some(s) => int_in(s, "seed", 0, i64::MAX)? as u64,
@@ -309,6 +316,7 @@ impl Scenario {
             qdisc_path: spec.qdisc_path.unwrap_or(false),
             threads,
             max_memory,
+            profiles,
             name: spec.name,
             duration: Time::from_secs_f64(duration),
             warmup: Time::from_secs_f64(warmup),

@@ -18,8 +18,9 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams, LossSsthresh,
-    NewRenoFlavor, NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
+    AppLimited, CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams,
+    LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams,
+    Variant,
 };
 
 /// The whole file.
@@ -44,6 +45,10 @@ pub(super) struct ScenarioSpec {
     pub max_memory: Option<Quantity>,
     #[serde(default)]
     pub name: String,
+    /// The scenario's profile: read (and taken out) by `profiles::apply`, named here
+    /// for the list of allowed keys.
+    #[allow(dead_code)]
+    pub profile: Option<String>,
     /// Free text for readers, checked to be text and otherwise unused.
     #[allow(dead_code)]
     pub description: Option<String>,
@@ -185,6 +190,12 @@ pub(super) struct TcpSpec {
     pub ecn_cwr: EcnCwr,
     #[serde(deserialize_with = "named")]
     pub loss_ssthresh: LossSsthresh,
+    #[serde(deserialize_with = "named")]
+    pub app_limited: AppLimited,
+    pub hystart: bool,
+    pub prr: bool,
+    pub rack: bool,
+    pub quickack: bool,
     pub dupack_threshold: i64,
     pub ack_size: Quantity,
     #[serde(deserialize_with = "newreno")]
@@ -225,7 +236,7 @@ pub(super) enum InitialWindow {
 impl Default for TcpSpec {
     fn default() -> Self {
         let d = TcpParams::default();
-        let l = LedbatParams::default();
+        let (l, r) = (LedbatParams::default(), &d.rules);
         TcpSpec {
             variant: d.variant,
             max_window: d.max_window.into(),
@@ -240,28 +251,33 @@ impl Default for TcpSpec {
             initial_rto: d.initial_rto.into(),
             tick: d.tick.into(),
             max_backoff: d.max_backoff.into(),
-            rto_backoff: d.rto_backoff,
-            fast_retransmit_timer: d.fast_retransmit_timer,
-            recover_rule: d.recover_rule,
-            rtt_sampling: d.rtt_sampling,
-            ecn_cwr: d.ecn_cwr,
-            loss_ssthresh: d.loss_ssthresh,
+            rto_backoff: r.rto_backoff,
+            fast_retransmit_timer: r.fast_retransmit_timer,
+            recover_rule: r.recover_rule,
+            rtt_sampling: r.rtt_sampling,
+            ecn_cwr: r.ecn_cwr,
+            loss_ssthresh: r.loss_ssthresh,
+            app_limited: r.app_limited,
+            hystart: r.hystart,
+            prr: r.prr,
+            rack: r.rack,
+            quickack: r.quickack,
             dupack_threshold: d.dupack_threshold.into(),
             ack_size: f64::from(d.ack_size).into(),
-            newreno: d.newreno,
-            newreno_timer: d.newreno_timer,
-            tiny_window: d.tiny_window,
+            newreno: r.newreno,
+            newreno_timer: r.newreno_timer,
+            tiny_window: r.tiny_window,
             sack: d.sack,
             sack_blocks: d.sack_blocks.into(),
-            limited_transmit: d.limited_transmit,
+            limited_transmit: r.limited_transmit,
             ect1: d.ect1,
             cubic_c: d.cubic.c,
             cubic_beta: d.cubic.beta,
             fast_convergence: d.cubic.fast_convergence,
-            cubic_reno_friendly: d.cubic.reno_friendly,
-            cubic_growth: d.cubic.growth,
-            cubic_timeout: d.cubic.timeout,
-            cubic_slow_start: d.cubic.slow_start,
+            cubic_reno_friendly: r.cubic.reno_friendly,
+            cubic_growth: r.cubic.growth,
+            cubic_timeout: r.cubic.timeout,
+            cubic_slow_start: r.cubic.slow_start,
             dctcp_g: d.dctcp_g,
             ledbat_target: l.target.into(),
             ledbat_gain: l.gain,
@@ -412,7 +428,8 @@ impl FlowSpec {
             None => FlowType::Tcp,
         };
         let v = Value::Table(t.clone());
-        let mut keys = vec!["type"];
+        // (`profile` is read and taken out by `profiles::apply`)
+        let mut keys = vec!["type", "profile"];
         let common = group(&v, path, &mut keys)?;
         let k = &mut keys;
         let kind = match ty {

@@ -3,7 +3,7 @@
 use super::read::{above, bytes, int_in, pos_secs, secs, ticks};
 use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
-use crate::tcp::{CubicParams, LedbatParams, TcpParams, Variant};
+use crate::tcp::{CubicParams, CubicRules, LedbatParams, Rules, TcpParams, Variant};
 
 /// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
 const HEADERS: u32 = 40;
@@ -22,8 +22,6 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
     let half = u32::MAX as i64 / 2;
     let tp = TcpParams {
         variant: t.variant,
-        newreno: t.newreno,
-        newreno_timer: t.newreno_timer,
         max_window,
         init_cwnd,
         ssthresh: t.ssthresh,
@@ -37,27 +35,15 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         initial_rto: pos_secs(&t.initial_rto, &fp("initial_rto"))?,
         tick: pos_secs(&t.tick, &fp("tick"))?,
         max_backoff: count(t.max_backoff, "max_backoff", 1, 1 << 20)?,
-        rto_backoff: t.rto_backoff,
-        fast_retransmit_timer: t.fast_retransmit_timer,
-        recover_rule: t.recover_rule,
-        rtt_sampling: t.rtt_sampling,
-        ecn_cwr: t.ecn_cwr,
-        loss_ssthresh: t.loss_ssthresh,
         dupack_threshold: count(t.dupack_threshold, "dupack_threshold", 1, 1000)?,
         ecn,
-        tiny_window: t.tiny_window,
         sack: t.sack,
         sack_blocks: count(t.sack_blocks, "sack_blocks", 1, 4)?,
-        limited_transmit: t.limited_transmit,
         ect1: t.ect1,
         cubic: CubicParams {
             c: above(t.cubic_c, 0.0, true, &fp("cubic_c"), "> 0 packets/s^3")?,
             beta: open01(t.cubic_beta, &fp("cubic_beta"))?,
             fast_convergence: t.fast_convergence,
-            reno_friendly: t.cubic_reno_friendly,
-            growth: t.cubic_growth,
-            timeout: t.cubic_timeout,
-            slow_start: t.cubic_slow_start,
         },
         dctcp_g: match t.dctcp_g {
             g if g > 0.0 && g <= 1.0 => g,
@@ -71,6 +57,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             v.sort_unstable();
             v
         },
+        rules: rules(t),
     };
     if tp.min_rto > tp.max_rto {
         let max_rto = tp.max_rto;
@@ -87,10 +74,49 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             "with variant reno, newreno, cubic, dctcp or ledbat (not tahoe)",
         ));
     }
+    for (on, key, rfc) in [
+        (tp.rules.prr, "prr", "RFC 6937's DeliveredData counts SACKed packets"),
+        (tp.rules.rack, "rack", "RFC 8985 detects losses from SACKs"),
+    ] {
+        if on && !tp.sack {
+            return Err(SimError::invalid(
+                &fp(key),
+                true,
+                format!("true only with sack = true ({rfc})"),
+            ));
+        }
+    }
     if tp.ect1 && !ecn {
         return Err(SimError::invalid(&fp("ect1"), true, "true only with ecn = true"));
     }
     Ok(tp)
+}
+
+/// The flow's rules (each key an enum or a switch, checked by its type).
+fn rules(t: &TcpSpec) -> Rules {
+    Rules {
+        newreno: t.newreno,
+        newreno_timer: t.newreno_timer,
+        rto_backoff: t.rto_backoff,
+        fast_retransmit_timer: t.fast_retransmit_timer,
+        recover_rule: t.recover_rule,
+        rtt_sampling: t.rtt_sampling,
+        loss_ssthresh: t.loss_ssthresh,
+        ecn_cwr: t.ecn_cwr,
+        app_limited: t.app_limited,
+        hystart: t.hystart,
+        prr: t.prr,
+        rack: t.rack,
+        quickack: t.quickack,
+        tiny_window: t.tiny_window,
+        limited_transmit: t.limited_transmit,
+        cubic: CubicRules {
+            reno_friendly: t.cubic_reno_friendly,
+            growth: t.cubic_growth,
+            timeout: t.cubic_timeout,
+            slow_start: t.cubic_slow_start,
+        },
+    }
 }
 
 /// LEDBAT's keys, checked whatever the variant; kept for a LEDBAT flow only.

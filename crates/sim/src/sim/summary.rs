@@ -68,6 +68,7 @@ impl Sim {
             flows,
             events: self.q.popped(),
             wall_seconds: self.wall.elapsed().as_secs_f64(),
+            profiles: sc.profiles.clone(),
             bottleneck_packets: self.dirs.get(busiest).map_or(0, |d| d.mon.total_departures()),
             bottleneck: if self.dirs.is_empty() { String::new() } else { sc.dir_name(busiest) },
         }

@@ -48,6 +48,8 @@
 
 use serde::Serialize;
 
+use super::rules::is_default;
+
 /// How the window grows in the concave and convex regions (`cubic_growth`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -92,17 +94,29 @@ pub struct CubicParams {
     pub beta: f64,
     /// Fast convergence (Section 4.7).
     pub fast_convergence: bool,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true }
+    }
+}
+
+/// CUBIC's rules where ns-3 3.37's `TcpCubic` and Linux depart from the RFC (see the
+/// module docs); each a key of the flow table, `cubic_` and the field's name.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CubicRules {
     /// The Reno-friendly region (Section 4.3).
-    #[serde(skip_serializing_if = "is_true")]
+    #[serde(rename = "cubic_reno_friendly", skip_serializing_if = "is_true")]
     pub reno_friendly: bool,
     /// The increase rule of the concave and convex regions.
-    #[serde(skip_serializing_if = "is_default")]
+    #[serde(rename = "cubic_growth", skip_serializing_if = "is_default")]
     pub growth: CubicGrowth,
     /// The response to a timeout.
-    #[serde(skip_serializing_if = "is_default")]
+    #[serde(rename = "cubic_timeout", skip_serializing_if = "is_default")]
     pub timeout: CubicTimeout,
     /// Slow start's increase.
-    #[serde(skip_serializing_if = "is_default")]
+    #[serde(rename = "cubic_slow_start", skip_serializing_if = "is_default")]
     pub slow_start: CubicSlowStart,
 }
 
@@ -110,16 +124,9 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
-fn is_default<T: Default + PartialEq>(v: &T) -> bool {
-    *v == T::default()
-}
-
-impl Default for CubicParams {
+impl Default for CubicRules {
     fn default() -> Self {
-        CubicParams {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
+        CubicRules {
             reno_friendly: true,
             growth: CubicGrowth::Rfc,
             timeout: CubicTimeout::Rfc,
@@ -149,6 +156,7 @@ impl CubicParams {
 #[derive(Clone, Debug, Default)]
 pub struct Cubic {
     pub p: CubicParams,
+    pub r: CubicRules,
     /// W_max, packets (0 before the first congestion event).
     pub w_max: f64,
     /// cwnd_prior: cwnd when ssthresh was last set, packets.
@@ -170,13 +178,13 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(p: CubicParams) -> Cubic {
-        Cubic { p, no_w_max: true, ..Default::default() }
+    pub fn new(p: CubicParams, r: CubicRules) -> Cubic {
+        Cubic { p, r, no_w_max: true, ..Default::default() }
     }
 
     /// Slow start's increase for an ACK that acknowledges `acked` packets.
     pub fn slow_start_increase(&self, acked: f64) -> f64 {
-        match self.p.slow_start {
+        match self.r.slow_start {
             CubicSlowStart::Rfc => 1.0,
             CubicSlowStart::Acked => acked,
         }
@@ -184,7 +192,7 @@ impl Cubic {
 
     /// Segments growth rounds a window down to whole packets.
     fn whole(&self, w: f64) -> f64 {
-        if self.p.growth == CubicGrowth::Segments { w.floor() } else { w }
+        if self.r.growth == CubicGrowth::Segments { w.floor() } else { w }
     }
 
     /// A congestion event (loss or ECN-Echo) with window `cwnd` (Sections 4.6, 4.7):
@@ -192,7 +200,7 @@ impl Cubic {
     pub fn on_congestion(&mut self, cwnd: f64) -> f64 {
         let cwnd = self.whole(cwnd);
         // (ns-3 3.37 has no W_max to compare with after a reset timeout)
-        let reset = self.p.timeout == CubicTimeout::Reset && self.no_w_max;
+        let reset = self.r.timeout == CubicTimeout::Reset && self.no_w_max;
         self.w_max = if self.p.fast_convergence && !reset && cwnd < self.w_max {
             self.whole(cwnd * (1.0 + self.p.beta) / 2.0)
         } else {
@@ -209,7 +217,7 @@ impl Cubic {
     /// congestion event; the next stage starts with K = 0. `deflated` is the window
     /// without fast recovery's inflation, which `cubic_timeout = "reset"` reduces.
     pub fn on_timeout(&mut self, cwnd: f64, deflated: f64) -> f64 {
-        let cwnd = match self.p.timeout {
+        let cwnd = match self.r.timeout {
             CubicTimeout::Rfc => cwnd,
             CubicTimeout::Reset => {
                 self.no_w_max = true;
@@ -220,10 +228,16 @@ impl Cubic {
         let cwnd = self.whole(cwnd);
         let ss = self.whole(cwnd * self.p.beta).max(2.0);
         self.cwnd_prior = cwnd;
+        self.restart_after_timeout();
+        ss
+    }
+
+    /// A timeout that keeps ssthresh and W_max (one during a loss episode, see
+    /// `loss_ssthresh`): the next stage starts with K = 0, as after any timeout.
+    pub fn restart_after_timeout(&mut self) {
         self.epoch = None;
         self.after_rto = true;
         self.loss = true;
-        ss
     }
 
     /// Acked slow start: does this ACK end a timeout's go-back-N (it covers the highest
@@ -232,7 +246,7 @@ impl Cubic {
     /// held beyond the holes, and counting them would open the window by up to a
     /// receiver window at once.
     pub fn ends_loss(&mut self, past_recover: bool) -> bool {
-        if self.p.slow_start == CubicSlowStart::Acked && self.loss && past_recover {
+        if self.r.slow_start == CubicSlowStart::Acked && self.loss && past_recover {
             self.loss = false;
             return true;
         }
@@ -248,7 +262,7 @@ impl Cubic {
     /// As [`Cubic::on_ack`], for an ACK that acknowledges `acked` packets (the
     /// segments growth counts them; the RFC's rule is per ACK).
     pub fn on_ack_n(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
-        if self.p.growth == CubicGrowth::Segments {
+        if self.r.growth == CubicGrowth::Segments {
             return self.on_ack_segments(now, cwnd, srtt, acked);
         }
         let (t0, _, k) = self.epoch_at(now, cwnd);
@@ -256,7 +270,7 @@ impl Cubic {
         // Figure 4; alpha_cubic becomes 1 once W_est reaches cwnd_prior.
         let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
         self.w_est += alpha / cwnd;
-        if self.p.reno_friendly && self.p.w_cubic(t, k, self.w_max) < self.w_est {
+        if self.r.reno_friendly && self.p.w_cubic(t, k, self.w_max) < self.w_est {
             return self.w_est.max(cwnd);
         }
         let target = self.p.w_cubic(t + srtt, k, self.w_max).clamp(cwnd, 1.5 * cwnd);
@@ -280,7 +294,7 @@ impl Cubic {
     /// ahead, as Linux (`delay_min`) and ns-3 (`m_delayMin`) do.
     #[inline]
     pub fn note_rtt(&mut self, r: f64) {
-        if self.p.growth == CubicGrowth::Segments && (self.min_rtt == 0.0 || r < self.min_rtt) {
+        if self.r.growth == CubicGrowth::Segments && (self.min_rtt == 0.0 || r < self.min_rtt) {
             self.min_rtt = r;
         }
     }
@@ -300,7 +314,7 @@ impl Cubic {
         if self.no_w_max {
             cnt = cnt.min(20.0);
         }
-        if self.p.reno_friendly {
+        if self.r.reno_friendly {
             let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
             self.w_est += alpha * acked as f64 / cwnd;
             if self.w_est > cwnd {
@@ -330,12 +344,13 @@ mod tests {
     /// paying for each increase on the next ACK.
     #[test]
     fn segments_growth_target_rounds_towards_w_max() {
-        let p = CubicParams {
+        let p = CubicParams::default();
+        let r = CubicRules {
             growth: CubicGrowth::Segments,
             reno_friendly: false,
             ..Default::default()
         };
-        let mut c = Cubic::new(p);
+        let mut c = Cubic::new(p, r);
         for r in [0.2, 0.066, 0.1] {
             c.note_rtt(r);
         }

@@ -20,27 +20,42 @@
 //! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and
 //! ECT(1). A sender that uses none of them takes the original code path (`ext` false):
 //! one test per ACK.
+//!
+//! Where the RFCs and the peers part ways the sender follows [`Rules`] (`rules`), the
+//! keys a profile sets. The sender's code is split by concern: this module holds its
+//! state and sending; `ack` its answers to ACKs on the plain path, `ext` on the
+//! extended one; `loss` the reductions and the retransmission timeout.
 
+mod ack;
 mod cubic;
 mod dctcp;
 mod ext;
+mod hystart;
 pub mod ledbat;
+mod loss;
 mod params;
+mod prr;
 mod receiver;
+mod recovery;
 pub mod rtt;
+mod rules;
 mod sack;
 #[cfg(test)]
 mod tests;
 
 use aqm::Time;
 
-pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicSlowStart, CubicTimeout};
+pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicRules, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
-pub use ext::{EcnCwr, FrTimer, LossSsthresh, RecoverRule, RtoBackoff};
+pub use hystart::HyStart;
 pub use ledbat::{Ledbat, LedbatParams};
-pub use params::{NewRenoFlavor, NewRenoTimer, TcpParams, TcpStats, Variant};
+pub use params::{TcpParams, TcpStats, Variant};
 pub use receiver::TcpReceiver;
 pub use rtt::{RttSampling, SendTimes};
+pub use rules::{
+    AppLimited, EcnCwr, FrTimer, LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule,
+    RtoBackoff, Rules,
+};
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
 use crate::packet::{Pkt, flags};
@@ -92,6 +107,12 @@ pub struct TcpSender {
     in_cwr: bool,
     cwr_pending: bool,
     drop_ix: usize,
+    /// `app_limited = "hold"` (application-limited senders only): the window kept the
+    /// sender from sending in the window of data that ends at `usage_seq`, and the
+    /// most packets in flight in it.
+    cwnd_limited: bool,
+    max_flight: u32,
+    usage_seq: u32,
     pub stats: TcpStats,
     /// When the last packet of a finite transfer was acknowledged.
     pub done_at: Option<Time>,
@@ -104,6 +125,11 @@ pub struct TcpSender {
     ledbat: Option<Box<Ledbat>>,
     sack: Option<Box<Scoreboard>>,
     sack_log: Option<SharedSackLog>,
+    hystart: Option<Box<HyStart>>,
+    /// PRR's state during a recovery with `prr`.
+    prr: Option<Box<prr::Prr>>,
+    /// The packets the last ACK delivered (RFC 6937's DeliveredData; SACK senders).
+    delivered: u32,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -146,6 +172,9 @@ impl TcpSender {
             in_cwr: false,
             cwr_pending: false,
             drop_ix: 0,
+            cwnd_limited: false,
+            max_flight: 0,
+            usage_seq: 0,
             stats: TcpStats::default(),
             done_at: None,
             started: false,
@@ -155,13 +184,17 @@ impl TcpSender {
             ledbat: None,
             sack: None,
             sack_log: None,
+            hystart: None,
+            prr: None,
+            delivered: 0,
         };
         let p = &s.p;
         s.ext = p.sack
-            || p.limited_transmit
+            || p.rules.limited_transmit
+            || p.rules.hystart
             || !matches!(p.variant, Variant::Tahoe | Variant::Reno | Variant::NewReno);
         if p.variant == Variant::Cubic {
-            s.cubic = Some(Box::new(Cubic::new(p.cubic)));
+            s.cubic = Some(Box::new(Cubic::new(p.cubic, p.rules.cubic)));
         }
         if p.variant == Variant::Dctcp {
             s.dctcp = Some(Box::new(Dctcp::new(p.dctcp_g)));
@@ -172,7 +205,13 @@ impl TcpSender {
         if p.sack {
             s.sack = Some(Box::default());
         }
-        if p.rtt_sampling == RttSampling::Ack || p.variant == Variant::Ledbat {
+        if p.rules.hystart {
+            s.hystart = Some(Box::default());
+        }
+        if p.rules.rtt_sampling == RttSampling::Ack
+            || p.variant == Variant::Ledbat
+            || p.rules.hystart
+        {
             s.sent_times = Some(Box::default());
         }
         s.set_rto_span();
@@ -289,7 +328,38 @@ impl TcpSender {
             }
             n += 1;
         }
+        if self.app_limit != u64::MAX {
+            self.note_usage();
+        }
         n
+    }
+
+    /// After a send (application-limited senders): whether the window kept the sender
+    /// from sending more, and the most packets in flight, over the current window of
+    /// data (Linux's `tcp_cwnd_validate`; RFC 7661 Section 4.3).
+    #[inline(never)]
+    pub(super) fn note_usage(&mut self) {
+        let flight = self.snd_nxt - self.snd_una;
+        // (the congestion window, not the receiver's, is what stops the sender)
+        let blocked = self.cwnd < self.p.max_window as f64 + 1.0 && flight >= self.window();
+        if self.snd_una >= self.usage_seq
+            || blocked
+            || (!self.cwnd_limited && flight > self.max_flight)
+        {
+            self.cwnd_limited = blocked;
+            self.max_flight = flight;
+            self.usage_seq = self.snd_nxt;
+        }
+    }
+
+    /// May an ACK of new data open the window (`app_limited`)? A bulk sender always
+    /// fills its window (or the receiver's, which caps cwnd anyway).
+    #[inline(always)]
+    pub(super) fn may_grow(&self) -> bool {
+        self.app_limit == u64::MAX
+            || self.p.rules.app_limited == AppLimited::Grow
+            || self.cwnd_limited
+            || (self.cwnd < self.ssthresh && self.cwnd < 2.0 * self.max_flight as f64)
     }
 
     /// Could `send_much` send something now?
@@ -303,298 +373,6 @@ impl TcpSender {
     /// The connection starts (or the application hands over data): send.
     pub fn start(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.started = true;
-        self.send_much(now, out, max);
-    }
-
-    /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does
-    /// (with `rtt_sampling = "ack"` neither the samples nor the RTO are rounded, as in ns-3).
-    #[inline(always)]
-    fn rtt_sample(&mut self, r: f64) {
-        if let Some(c) = self.cubic.as_mut() {
-            c.note_rtt(r);
-        }
-        let tick = self.p.tick;
-        // (rtt_sampling = "ack": ns-3's estimator keeps the samples' resolution and does
-        // not round the RTO up to the tick)
-        let exact = self.p.rtt_sampling == RttSampling::Ack;
-        let r = if exact { r } else { ((r / tick).round().max(1.0)) * tick };
-        if !self.have_rtt {
-            self.srtt = r;
-            self.rttvar = r / 2.0;
-            self.have_rtt = true;
-        } else {
-            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
-            self.srtt = 0.875 * self.srtt + 0.125 * r;
-        }
-        let rto = self.srtt + (4.0 * self.rttvar).max(tick);
-        let rto = if exact { rto } else { (rto / tick).ceil() * tick };
-        self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
-        self.set_rto_span();
-    }
-
-    /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
-    /// RFC 6817's `min(cwnd, max(cwnd / 2, MIN_CWND))`); with `loss_ssthresh = "pipe"`
-    /// the Reno family takes half the packets in flight instead ([`Self::pipe_now`]).
-    fn halve(&mut self) {
-        let w = self.cwnd.min(self.p.max_window as f64);
-        self.ssthresh = match (self.cubic.as_mut(), self.ledbat.is_some()) {
-            (Some(c), _) => c.on_congestion(w),
-            (None, true) => Ledbat::on_loss(w),
-            (None, false) if self.p.loss_ssthresh == LossSsthresh::Pipe => {
-                (self.pipe_now() / 2.0).max(2.0)
-            }
-            (None, false) => (w / 2.0).floor().max(2.0),
-        };
-    }
-
-    /// The packets in flight as ns-3 3.37 counts them when it reduces
-    /// (`loss_ssthresh = "pipe"`): RFC 6675's pipe with SACK; without it the
-    /// outstanding packets less the duplicate ACKs (ns-3 counts each as a SACKed
-    /// packet, marks the head lost and adds one packet back).
-    fn pipe_now(&self) -> f64 {
-        match self.sack.as_ref() {
-            Some(sb) => sb.pipe(self.snd_max, self.p.dupack_threshold) as f64,
-            None => (self.snd_max - self.snd_una).saturating_sub(self.dupacks) as f64,
-        }
-    }
-
-    /// An ACK arrived. `max` bounds the packets sent in response (prep-delay pacing).
-    pub fn on_ack(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
-        if self.ext {
-            return self.on_ack_ext(now, ack, out, max);
-        }
-        let a = ack.seq;
-        self.ecn_echo(a, self.p.ecn && ack.flags & flags::ECE != 0);
-        if a > self.snd_una {
-            self.new_ack(now, a, out, max);
-        } else if a == self.snd_una && self.snd_max > self.snd_una {
-            self.dup_ack(now, a, out, max);
-        }
-    }
-
-    /// An ACK acknowledging up to `a`, with ECN-Echo (`ece`) or not: RFC 3168's answer,
-    /// once per window, as to a loss but without retransmitting; the round trip after
-    /// it (`ecn_cwr`) ends once `a` covers a packet sent after the reduction.
-    #[inline(always)]
-    fn ecn_echo(&mut self, a: u32, ece: bool) {
-        if self.in_cwr && a > self.ecn_recover {
-            self.in_cwr = false;
-        }
-        if ece && a > self.ecn_recover && !self.in_recovery {
-            self.ecn_reduce();
-        }
-    }
-
-    /// An ACK for new data (`a` > `snd_una`).
-    #[inline(always)]
-    fn new_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
-        let newly = (a - self.snd_una) as f64;
-        self.timed_ack(now, a);
-        if self.in_recovery {
-            if self.recovery_ack(now, a, newly, out, max) {
-                return;
-            }
-        } else if self.in_cwr {
-            // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction)
-        } else if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
-        } else {
-            self.cwnd += 1.0 / self.cwnd;
-        }
-        self.acked_to(now, a);
-        self.send_plain(now, out, max);
-    }
-
-    /// An ACK for new data ends the RTT measurement it covers.
-    #[inline(always)]
-    fn timed_ack(&mut self, now: Time, a: u32) {
-        // the send-time record (rtt_sampling = "ack", LEDBAT) drops what `a` covers
-        let covered = self.sent_times.as_mut().and_then(|h| h.on_ack(a, now));
-        let sample = if self.p.rtt_sampling == RttSampling::Ack {
-            // every ACK of a segment sent once (rtt.rs)
-            covered
-        } else if let Some(s) = self.rtt_seq
-            && a > s
-        {
-            self.rtt_seq = None;
-            Some((now - self.rtt_ts).as_secs_f64())
-        } else {
-            None
-        };
-        if let Some(r) = sample {
-            self.rtt_sample(r);
-            self.backoff = 1;
-            self.set_rto_span();
-        } else if self.backoff > 1 && self.p.rto_backoff == RtoBackoff::Ack {
-            self.backoff = 1;
-            self.set_rto_span();
-        }
-    }
-
-    /// The left edge moves to `a` (after the window's update): the timer, a finite
-    /// transfer's end.
-    #[inline(always)]
-    fn acked_to(&mut self, now: Time, a: u32) {
-        // cwnd never grows past the receiver window (it could not be used; Linux's
-        // snd_cwnd_clamp). Fast-recovery inflation is bounded the same way below.
-        self.cwnd = self.cwnd.min(self.p.max_window as f64);
-        self.dupacks = 0;
-        self.snd_una = a;
-        if self.snd_nxt < a {
-            self.snd_nxt = a;
-        }
-        if self.snd_max < a {
-            self.snd_max = a;
-        }
-        if self.snd_una >= self.snd_max {
-            self.rtx_deadline = None;
-        } else {
-            self.restart_timer(now);
-        }
-        if self.p.packets > 0 && self.snd_una as u64 >= self.p.packets && self.done_at.is_none() {
-            self.done_at = Some(now);
-            self.rtx_deadline = None;
-        }
-    }
-
-    /// A new ACK during fast recovery, acknowledging `newly` packets: a NewReno partial
-    /// ACK is answered here in full (true); otherwise the window is set for the exit
-    /// from recovery, or deflated for Lin & Morris's NewReno that stays in it (false).
-    #[inline(always)]
-    fn recovery_ack(
-        &mut self,
-        now: Time,
-        a: u32,
-        newly: f64,
-        out: &mut Vec<Pkt>,
-        max: u32,
-    ) -> bool {
-        let partial = a < self.recover;
-        match self.p.variant {
-            v if v.newreno_recovery() && partial => {
-                // RFC 6582 step 5: retransmit the first unacknowledged packet,
-                // deflate by the amount acknowledged, add back one.
-                self.snd_una = a;
-                if self.snd_nxt < a {
-                    self.snd_nxt = a;
-                }
-                self.emit(now, a, true, out);
-                self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                if !self.partial_seen || self.p.newreno_timer == NewRenoTimer::SlowButSteady {
-                    self.restart_timer(now);
-                }
-                self.partial_seen = true;
-                self.send_much(now, out, max);
-                return true;
-            }
-            Variant::NewReno if self.p.newreno == NewRenoFlavor::LinMorris => {
-                if a as f64 + self.ssthresh >= self.snd_max as f64 {
-                    self.in_recovery = false;
-                    self.cwnd = (self.snd_max - a) as f64 + 1.0;
-                } else {
-                    // Stay in recovery: deflate as for a partial ACK, no retransmission.
-                    self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
-                }
-            }
-            _ => {
-                self.in_recovery = false;
-                self.cwnd = self.ssthresh;
-            }
-        }
-        false
-    }
-
-    /// A duplicate ACK (`a` == `snd_una`, data outstanding).
-    #[inline(always)]
-    fn dup_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
-        self.dupacks += 1;
-        if self.in_recovery {
-            // Fast recovery: each duplicate ACK means a packet has left the network.
-            self.cwnd =
-                (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
-            self.send_much(now, out, max);
-        } else if self.dupacks == self.p.dupack_threshold {
-            let beyond = self.p.recover_rule == RecoverRule::Beyond;
-            if self.have_recover && (a < self.recover || (beyond && a == self.recover)) {
-                // ns-2 bug_fix_ / RFC 6582 step 2: these duplicates belong to a
-                // window already reduced for.
-                return;
-            }
-            self.fast_retransmit(now, out, max);
-        } else if self.p.tiny_window && self.dupacks < self.p.dupack_threshold && self.window() < 10
-        {
-            // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
-            // conservation); if the receiver window forbids it, resend the last one.
-            if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
-                let seq = self.snd_max;
-                self.emit(now, seq, false, out);
-                self.snd_max += 1;
-                if self.snd_nxt < self.snd_max {
-                    self.snd_nxt = self.snd_max;
-                }
-            } else {
-                let seq = self.snd_max - 1;
-                self.emit(now, seq, true, out);
-            }
-        }
-    }
-
-    /// The duplicate-ACK threshold is reached: Tahoe goes back to slow start from the
-    /// lost packet, Reno and NewReno retransmit it and enter fast recovery.
-    fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
-        self.stats.fast_retransmits += 1;
-        self.halve();
-        self.recover = self.snd_max;
-        self.have_recover = true;
-        match self.p.variant {
-            Variant::Tahoe => {
-                self.cwnd = 1.0;
-                self.snd_nxt = self.snd_una;
-                self.rtt_seq = None;
-            }
-            _ => {
-                self.emit(now, self.snd_una, true, out);
-                self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
-                self.in_recovery = true;
-                self.partial_seen = false;
-            }
-        }
-        if self.p.fast_retransmit_timer == FrTimer::Restart {
-            self.restart_timer(now);
-        }
-        self.send_much(now, out, max);
-    }
-
-    /// The retransmission timer fired (the caller checked the deadline).
-    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
-        self.stats.timeouts += 1;
-        match self.cubic.as_mut() {
-            // RFC 9438 Section 4.8
-            Some(c) => {
-                let w = self.cwnd.min(self.p.max_window as f64);
-                self.ssthresh = c.on_timeout(w, if self.in_recovery { self.ssthresh } else { w });
-            }
-            None => self.halve(),
-        }
-        if let Some(sb) = self.sack.as_mut() {
-            // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the receiver
-            // may have reneged); what later ACKs report is used again.
-            sb.clear();
-        }
-        self.cwnd = 1.0;
-        self.backoff = (self.backoff * 2).min(self.p.max_backoff);
-        self.set_rto_span();
-        self.snd_nxt = self.snd_una;
-        self.in_recovery = false;
-        self.in_cwr = false;
-        self.dupacks = 0;
-        self.recover = self.snd_max;
-        self.have_recover = true;
-        self.rtt_seq = None;
-        if let Some(h) = self.sent_times.as_mut() {
-            h.forget(self.snd_max);
-        }
-        self.restart_timer(now);
         self.send_much(now, out, max);
     }
 

@@ -1,11 +1,9 @@
-//! The sender's parameters and counters: the variants, the NewReno flavours and timer
-//! rules, [`TcpParams`] with its defaults (see the parent module), [`TcpStats`].
+//! The sender's parameters and counters: the variants, [`TcpParams`] with its defaults
+//! (see the parent module), [`TcpStats`].
 
 use serde::Serialize;
 
-use super::{
-    CubicParams, EcnCwr, FrTimer, LedbatParams, LossSsthresh, RecoverRule, RtoBackoff, RttSampling,
-};
+use super::{CubicParams, LedbatParams, Rules};
 
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -46,38 +44,10 @@ impl Variant {
     }
 }
 
-/// Which NewReno.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NewRenoFlavor {
-    /// RFC 6582: on a full ACK, cwnd = ssthresh.
-    Rfc6582,
-    /// Lin & Morris 1997, Section 11.2: recovery ends only once the ACK covers the
-    /// original window *and* `ack + ssthresh >= snd_max`; cwnd is then set to the
-    /// packets in flight plus one.
-    LinMorris,
-}
-
-/// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582
-/// Section 4 describes both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NewRenoTimer {
-    /// Only on the first partial ACK of a recovery, so that a window with many
-    /// losses ends in a timeout (and go-back-N) instead of one retransmission per
-    /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
-    Impatient,
-    /// On every partial ACK.
-    #[serde(rename = "steady")]
-    SlowButSteady,
-}
-
 /// TCP parameters (see the module docs for the defaults).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpParams {
     pub variant: Variant,
-    pub newreno: NewRenoFlavor,
-    pub newreno_timer: NewRenoTimer,
     /// Receiver (maximum) window, packets.
     pub max_window: u32,
     /// Initial congestion window, packets.
@@ -103,34 +73,12 @@ pub struct TcpParams {
     pub tick: f64,
     /// Cap of the exponential backoff multiplier.
     pub max_backoff: u32,
-    /// What ends the backoff.
-    #[serde(skip_serializing_if = "RtoBackoff::is_karn")]
-    pub rto_backoff: RtoBackoff,
-    /// Whether a fast retransmission restarts the retransmission timer.
-    #[serde(skip_serializing_if = "FrTimer::is_restart")]
-    pub fast_retransmit_timer: FrTimer,
-    /// When duplicate ACKs may start a new fast retransmit.
-    #[serde(skip_serializing_if = "RecoverRule::is_cover")]
-    pub recover_rule: RecoverRule,
-    /// Which ACKs give RTT samples.
-    #[serde(skip_serializing_if = "RttSampling::is_segment")]
-    pub rtt_sampling: RttSampling,
     pub dupack_threshold: u32,
     pub ecn: bool,
-    /// What a reduction halves (the Reno family).
-    #[serde(skip_serializing_if = "LossSsthresh::is_cwnd")]
-    pub loss_ssthresh: LossSsthresh,
-    /// The window in the round trip after an ECN reduction.
-    #[serde(skip_serializing_if = "EcnCwr::is_hold")]
-    pub ecn_cwr: EcnCwr,
-    /// Lin & Morris 11.3: with cwnd < 10, send a new packet on each of the first two duplicate ACKs.
-    pub tiny_window: bool,
     /// SACK loss recovery (RFC 6675); the receiver sends SACK blocks (RFC 2018).
     pub sack: bool,
     /// Most SACK blocks on an ACK (3 with TCP timestamps, 4 without).
     pub sack_blocks: u32,
-    /// Limited transmit (RFC 3042): a new packet on each of the first two duplicate ACKs.
-    pub limited_transmit: bool,
     /// Data packets carry ECT(1) rather than ECT(0) (L4S, RFC 9331; with `ecn`).
     pub ect1: bool,
     /// CUBIC's constants.
@@ -142,14 +90,15 @@ pub struct TcpParams {
     pub ledbat: Option<LedbatParams>,
     /// Fault injection for tests: the first transmission of these packets is lost.
     pub drop: Vec<u32>,
+    /// The rules where the RFCs and the peers part ways (what a profile sets).
+    #[serde(flatten)]
+    pub rules: Rules,
 }
 
 impl Default for TcpParams {
     fn default() -> Self {
         TcpParams {
             variant: Variant::NewReno,
-            newreno: NewRenoFlavor::Rfc6582,
-            newreno_timer: NewRenoTimer::Impatient,
             max_window: 20,
             init_cwnd: 2.0,
             ssthresh: 1e9,
@@ -163,23 +112,16 @@ impl Default for TcpParams {
             initial_rto: 3.0,
             tick: 0.01,
             max_backoff: 64,
-            rto_backoff: RtoBackoff::Karn,
-            fast_retransmit_timer: FrTimer::Restart,
-            recover_rule: RecoverRule::Cover,
-            rtt_sampling: RttSampling::Segment,
             dupack_threshold: 3,
             ecn: false,
-            ecn_cwr: EcnCwr::Hold,
-            loss_ssthresh: LossSsthresh::Cwnd,
-            tiny_window: false,
             sack: false,
             sack_blocks: 3,
-            limited_transmit: false,
             ect1: false,
             cubic: CubicParams::default(),
             dctcp_g: 1.0 / 16.0,
             ledbat: None,
             drop: Vec::new(),
+            rules: Rules::default(),
         }
     }
 }

@@ -30,12 +30,6 @@ pub enum RttSampling {
     Ack,
 }
 
-impl RttSampling {
-    pub(super) fn is_segment(&self) -> bool {
-        *self == RttSampling::Segment
-    }
-}
-
 /// First send times of the segments `first..first + sent.len()`, each with whether it
 /// was retransmitted since.
 #[derive(Clone, Debug, Default)]

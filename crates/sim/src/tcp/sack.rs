@@ -176,25 +176,29 @@ impl Runs {
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     /// SACKed flag of each packet from `base` (the oldest unacknowledged) on.
-    sacked: VecDeque<bool>,
+    flags: VecDeque<bool>,
     base: u32,
     /// One past the highest packet SACKed (0: none).
     pub high_sacked: u32,
     /// One past the highest packet retransmitted in this recovery (RFC 6675
     /// `HighRxt` + 1).
     pub high_rxt: u32,
+    /// Packets SACKed (above the cumulative ACK).
+    pub sacked: u32,
 }
 
 impl Scoreboard {
     /// Is packet `s` SACKed?
     pub fn is_sacked(&self, s: u32) -> bool {
-        s >= self.base && self.sacked.get((s - self.base) as usize).copied().unwrap_or(false)
+        s >= self.base && self.flags.get((s - self.base) as usize).copied().unwrap_or(false)
     }
 
     /// The cumulative ACK moved to `una`: drop the flags below.
     pub fn advance(&mut self, una: u32) {
         while self.base < una {
-            self.sacked.pop_front();
+            if self.flags.pop_front() == Some(true) {
+                self.sacked -= 1;
+            }
             self.base += 1;
         }
     }
@@ -209,11 +213,11 @@ impl Scoreboard {
                 continue;
             }
             let need = (b - self.base) as usize;
-            if self.sacked.len() < need {
-                self.sacked.resize(need, false);
+            if self.flags.len() < need {
+                self.flags.resize(need, false);
             }
             for s in a..b {
-                let f = &mut self.sacked[(s - self.base) as usize];
+                let f = &mut self.flags[(s - self.base) as usize];
                 if !*f {
                     *f = true;
                     newly += 1;
@@ -221,13 +225,15 @@ impl Scoreboard {
             }
             self.high_sacked = self.high_sacked.max(b);
         }
+        self.sacked += newly;
         newly
     }
 
     /// Forget every SACK (after a retransmission timeout, RFC 2018 Section 8: the
     /// receiver may have reneged).
     pub fn clear(&mut self) {
-        self.sacked.clear();
+        self.flags.clear();
+        self.sacked = 0;
         self.high_sacked = 0;
         self.high_rxt = 0;
     }

@@ -1,0 +1,249 @@
+//! Behaviour profiles: each a named set of existing scenario keys that makes aqmlab
+//! behave as one peer does, `rfc` (the default: every key at its default, the RFCs'
+//! rules), `ns2` (ns-2 2.35's defaults), `ns3` (ns-3 3.37's rules where it departs
+//! from the RFCs, as the peer benchmark measured them) and `linux` (Linux 6.x's TCP).
+//!
+//! A scenario names a profile at its top (`profile = "ns2"`), on a flow or on a queue
+//! table; a key written in the file wins over the profile, a flow's or queue's profile
+//! over the scenario's, and either over the defaults (the scenario reader applies them,
+//! `scenario::profiles`). A profile holds the keys it sets for TCP flows, for queues by
+//! their `type`, and for links (the scenario's profile only). Each key's value comes
+//! with the peer's name for it, so that what a profile sets can be read against the
+//! peer's code (`aqmlab profiles NAME` prints it).
+
+use toml::{Table, Value};
+
+/// A key's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+}
+
+impl Val {
+    /// As a TOML value.
+    pub fn value(self) -> Value {
+        match self {
+            Val::Bool(b) => Value::Boolean(b),
+            Val::Int(i) => Value::Integer(i),
+            Val::Float(x) => Value::Float(x),
+            Val::Str(s) => Value::String(s.to_string()),
+        }
+    }
+}
+
+/// One key a profile sets: its name, its value, and where the peer sets it.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    pub key: &'static str,
+    pub val: Val,
+    pub why: &'static str,
+}
+
+const fn k(key: &'static str, val: Val, why: &'static str) -> Key {
+    Key { key, val, why }
+}
+
+/// The keys a profile gives the queues of some types.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueKeys {
+    pub types: &'static [&'static str],
+    pub keys: &'static [Key],
+}
+
+/// A profile.
+#[derive(Clone, Copy, Debug)]
+pub struct Profile {
+    pub name: &'static str,
+    /// What it is, in one sentence.
+    pub about: &'static str,
+    /// Keys of TCP flows (`tcp`, `telnet`, `web`).
+    pub tcp: &'static [Key],
+    /// Keys of queues, by type.
+    pub queues: &'static [QueueKeys],
+    /// Keys of links (from the scenario's profile).
+    pub link: &'static [Key],
+}
+
+use Val::{Bool, Float, Int, Str};
+
+/// ns-2's RED (and Adaptive RED's) rules (`Queue/RED` in `ns-default.tcl`, `red.cc`).
+const NS2_RED: &[Key] = &[
+    k("gentle", Bool(true), "gentle_ true"),
+    k("min_backlog", Int(2), "red.cc: no early drop unless qlen > 1"),
+    k("mark_method", Str("ns2_wait"), "wait_ true"),
+    k("queue_in_bytes", Bool(true), "queue_in_bytes_ true"),
+    k("byte_mode", Bool(true), "bytes_ true"),
+    k("mean_pkt_size", Int(500), "mean_pktsize_ 500"),
+];
+
+/// Every profile, `rfc` first.
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "rfc",
+        about: "The RFCs (the default): every key at its default.",
+        tcp: &[],
+        queues: &[],
+        link: &[],
+    },
+    Profile {
+        name: "ns2",
+        about: "ns-2 2.35's defaults: Agent/TCP's window, timers and ticks, and Queue/RED's \
+                rules (tcl/lib/ns-default.tcl, tcp.cc, red.cc).",
+        tcp: &[
+            k("max_window", Int(20), "window_ 20"),
+            k("init_cwnd", Int(2), "windowInit_ 2"),
+            k("tick", Float(0.01), "tcpTick_ 0.01"),
+            k("min_rto", Float(0.2), "minrto_ 0.2"),
+            k("initial_rto", Float(3.0), "rtxcur_init_ 3"),
+            k("max_rto", Float(60.0), "maxrto_ 60"),
+            k("packet_size", Int(1040), "packetSize_ 1000 plus 40 header bytes (useHeaders_)"),
+            k("limited_transmit", Bool(true), "singledup_ 1"),
+            k("recover_rule", Str("beyond"), "bug_fix_: highest_ack_ > recover_"),
+            k("loss_ssthresh", Str("cwnd"), "slowdown(): window() / 2"),
+            k("app_limited", Str("grow"), "opencwnd() on every new ACK"),
+            k("newreno_timer", Str("impatient"), "newreno_changes1_ 1"),
+            k("rtt_sampling", Str("segment"), "rtt_seq_: one timed segment"),
+            k("fast_retransmit_timer", Str("restart"), "dupack_action: reset_rtx_timer"),
+        ],
+        queues: &[QueueKeys { types: &["red", "ared", "feng_ared"], keys: NS2_RED }],
+        link: &[],
+    },
+    Profile {
+        name: "ns3",
+        about: "ns-3 3.37's rules where it departs from the RFCs, as the peer benchmark \
+                measured them (docs/peers.md 3.1, 6.4, 6.5).",
+        tcp: &[
+            k("cubic_reno_friendly", Bool(false), "TcpCubic keeps no W_est"),
+            k("cubic_growth", Str("segments"), "TcpCubic::Update: cnt, m_delayMin"),
+            k("cubic_slow_start", Str("acked"), "TcpCubic::SlowStart: segmentsAcked"),
+            k("cubic_timeout", Str("reset"), "TcpCubic::CongestionStateSet(CA_LOSS)"),
+            k("rto_backoff", Str("ack"), "any new ACK recomputes the RTO"),
+            k("recover_rule", Str("beyond"), "ack > recover (the peer benchmark's hook)"),
+            k("rtt_sampling", Str("ack"), "RttHistory: a sample per ACK"),
+            k("fast_retransmit_timer", Str("keep"), "no timer restart at fast retransmit"),
+            k("loss_ssthresh", Str("pipe"), "GetSsThresh(BytesInFlight())"),
+            k("limited_transmit", Bool(true), "sends while cwnd exceeds the pipe"),
+            k("app_limited", Str("grow"), "IncreaseWindow on every new ACK"),
+            k("prep_delay", Int(0), "no send jitter"),
+        ],
+        queues: &[
+            QueueKeys {
+                types: &["red", "ared", "feng_ared"],
+                keys: &[k("min_backlog", Int(2), "RedQueueDisc: no drop unless qlen > 1")],
+            },
+            QueueKeys {
+                types: &["pie"],
+                keys: &[
+                    k("burst_reset", Str("quiet"), "PieQueueDisc's burst state machine"),
+                    k("derandomize", Bool(false), "UseDerandomization false"),
+                ],
+            },
+            QueueKeys {
+                types: &["codel", "fq_codel"],
+                keys: &[k("maxpacket", Int(1499), "MinBytes 1500: a drop needs >= 1500 B")],
+            },
+        ],
+        link: &[k("device_queue", Int(1), "the point-to-point device's queue under the qdisc")],
+    },
+    Profile {
+        name: "linux",
+        about: "Linux 6.x's TCP with its default sysctls: CUBIC with SACK, IW10, HyStart, \
+                PRR, RACK-TLP, delayed ACKs with quick-ack, timestamps' RTT samples, a \
+                receive window that is not the limit.",
+        tcp: &[
+            k("variant", Str("cubic"), "net.ipv4.tcp_congestion_control = cubic"),
+            k("sack", Bool(true), "net.ipv4.tcp_sack = 1"),
+            k("init_cwnd", Int(10), "TCP_INIT_CWND 10"),
+            k("hystart", Bool(true), "tcp_cubic.hystart = 1 (here RFC 9406's HyStart++)"),
+            k("prr", Bool(true), "tcp_cwnd_reduction (RFC 6937)"),
+            k("rack", Bool(true), "net.ipv4.tcp_recovery = 1, tcp_early_retrans = 3"),
+            k("limited_transmit", Bool(true), "SACKed packets leave the flight"),
+            k("cubic_growth", Str("segments"), "bictcp_update: cnt"),
+            k("delayed_ack", Bool(true), "__tcp_ack_snd_check: every second segment"),
+            k("delack_interval", Float(0.04), "TCP_DELACK_MIN 40 ms"),
+            k("quickack", Bool(true), "tcp_incr_quickack: TCP_MAX_QUICKACKS 16"),
+            k("min_rto", Float(0.2), "TCP_RTO_MIN 200 ms"),
+            k("tick", Float(0.2), "tcp_rtt_estimator: RTO = srtt + max(4 rttvar, 200 ms)"),
+            k("initial_rto", Float(1.0), "TCP_TIMEOUT_INIT 1 s"),
+            k("max_rto", Float(120.0), "TCP_RTO_MAX 120 s"),
+            k("rtt_sampling", Str("ack"), "net.ipv4.tcp_timestamps = 1: a sample per ACK"),
+            k("rto_backoff", Str("ack"), "timestamps: a retransmission's ACK is a sample"),
+        ],
+        queues: &[QueueKeys {
+            types: &["red"],
+            keys: &[
+                k("queue_in_bytes", Bool(true), "red.h: qavg of the backlog in bytes"),
+                k("efficient", Bool(true), "red.h: one random number per mark (Fig. 17)"),
+            ],
+        }],
+        link: &[],
+    },
+];
+
+/// The profile named `name`.
+pub fn find(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+/// The profiles' names, for messages.
+pub fn names() -> String {
+    PROFILES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
+impl Profile {
+    /// The profile as data: `about`, `tcp`, `queue` (by type) and `link`, each key with
+    /// `value` and `why` (what `aqmlab profiles` prints).
+    pub fn table(&self) -> Table {
+        let keys = |ks: &[Key]| -> Value {
+            let mut t = Table::new();
+            for key in ks {
+                let mut e = Table::new();
+                e.insert("value".into(), key.val.value());
+                e.insert("why".into(), Value::String(key.why.into()));
+                t.insert(key.key.into(), Value::Table(e));
+            }
+            Value::Table(t)
+        };
+        let mut queues = Table::new();
+        for q in self.queues {
+            for ty in q.types {
+                queues.insert((*ty).into(), keys(q.keys));
+            }
+        }
+        let mut t = Table::new();
+        t.insert("about".into(), Value::String(self.about.into()));
+        t.insert("tcp".into(), keys(self.tcp));
+        t.insert("queue".into(), Value::Table(queues));
+        t.insert("link".into(), keys(self.link));
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every profile's keys are distinct within each group, and names are unique.
+    #[test]
+    fn keys_are_unique() {
+        let mut names: Vec<_> = PROFILES.iter().map(|p| p.name).collect();
+        names.dedup();
+        assert_eq!(names.len(), PROFILES.len());
+        for p in PROFILES {
+            let groups = std::iter::once(p.tcp)
+                .chain(p.queues.iter().map(|q| q.keys))
+                .chain(std::iter::once(p.link));
+            for g in groups {
+                let mut ks: Vec<_> = g.iter().map(|k| k.key).collect();
+                ks.sort_unstable();
+                ks.dedup();
+                assert_eq!(ks.len(), g.len(), "{}", p.name);
+            }
+        }
+        assert_eq!(PROFILES[0].name, "rfc");
+        assert!(PROFILES[0].tcp.is_empty() && PROFILES[0].queues.is_empty());
+    }
+}

@@ -1,0 +1,95 @@
+//! Reductions: the slow-start threshold after a loss, an ECN echo or a timeout, and
+//! the retransmission timeout itself.
+
+use aqm::Time;
+
+use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, TcpSender};
+
+impl TcpSender {
+    /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
+    /// RFC 6817's `min(cwnd, max(cwnd / 2, MIN_CWND))`); with `loss_ssthresh = "pipe"`
+    /// the Reno family takes half the packets in flight instead ([`Self::pipe_now`]).
+    pub(super) fn halve(&mut self) {
+        self.end_hystart();
+        let w = self.cwnd.min(self.p.max_window as f64);
+        self.ssthresh = match (self.cubic.as_mut(), self.ledbat.is_some()) {
+            (Some(c), _) => c.on_congestion(w),
+            (None, true) => Ledbat::on_loss(w),
+            (None, false) if self.p.rules.loss_ssthresh == LossSsthresh::Pipe => {
+                (self.pipe_now() / 2.0).max(2.0)
+            }
+            (None, false) => (w / 2.0).floor().max(2.0),
+        };
+    }
+
+    /// The packets in flight as ns-3 3.37 counts them when it reduces
+    /// (`loss_ssthresh = "pipe"`): RFC 6675's pipe with SACK; without it the
+    /// outstanding packets less the duplicate ACKs (ns-3 counts each as a SACKed
+    /// packet, marks the head lost and adds one packet back).
+    pub(super) fn pipe_now(&self) -> f64 {
+        match self.sack.as_ref() {
+            Some(sb) => sb.pipe(self.snd_max, self.p.dupack_threshold) as f64,
+            None => (self.snd_max - self.snd_una).saturating_sub(self.dupacks) as f64,
+        }
+    }
+
+    /// The retransmission timer fired (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        self.stats.timeouts += 1;
+        self.timeout_reduction();
+        if let Some(sb) = self.sack.as_mut() {
+            // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the receiver
+            // may have reneged); what later ACKs report is used again.
+            sb.clear();
+        }
+        self.cwnd = 1.0;
+        self.backoff = (self.backoff * 2).min(self.p.max_backoff);
+        self.set_rto_span();
+        self.snd_nxt = self.snd_una;
+        self.in_recovery = false;
+        self.prr = None;
+        self.in_cwr = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.have_recover = true;
+        self.rtt_seq = None;
+        if let Some(h) = self.sent_times.as_mut() {
+            h.forget(self.snd_max);
+        }
+        self.restart_timer(now);
+        self.send_much(now, out, max);
+    }
+
+    /// ssthresh at a timeout (and CUBIC's state, RFC 9438 Section 4.8). With
+    /// `loss_ssthresh = "rfc"` a timeout during a loss episode (in fast recovery, or
+    /// while the ACKs have not covered what was sent when the last reduction began)
+    /// keeps the episode's ssthresh: RFC 5681 Section 3.1's rule for a repeated
+    /// timeout, and the episode's flight size rather than a window that fast recovery
+    /// inflated. Otherwise the window is reduced as at a loss (`"cwnd"`, `"pipe"`: as
+    /// it stands, inflated or not).
+    fn timeout_reduction(&mut self) {
+        self.end_hystart();
+        let w = self.cwnd.min(self.p.max_window as f64);
+        let held = self.p.rules.loss_ssthresh == LossSsthresh::Rfc
+            && (self.in_recovery || (self.have_recover && self.snd_una < self.recover));
+        match self.cubic.as_mut() {
+            // (ns-3's reset takes the window without inflation, every time)
+            Some(c) if c.r.timeout == CubicTimeout::Reset => {
+                self.ssthresh = c.on_timeout(w, if self.in_recovery { self.ssthresh } else { w });
+            }
+            Some(c) if held => c.restart_after_timeout(),
+            Some(c) => self.ssthresh = c.on_timeout(w, w),
+            None if held => {}
+            None => self.halve(),
+        }
+    }
+
+    /// A loss, an ECN-Echo or a timeout ends HyStart++ (RFC 9406 Section 4.2: the
+    /// reduction follows the sender's rules; Section 4.3: the first slow start only).
+    #[inline]
+    pub(super) fn end_hystart(&mut self) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.done = true;
+        }
+    }
+}
