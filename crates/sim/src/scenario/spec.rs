@@ -164,7 +164,8 @@ pub(super) enum StartSpec {
 pub(super) struct TcpSpec {
     #[serde(deserialize_with = "variant")]
     pub variant: Variant,
-    pub max_window: i64,
+    /// Given or not (not: no limit).
+    pub max_window: Option<i64>,
     /// Given or not (web flows may not give it).
     pub packets: Option<i64>,
     pub delayed_ack: bool,
@@ -239,7 +240,7 @@ impl Default for TcpSpec {
         let (l, r) = (LedbatParams::default(), &d.rules);
         TcpSpec {
             variant: d.variant,
-            max_window: d.max_window.into(),
+            max_window: None,
             packets: None,
             delayed_ack: d.delayed_ack,
             delack_interval: d.delack_interval.into(),

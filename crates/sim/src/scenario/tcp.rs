@@ -3,7 +3,7 @@
 use super::read::{above, bytes, int_in, pos_secs, secs, ticks};
 use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
-use crate::tcp::{CubicParams, CubicRules, LedbatParams, Rules, TcpParams, Variant};
+use crate::tcp::{CubicParams, CubicRules, LedbatParams, Rules, TcpParams, UNLIMITED, Variant};
 
 /// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
 const HEADERS: u32 = 40;
@@ -12,7 +12,10 @@ const HEADERS: u32 = 40;
 /// capability (DCTCP's flows have it whatever `ecn` says).
 pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Result<TcpParams> {
     let fp = |k: &str| format!("{p}.{k}");
-    let max_window = int_in(t.max_window, &fp("max_window"), 1, 1 << 30)? as u32;
+    let max_window = match t.max_window {
+        Some(w) => int_in(w, &fp("max_window"), 1, 1 << 30)? as u32,
+        None => UNLIMITED,
+    };
     let init_cwnd = initial_window(t, packet_size, p)?;
     // Infinite is allowed (no threshold); NaN is not.
     if t.ssthresh.is_nan() || t.ssthresh < 2.0 {

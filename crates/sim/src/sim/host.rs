@@ -196,13 +196,15 @@ impl Sim {
         if tcp.0.rtx_deadline.is_some_and(|d| d.0 <= now) {
             fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
             let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
+            let timeouts = tcp.0.stats.timeouts;
             tcp.0.on_timeout(Time(now), &mut self.out, max);
             // The retransmission goes out at once, prep delay or not.
             if max == 0 {
                 tcp.0.send_much(Time(now), &mut self.out, 1);
             }
             fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
-            if fl.timeout_times.len() < 10_000 {
+            // (RACK-TLP's reorder timer and probe share the deadline: not timeouts)
+            if tcp.0.stats.timeouts > timeouts && fl.timeout_times.len() < 10_000 {
                 fl.timeout_times.push(now);
             }
             if fl.trace_cwnd

@@ -208,7 +208,9 @@ impl TcpSender {
         {
             // Lin & Morris 11.3: one new packet per early duplicate ACK (packet
             // conservation); if the receiver window forbids it, resend the last one.
-            if self.app_has(self.snd_max) && self.snd_max < self.snd_una + self.p.max_window {
+            if self.app_has(self.snd_max)
+                && self.snd_max < self.snd_una.saturating_add(self.p.max_window)
+            {
                 let seq = self.snd_max;
                 self.emit(now, seq, false, out);
                 self.snd_max += 1;

@@ -13,6 +13,7 @@ impl TcpSender {
     /// `on_ack` of a sender with extensions.
     #[inline(never)]
     pub(super) fn on_ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
+        let entered = self.rack_enter();
         let a = ack.seq;
         let ece = self.p.ecn && ack.flags & flags::ECE != 0;
         let mut newly_sacked = 0;
@@ -22,8 +23,17 @@ impl TcpSender {
                 None => Default::default(),
             };
             let before = i64::from(sb.sacked);
+            if a > self.snd_una {
+                self.rack_cumulative(now, a);
+            }
+            let sb = self.sack.as_mut().expect("a scoreboard");
             sb.advance(a.max(self.snd_una));
-            newly_sacked = sb.update(blocks.as_slice(), self.snd_max);
+            newly_sacked = match self.rack.as_mut() {
+                Some(r) => {
+                    sb.update_with(blocks.as_slice(), self.snd_max, |s, f| r.delivered(s, f, now))
+                }
+                None => sb.update(blocks.as_slice(), self.snd_max),
+            };
             // RFC 6937's DeliveredData: the change in snd_una plus the change in SACKed
             let acked = i64::from(a.saturating_sub(self.snd_una));
             self.delivered = (acked + i64::from(sb.sacked) - before).max(0) as u32;
@@ -44,11 +54,16 @@ impl TcpSender {
             }
         }
         self.ecn_echo(a, ece);
+        let lost = if self.rack.is_some() { self.rack_on_ack(now, a) } else { 0 };
         if a > self.snd_una {
             self.new_ack_ext(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
             self.dup_ack_ext(now, a, newly_sacked, out, max);
         }
+        if self.rack.is_some() {
+            self.rack_recover(now, out, max, lost);
+        }
+        self.rack_leave(entered, now);
     }
 
     /// The answer to ECN-Echo, once per window of data: RFC 3168's halving (cwnd exactly
@@ -147,6 +162,13 @@ impl TcpSender {
         if self.in_recovery {
             // RFC 6675 (B), (C).
             self.recovery_send(now, out, max, true);
+            return;
+        }
+        if self.rack.is_some() {
+            // (RACK deems packets lost by time, not by the duplicates' count)
+            if newly_sacked > 0 && self.p.rules.limited_transmit {
+                self.limited_transmit(now, out);
+            }
             return;
         }
         // RFC 6675 Section 2: a duplicate ACK is one that SACKs new data.

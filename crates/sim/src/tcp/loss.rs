@@ -33,9 +33,13 @@ impl TcpSender {
         }
     }
 
-    /// The retransmission timer fired (the caller checked the deadline).
-    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+    /// The retransmission timer fired (the caller checked the deadline; with RACK-TLP
+    /// `on_timeout` picks the timer).
+    pub(super) fn rto(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.stats.timeouts += 1;
+        if let Some(r) = self.rack.as_mut() {
+            (r.reo_at, r.pto_at, r.tlp_end) = (None, None, None);
+        }
         self.timeout_reduction();
         if let Some(sb) = self.sack.as_mut() {
             // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the receiver
@@ -70,8 +74,7 @@ impl TcpSender {
     fn timeout_reduction(&mut self) {
         self.end_hystart();
         let w = self.cwnd.min(self.p.max_window as f64);
-        let held = self.p.rules.loss_ssthresh == LossSsthresh::Rfc
-            && (self.in_recovery || (self.have_recover && self.snd_una < self.recover));
+        let held = self.p.rules.loss_ssthresh == LossSsthresh::Rfc && self.in_episode();
         match self.cubic.as_mut() {
             // (ns-3's reset takes the window without inflation, every time)
             Some(c) if c.r.timeout == CubicTimeout::Reset => {
@@ -91,5 +94,12 @@ impl TcpSender {
         if let Some(h) = self.hystart.as_mut() {
             h.done = true;
         }
+    }
+
+    /// Is a loss episode under way: fast recovery, or the ACKs have not yet covered
+    /// what was sent when the last reduction began?
+    #[inline]
+    pub(super) fn in_episode(&self) -> bool {
+        self.in_recovery || (self.have_recover && self.snd_una < self.recover)
     }
 }

@@ -7,12 +7,14 @@
 //! simulator keeps one pending event per flow and re-checks the deadline when it fires
 //! (an ACK that restarts the timer costs nothing).
 //!
-//! Defaults follow ns-2 2.35 (`tcp-defaults`): maximum window 20, initial window 2,
-//! timer granularity 10 ms, minimum RTO 0.2 s, initial RTO 3 s, RTO = srtt + 4 rttvar,
-//! backoff doubling capped at 64, delayed-ACK interval 100 ms, 40-byte ACKs,
-//! three duplicate ACKs; and ns-2's `bug_fix_`: no new fast retransmit for duplicate
-//! ACKs that do not cover the highest packet sent when the last one began (RFC 6582's
-//! `recover`), for every variant.
+//! Defaults are the RFCs' where they speak and ns-2 2.35's (`tcp-defaults`) otherwise:
+//! no receiver-window limit (`max_window` unlimited; ns-2's `window_` is 20, the `ns2`
+//! profile's), initial window 2, timer granularity 10 ms, minimum RTO 0.2 s, initial
+//! RTO 3 s, RTO = srtt + 4 rttvar, backoff doubling capped at 64, delayed-ACK interval
+//! 100 ms, 40-byte ACKs, three duplicate ACKs; RFC 6582's `recover` rule (no new fast
+//! retransmit until the ACKs go beyond the highest packet sent when the last reduction
+//! began; ns-2's `bug_fix_`) for every variant; reductions from the window before fast
+//! recovery's inflation and growth only while the window is used ([`Rules`]).
 //!
 //! Beyond ns-2's agents (each off by default, so that a scenario that does not ask for
 //! them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257, `dctcp`
@@ -35,6 +37,7 @@ pub mod ledbat;
 mod loss;
 mod params;
 mod prr;
+mod rack;
 mod receiver;
 mod recovery;
 pub mod rtt;
@@ -42,6 +45,7 @@ mod rules;
 mod sack;
 #[cfg(test)]
 mod tests;
+mod timers;
 
 use aqm::Time;
 
@@ -49,7 +53,8 @@ pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicRules, CubicSlowStart, Cub
 pub use dctcp::Dctcp;
 pub use hystart::HyStart;
 pub use ledbat::{Ledbat, LedbatParams};
-pub use params::{TcpParams, TcpStats, Variant};
+pub use params::{TcpParams, TcpStats, UNLIMITED, Variant};
+pub use rack::Rack;
 pub use receiver::TcpReceiver;
 pub use rtt::{RttSampling, SendTimes};
 pub use rules::{
@@ -130,6 +135,10 @@ pub struct TcpSender {
     prr: Option<Box<prr::Prr>>,
     /// The packets the last ACK delivered (RFC 6937's DeliveredData; SACK senders).
     delivered: u32,
+    /// RACK-TLP's state (`rack`, with SACK).
+    rack: Option<Box<Rack>>,
+    /// Tail loss probes sent (RACK-TLP).
+    pub probes: u64,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -187,6 +196,8 @@ impl TcpSender {
             hystart: None,
             prr: None,
             delivered: 0,
+            rack: None,
+            probes: 0,
         };
         let p = &s.p;
         s.ext = p.sack
@@ -204,6 +215,9 @@ impl TcpSender {
         }
         if p.sack {
             s.sack = Some(Box::default());
+            if p.rules.rack {
+                s.rack = Some(Box::default());
+            }
         }
         if p.rules.hystart {
             s.hystart = Some(Box::default());
@@ -278,6 +292,9 @@ impl TcpSender {
         if let Some(h) = self.sent_times.as_mut() {
             h.on_send(seq, retx, now);
         }
+        if let Some(r) = self.rack.as_mut() {
+            r.on_send(seq, now);
+        }
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
@@ -308,7 +325,13 @@ impl TcpSender {
 
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
-        if self.ext { self.send_ext(now, out, max) } else { self.send_plain(now, out, max) }
+        if !self.ext {
+            return self.send_plain(now, out, max);
+        }
+        let entered = self.rack_enter();
+        let n = self.send_ext(now, out, max);
+        self.rack_leave(entered, now);
+        n
     }
 
     /// `send_much` without the extensions (inlined where the plain path calls it, as

@@ -5,6 +5,14 @@ use serde::Serialize;
 
 use super::{CubicParams, LedbatParams, Rules};
 
+/// `max_window` when the receiver window is not the limit.
+pub const UNLIMITED: u32 = u32::MAX;
+
+/// `max_window` as written: `null` for [`UNLIMITED`].
+fn window_or_null<S: serde::Serializer>(w: &u32, s: S) -> Result<S::Ok, S::Error> {
+    if *w == UNLIMITED { s.serialize_none() } else { s.serialize_some(w) }
+}
+
 /// The congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -48,7 +56,9 @@ impl Variant {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpParams {
     pub variant: Variant,
-    /// Receiver (maximum) window, packets.
+    /// Receiver (maximum) window, packets; [`UNLIMITED`] (the default) for none
+    /// (`null` when serialized).
+    #[serde(serialize_with = "window_or_null")]
     pub max_window: u32,
     /// Initial congestion window, packets.
     pub init_cwnd: f64,
@@ -99,7 +109,7 @@ impl Default for TcpParams {
     fn default() -> Self {
         TcpParams {
             variant: Variant::NewReno,
-            max_window: 20,
+            max_window: UNLIMITED,
             init_cwnd: 2.0,
             ssthresh: 1e9,
             packets: 0,

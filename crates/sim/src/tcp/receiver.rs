@@ -1,5 +1,5 @@
-//! The TCP receiver: cumulative ACKs, delayed ACKs, ECN echo (RFC 3168, or DCTCP's
-//! exact echo), SACK blocks.
+//! The TCP receiver: cumulative ACKs, delayed ACKs (with Linux's quick-ACK mode as an
+//! option), ECN echo (RFC 3168, or DCTCP's exact echo), SACK blocks.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -7,6 +7,11 @@ use std::sync::{Arc, Mutex};
 use aqm::Time;
 
 use super::sack::{Runs, SackLog, SharedSackLog};
+
+/// ACKs sent at once in quick-ACK mode (Linux's `TCP_MAX_QUICKACKS`; its
+/// `tcp_incr_quickack` takes min(16, rcv_wnd / 2 MSS), 16 with a receive window of 32
+/// packets or more).
+pub const QUICKACKS: u32 = 16;
 use super::{TcpParams, Variant};
 use crate::packet::{Pkt, flags};
 
@@ -19,6 +24,12 @@ use crate::packet::{Pkt, flags};
 /// when the packets it acknowledges were CE-marked: with delayed ACKs, a change of the
 /// CE state first acknowledges the packets received before at once, with the old
 /// state (the RFC's two-state machine); SACK blocks go into the flow's log.
+///
+/// Quick-ACK mode (`quickack`, Linux's `icsk_ack.quick`): with delayed ACKs, the first
+/// [`QUICKACKS`] ACKs of the connection go out at once, one per packet, and so do the
+/// next [`QUICKACKS`] after a packet arrives that was received before (a
+/// retransmission: Linux's `tcp_data_queue` enters the mode then). Linux also enters it
+/// after an idle period longer than its RTO, which this receiver does not track.
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     flow: u32,
@@ -41,6 +52,9 @@ pub struct TcpReceiver {
     runs: Runs,
     sack_log: Option<SharedSackLog>,
     sack_blocks: usize,
+    /// Quick ACKs left (quick-ACK mode), and whether the mode is on.
+    quick: u32,
+    quickack: bool,
 }
 
 impl TcpReceiver {
@@ -63,7 +77,20 @@ impl TcpReceiver {
             runs: Runs::default(),
             sack_log: p.sack.then(|| Arc::new(Mutex::new(SackLog::default()))),
             sack_blocks: p.sack_blocks as usize,
+            quick: if p.rules.quickack { QUICKACKS } else { 0 },
+            quickack: p.rules.quickack,
         }
+    }
+
+    /// In quick-ACK mode, this packet is acknowledged at once (and counts against the
+    /// mode's ACKs).
+    #[inline]
+    fn quick_ack(&mut self) -> bool {
+        if self.quick == 0 {
+            return false;
+        }
+        self.quick -= 1;
+        true
     }
 
     /// The SACK log this receiver writes (shared with its sender).
@@ -118,7 +145,7 @@ impl TcpReceiver {
                     n += 1;
                 }
             }
-            if self.delayed && !filled && pkt.flags & flags::CE == 0 {
+            if self.delayed && !filled && pkt.flags & flags::CE == 0 && !self.quick_ack() {
                 self.pending += 1;
                 if self.pending >= 2 {
                     self.ack(out);
@@ -130,6 +157,9 @@ impl TcpReceiver {
             }
             n
         } else {
+            if s < self.next && self.quickack {
+                self.quick = QUICKACKS;
+            }
             if s > self.next {
                 // sorted, without duplicates; usually appended at the back
                 if self.ooo.back().is_none_or(|&b| b < s) {
@@ -174,6 +204,9 @@ impl TcpReceiver {
         }
         let s = pkt.seq;
         if s != self.next {
+            if s < self.next && self.quickack {
+                self.quick = QUICKACKS;
+            }
             let first = (s > self.next).then(|| self.runs.insert(s));
             self.ack_ext(out, first);
             return 0;
@@ -182,7 +215,7 @@ impl TcpReceiver {
         let next = if filled { self.runs.advance(s + 1) } else { s + 1 };
         let n = next - s;
         self.next = next;
-        if self.delayed && !filled && (self.dctcp || !ce) {
+        if self.delayed && !filled && (self.dctcp || !ce) && !self.quick_ack() {
             self.pending += 1;
             if self.pending >= 2 {
                 self.ack_ext(out, None);

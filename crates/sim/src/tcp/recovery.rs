@@ -5,6 +5,7 @@
 use aqm::Time;
 
 use super::prr::Prr;
+use super::sack::{EVER, RETX, Scoreboard};
 use super::{FrTimer, Pkt, TcpSender};
 
 impl TcpSender {
@@ -41,10 +42,21 @@ impl TcpSender {
             self.prr = Some(Box::new(Prr::start(self.snd_max - una)));
             self.prr_window();
         }
-        if let Some(sb) = self.sack.as_mut() {
-            sb.high_rxt = una + 1;
-        }
-        self.emit(now, una, true, out);
+        // the fast retransmission: the first packet deemed lost (RACK's mark, else the
+        // head, RFC 6675 (4.3))
+        let first = match (self.rack.is_some(), self.sack.as_mut()) {
+            (true, Some(sb)) => {
+                let s = sb.next_marked(self.snd_max).unwrap_or(una);
+                sb.set_flag(s, RETX | EVER, 0);
+                s
+            }
+            (false, Some(sb)) => {
+                sb.high_rxt = una + 1;
+                una
+            }
+            _ => una,
+        };
+        self.emit(now, first, true, out);
         if let Some(p) = self.prr.as_mut() {
             p.out += 1;
         }
@@ -69,8 +81,9 @@ impl TcpSender {
 
     /// PRR (RFC 6937 Section 3): cwnd = pipe + sndcnt for this ACK's delivered data.
     fn prr_window(&mut self) {
-        let (Some(p), Some(sb)) = (self.prr.as_mut(), self.sack.as_ref()) else { return };
-        let pipe = sb.pipe(self.snd_max, self.p.dupack_threshold);
+        let Some(sb) = self.sack.as_ref() else { return };
+        let pipe = self.pipe_of(sb);
+        let Some(p) = self.prr.as_mut() else { return };
         let n = p.sndcnt(self.delivered, pipe, self.ssthresh);
         self.cwnd = f64::from(pipe) + f64::from(n);
     }
@@ -82,10 +95,10 @@ impl TcpSender {
         let Some(mut sb) = self.sack.take() else { return 0 };
         let thresh = self.p.dupack_threshold;
         // (pipe is recounted only here; each packet sent adds one, RFC 6675 C.4)
-        let mut pipe = sb.pipe(self.snd_max, thresh) as f64;
+        let mut pipe = self.pipe_of(&sb) as f64;
         let mut n = 0;
         while n < max && self.cwnd - pipe >= 1.0 {
-            let rx = sb.next_retransmission(self.snd_max, thresh);
+            let rx = self.next_of(&sb, thresh);
             let new_ok = self.app_has(self.snd_max)
                 && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
             let seq = match rx {
@@ -95,7 +108,11 @@ impl TcpSender {
                 None => break,
             };
             if seq < self.snd_max {
-                sb.high_rxt = seq + 1;
+                if self.rack.is_some() {
+                    sb.set_flag(seq, RETX | EVER, 0);
+                } else {
+                    sb.high_rxt = seq + 1;
+                }
                 self.emit(now, seq, true, out);
             } else {
                 self.emit(now, seq, false, out);
@@ -115,8 +132,25 @@ impl TcpSender {
         let thresh = self.p.dupack_threshold;
         let new_ok = self.app_has(self.snd_max)
             && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
-        self.cwnd - sb.pipe(self.snd_max, thresh) as f64 >= 1.0
-            && (new_ok || sb.next_retransmission(self.snd_max, thresh).is_some())
+        self.cwnd - self.pipe_of(sb) as f64 >= 1.0 && (new_ok || self.next_of(sb, thresh).is_some())
+    }
+
+    /// The packets in flight: RFC 6675's pipe, or RACK's.
+    fn pipe_of(&self, sb: &Scoreboard) -> u32 {
+        if self.rack.is_some() {
+            sb.pipe_marked(self.snd_max)
+        } else {
+            sb.pipe(self.snd_max, self.p.dupack_threshold)
+        }
+    }
+
+    /// RFC 6675's `NextSeg()` rules (1) and (3), or RACK's next packet deemed lost.
+    fn next_of(&self, sb: &Scoreboard, thresh: u32) -> Option<(u32, bool)> {
+        if self.rack.is_some() {
+            sb.next_marked(self.snd_max).map(|s| (s, true))
+        } else {
+            sb.next_retransmission(self.snd_max, thresh)
+        }
     }
 
     /// `send_much` with the extensions: SACK's rules in recovery; otherwise the

@@ -172,11 +172,21 @@ impl Runs {
     }
 }
 
+/// A packet SACKed.
+pub const SACKED: u8 = 1;
+/// A packet RACK deems lost (RFC 8985), until it is retransmitted again.
+pub const LOST: u8 = 2;
+/// A packet retransmitted and not yet delivered nor deemed lost again.
+pub const RETX: u8 = 4;
+/// A packet retransmitted at least once.
+pub const EVER: u8 = 8;
+
 /// The sender's scoreboard (RFC 6675 Section 4).
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
-    /// SACKed flag of each packet from `base` (the oldest unacknowledged) on.
-    flags: VecDeque<bool>,
+    /// Each packet's flags from `base` (the oldest unacknowledged) on: [`SACKED`], and
+    /// RACK's [`LOST`] and [`RETX`].
+    flags: VecDeque<u8>,
     base: u32,
     /// One past the highest packet SACKed (0: none).
     pub high_sacked: u32,
@@ -190,13 +200,34 @@ pub struct Scoreboard {
 impl Scoreboard {
     /// Is packet `s` SACKed?
     pub fn is_sacked(&self, s: u32) -> bool {
-        s >= self.base && self.flags.get((s - self.base) as usize).copied().unwrap_or(false)
+        self.flag(s) & SACKED != 0
+    }
+
+    /// Packet `s`'s flags (0 past the record).
+    #[inline]
+    pub fn flag(&self, s: u32) -> u8 {
+        if s < self.base {
+            return 0;
+        }
+        self.flags.get((s - self.base) as usize).copied().unwrap_or(0)
+    }
+
+    /// Set and clear flags of packet `s` (below `snd_max`).
+    pub fn set_flag(&mut self, s: u32, set: u8, clear: u8) {
+        if s < self.base {
+            return;
+        }
+        let i = (s - self.base) as usize;
+        if self.flags.len() <= i {
+            self.flags.resize(i + 1, 0);
+        }
+        self.flags[i] = (self.flags[i] | set) & !clear;
     }
 
     /// The cumulative ACK moved to `una`: drop the flags below.
     pub fn advance(&mut self, una: u32) {
         while self.base < una {
-            if self.flags.pop_front() == Some(true) {
+            if self.flags.pop_front().is_some_and(|f| f & SACKED != 0) {
                 self.sacked -= 1;
             }
             self.base += 1;
@@ -206,6 +237,17 @@ impl Scoreboard {
     /// RFC 6675 `Update()`: mark the packets of `blocks` below `snd_max`; returns the
     /// packets newly SACKed.
     pub fn update(&mut self, blocks: &[(u32, u32)], snd_max: u32) -> u32 {
+        self.update_with(blocks, snd_max, |_, _| {})
+    }
+
+    /// [`Scoreboard::update`], telling `each` every packet newly SACKed with the flags
+    /// it had.
+    pub fn update_with(
+        &mut self,
+        blocks: &[(u32, u32)],
+        snd_max: u32,
+        mut each: impl FnMut(u32, u8),
+    ) -> u32 {
         let mut newly = 0;
         for &(a, b) in blocks {
             let (a, b) = (a.max(self.base), b.min(snd_max));
@@ -214,12 +256,13 @@ impl Scoreboard {
             }
             let need = (b - self.base) as usize;
             if self.flags.len() < need {
-                self.flags.resize(need, false);
+                self.flags.resize(need, 0);
             }
             for s in a..b {
                 let f = &mut self.flags[(s - self.base) as usize];
-                if !*f {
-                    *f = true;
+                if *f & SACKED == 0 {
+                    each(s, *f);
+                    *f = SACKED;
                     newly += 1;
                 }
             }
@@ -227,6 +270,24 @@ impl Scoreboard {
         }
         self.sacked += newly;
         newly
+    }
+
+    /// RACK's pipe: each packet not SACKed counts once unless deemed lost, and once
+    /// more while a retransmission of it is in flight (Linux's `tcp_packets_in_flight`:
+    /// out - SACKed - lost + retransmitted).
+    pub fn pipe_marked(&self, snd_max: u32) -> u32 {
+        (self.base..snd_max)
+            .map(|s| self.flag(s))
+            .filter(|f| f & SACKED == 0)
+            .map(|f| u32::from(f & LOST == 0) + u32::from(f & RETX != 0))
+            .sum()
+    }
+
+    /// RACK's next retransmission: the lowest packet deemed lost and not retransmitted
+    /// since.
+    pub fn next_marked(&self, snd_max: u32) -> Option<u32> {
+        (self.base..snd_max.min(self.base + self.flags.len() as u32))
+            .find(|&s| self.flag(s) & (SACKED | LOST | RETX) == LOST)
     }
 
     /// Forget every SACK (after a retransmission timeout, RFC 2018 Section 8: the

@@ -44,5 +44,6 @@ pub(super) fn deliver(c: &mut (TcpSender, TcpReceiver), s: &[u32], t: Time) -> V
 
 mod cubic;
 mod loss;
+mod rack;
 mod rules;
 mod variants;

@@ -239,4 +239,38 @@ mod options {
         s.start(ms(0), &mut out, u32::MAX);
         assert_eq!(seqs(&mut out), (0..10).collect::<Vec<_>>());
     }
+
+    /// Quick-ACK mode with delayed ACKs: the first 16 packets (Linux's
+    /// TCP_MAX_QUICKACKS) are each acknowledged at once, then every second one; a
+    /// packet received before (a retransmission) brings 16 quick ACKs back. Without the
+    /// mode, every second packet from the first.
+    #[test]
+    fn quickack_acknowledges_the_first_16_packets_at_once() {
+        for quick in [true, false] {
+            let p = ruled(TcpParams { delayed_ack: true, ..params(Variant::NewReno) }, |r| {
+                r.quickack = quick
+            });
+            let mut r = TcpReceiver::new(&p, 0, 1);
+            let mut acks = Vec::new();
+            let mut per_packet = Vec::new();
+            for s in 0..24 {
+                let before = acks.len();
+                r.on_data(ms(s as u64), &Pkt { seq: s, ..Pkt::default() }, &mut acks);
+                per_packet.push(acks.len() - before);
+            }
+            let first = if quick { 16 } else { 0 };
+            for (s, &n) in per_packet.iter().enumerate() {
+                let want = if s < first { 1 } else { (s - first) % 2 };
+                assert_eq!(n, want, "quickack {quick}: packet {s}");
+            }
+            // a copy of packet 3 arrives: acknowledged at once (a duplicate), then 16
+            // quick ACKs again with the mode
+            r.on_data(ms(30), &Pkt { seq: 3, ..Pkt::default() }, &mut acks);
+            let before = acks.len();
+            for s in 24..28 {
+                r.on_data(ms(31), &Pkt { seq: s, ..Pkt::default() }, &mut acks);
+            }
+            assert_eq!(acks.len() - before, if quick { 4 } else { 2 }, "quickack {quick}");
+        }
+    }
 }

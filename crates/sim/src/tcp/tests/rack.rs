@@ -1,0 +1,65 @@
+//! RACK-TLP (RFC 8985): losses deemed by time, and the tail loss probe.
+
+use super::*;
+
+/// A SACK sender with RACK-TLP that sent packets 0..n at time 0 (ssthresh n: in
+/// congestion avoidance), losing the first transmission of `lost`.
+fn rack_sender(n: u32, lost: &[u32], app: u64) -> (TcpSender, TcpReceiver) {
+    let p = TcpParams {
+        sack: true,
+        init_cwnd: n as f64,
+        ssthresh: n as f64,
+        drop: lost.to_vec(),
+        ..params(Variant::NewReno)
+    };
+    let mut c = connection(ruled(p, |r| r.rack = true), 0, 0, 1);
+    c.0.app_limit = app;
+    let mut out = Vec::new();
+    c.0.start(ms(0), &mut out, u32::MAX);
+    c
+}
+
+/// Section 6.2: one SACK for packet 1 at 100 ms (the RTT; packet 0, sent at the same
+/// time, is lost) deems nothing lost yet: the reorder window min_RTT / 4 = 25 ms holds
+/// packet 0 until 0 + RACK.rtt + 25 ms = 125 ms, when the reorder timer fires, packet 0
+/// is deemed lost and recovery retransmits it; three duplicate ACKs are not needed.
+#[test]
+fn reorder_timer_deems_the_head_lost_a_quarter_rtt_after_a_sack() {
+    let mut c = rack_sender(10, &[0], u64::MAX);
+    assert!(deliver(&mut c, &[1], ms(100)).is_empty());
+    let s = &mut c.0;
+    assert_eq!((s.in_recovery, s.rtx_deadline), (false, Some(ms(125))));
+    let mut out = Vec::new();
+    s.on_timeout(ms(125), &mut out, u32::MAX);
+    assert_eq!(seqs(&mut out).first(), Some(&0), "the retransmission of packet 0");
+    assert!(s.in_recovery && s.stats.timeouts == 0 && s.stats.fast_retransmits == 1);
+}
+
+/// Section 6.2 step 4: with three packets SACKed (DupThresh) and no reordering seen the
+/// reordering window is 0: the third SACK deems the head lost at once.
+#[test]
+fn dupthresh_sacks_deem_the_head_lost_at_once() {
+    let mut c = rack_sender(10, &[0], u64::MAX);
+    deliver(&mut c, &[1, 2], ms(100));
+    assert!(!c.0.in_recovery);
+    let sent = deliver(&mut c, &[3], ms(100));
+    assert!(c.0.in_recovery && sent.first() == Some(&0), "{sent:?}");
+}
+
+/// Section 7: a tail lost with nothing after it to SACK it: after the ACK of packet 7
+/// (RTT 100 ms) the probe timeout is 2 SRTT; when it fires with no new data to send,
+/// the highest packet (9) goes out again, the RTO is re-armed, and it is no timeout.
+#[test]
+fn tail_loss_probe_resends_the_last_packet_after_two_srtt() {
+    let mut c = rack_sender(10, &[8, 9], 10);
+    deliver(&mut c, &(0..8).collect::<Vec<u32>>(), ms(100));
+    let s = &mut c.0;
+    let pto = ms(100) + aqm::Duration::from_secs_f64(2.0 * s.srtt);
+    assert_eq!(s.rtx_deadline, Some(pto));
+    let mut out = Vec::new();
+    s.on_timeout(pto, &mut out, u32::MAX);
+    assert_eq!(seqs(&mut out), vec![9]);
+    assert_eq!((s.probes, s.stats.timeouts), (1, 0));
+    let rto = pto + aqm::Duration::from_secs_f64(s.rto);
+    assert_eq!(s.rtx_deadline, Some(rto), "the RTO, not another probe");
+}
