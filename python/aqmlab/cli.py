@@ -88,6 +88,13 @@ _COMMANDS = [
         "run",
     ),
     (
+        "profiles",
+        "list the behaviour profiles (rfc, ns2, ns3, linux) and the keys each sets",
+        "aqmlab.profiles",
+        "add_arguments",
+        "run",
+    ),
+    (
         "testbed",
         "forward live Linux TCP traffic through the AQM library",
         "aqmlab.testbed",

@@ -55,6 +55,15 @@ fn sim_normalize<'py>(
     pythonize::pythonize(py, &n).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// The behaviour profiles (`sim::profile`), `rfc` first: each a dict with `name`,
+/// `about`, and the keys it sets for TCP flows (`tcp`), queues by type (`queue`) and
+/// links (`link`), each key with its `value` and `why` (the peer's name for it).
+#[pyfunction]
+fn sim_profiles(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &sim::profile::tables())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// Read and validate a TOML scenario file; returns nothing, raises ValueError.
 #[pyfunction]
 fn sim_validate_toml(text: &str) -> PyResult<()> {
@@ -173,5 +182,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_validate, m)?)?;
     m.add_function(wrap_pyfunction!(sim_validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_profiles, m)?)?;
     Ok(())
 }

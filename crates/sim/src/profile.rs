@@ -183,6 +183,18 @@ pub const PROFILES: &[Profile] = &[
     },
 ];
 
+/// Every profile as data ([`Profile::table`] with its `name`), `rfc` first.
+pub fn tables() -> Vec<Table> {
+    PROFILES
+        .iter()
+        .map(|p| {
+            let mut t = p.table();
+            t.insert("name".into(), Value::String(p.name.into()));
+            t
+        })
+        .collect()
+}
+
 /// The profile named `name`.
 pub fn find(name: &str) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.name == name)

@@ -115,10 +115,8 @@ pub(super) fn check(
     let smallest = smallest.max(1) as u64;
     let mut shares = shares(nodes, links, smallest);
     let packets = shares.iter().fold(0u64, |n, s| n.saturating_add(s.limit).saturating_add(s.line));
-    // A flow's window is at most its max_window; whatever the windows, the packets in
-    // flight of all flows together are at most what the queues and lines hold (a
-    // window grows only while it is used, `app_limited`), and their receivers'
-    // out-of-order records at most as many again.
+    // At most the max_windows; the flights of all flows at most what the queues and
+    // lines hold (a window grows only while used), their receivers' records as many again.
     let windows = flows
         .iter()
         .filter(|f| f.kind.is_tcp())

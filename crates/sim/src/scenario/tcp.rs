@@ -62,6 +62,12 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         },
         rules: rules(t),
     };
+    check(&tp, ecn, &fp)?;
+    Ok(tp)
+}
+
+/// The checks across keys of the flow's parameters `tp` (`fp` names a key's path).
+fn check(tp: &TcpParams, ecn: bool, fp: &dyn Fn(&str) -> String) -> Result<()> {
     if tp.min_rto > tp.max_rto {
         let max_rto = tp.max_rto;
         return Err(SimError::invalid(
@@ -92,7 +98,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
     if tp.ect1 && !ecn {
         return Err(SimError::invalid(&fp("ect1"), true, "true only with ecn = true"));
     }
-    Ok(tp)
+    Ok(())
 }
 
 /// The flow's rules (each key an enum or a switch, checked by its type).

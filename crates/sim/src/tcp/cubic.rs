@@ -1,8 +1,8 @@
 //! CUBIC's window (RFC 9438), in packets and seconds.
 //!
 //! Readings of the RFC that the code takes:
-//! - **Slow start** is Reno's (Section 4.10 allows it); HyStart++ is not implemented,
-//!   as in the ns-3 3.37 runs CUBIC is compared with (HyStart off there).
+//! - **Slow start** is Reno's (Section 4.10 allows it), or HyStart++'s (RFC 9406,
+//!   `hystart`; the ns-3 3.37 runs CUBIC is compared with turn HyStart off).
 //! - **The congestion avoidance stage** (the epoch, `t_epoch`) begins at the first
 //!   ACK of congestion avoidance after a congestion event, a timeout or the end of
 //!   slow start, with `cwnd_epoch` the window then and `W_est = cwnd_epoch`
@@ -12,8 +12,10 @@
 //!   after a timeout likewise (Section 4.8: W_max is the window at the start of the
 //!   stage).
 //! - **The reduction** (Section 4.6) is taken from cwnd (capped by the receiver
-//!   window), not from the flight size: the simulated senders are never
-//!   application-limited in congestion avoidance except for finite transfers' tails.
+//!   window), never from a window that fast recovery inflated: cwnd grows only while
+//!   the sender fills it (`app_limited`), Section 4.6's condition for using cwnd rather
+//!   than the flight size; a timeout during a loss episode keeps the episode's ssthresh
+//!   (`loss_ssthresh`).
 //! - **The increase per ACK** (Sections 4.3 to 4.5): on each ACK of new data in
 //!   congestion avoidance, W_est grows by `alpha_cubic / cwnd` (`alpha_cubic` becomes
 //!   1 once W_est reaches `cwnd_prior`); if `W_cubic(t) < W_est` the window is W_est

@@ -19,9 +19,10 @@
 //! Beyond ns-2's agents (each off by default, so that a scenario that does not ask for
 //! them runs exactly as before): CUBIC (RFC 9438, `cubic`), DCTCP (RFC 8257, `dctcp`
 //! and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss
-//! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042) and
-//! ECT(1). A sender that uses none of them takes the original code path (`ext` false):
-//! one test per ACK.
+//! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042),
+//! ECT(1), HyStart++ (RFC 9406, `hystart`), PRR (RFC 6937, `prr`), RACK-TLP (RFC 8985,
+//! `rack`, `timers`) and the receiver's quick-ACK mode. A sender that uses none of them
+//! takes the original code path (`ext` false): one test per ACK.
 //!
 //! Where the RFCs and the peers part ways the sender follows [`Rules`] (`rules`), the
 //! keys a profile sets. The sender's code is split by concern: this module holds its
@@ -199,37 +200,41 @@ impl TcpSender {
             rack: None,
             probes: 0,
         };
-        let p = &s.p;
-        s.ext = p.sack
+        s.extensions();
+        s.set_rto_span();
+        s
+    }
+
+    /// The state of the extensions the parameters ask for; `ext` if any.
+    fn extensions(&mut self) {
+        let p = &self.p;
+        self.ext = p.sack
             || p.rules.limited_transmit
             || p.rules.hystart
             || !matches!(p.variant, Variant::Tahoe | Variant::Reno | Variant::NewReno);
-        if p.variant == Variant::Cubic {
-            s.cubic = Some(Box::new(Cubic::new(p.cubic, p.rules.cubic)));
-        }
-        if p.variant == Variant::Dctcp {
-            s.dctcp = Some(Box::new(Dctcp::new(p.dctcp_g)));
-        }
-        if p.variant == Variant::Ledbat {
-            s.ledbat = Some(Box::new(Ledbat::new(p.ledbat.unwrap_or_default())));
+        match p.variant {
+            Variant::Cubic => self.cubic = Some(Box::new(Cubic::new(p.cubic, p.rules.cubic))),
+            Variant::Dctcp => self.dctcp = Some(Box::new(Dctcp::new(p.dctcp_g))),
+            Variant::Ledbat => {
+                self.ledbat = Some(Box::new(Ledbat::new(p.ledbat.unwrap_or_default())))
+            }
+            _ => {}
         }
         if p.sack {
-            s.sack = Some(Box::default());
+            self.sack = Some(Box::default());
             if p.rules.rack {
-                s.rack = Some(Box::default());
+                self.rack = Some(Box::default());
             }
         }
         if p.rules.hystart {
-            s.hystart = Some(Box::default());
+            self.hystart = Some(Box::default());
         }
         if p.rules.rtt_sampling == RttSampling::Ack
             || p.variant == Variant::Ledbat
             || p.rules.hystart
         {
-            s.sent_times = Some(Box::default());
+            self.sent_times = Some(Box::default());
         }
-        s.set_rto_span();
-        s
     }
 
     /// CUBIC's state, for a CUBIC sender.
