@@ -168,21 +168,46 @@ def test_queue_set_reaches_both_sides():
         evaluate_run.parse_queue_set("derandomize")
 
 
-def test_rule_dev_gives_the_bottleneck_a_device_queue():
-    """`evaluate_rules.py --rules dev`: ns-3's one-packet device queue under its queue
-    disc, on the bottleneck link only, the queues' limit one less; aqmlab takes it."""
+def test_profile_ns3_gives_the_bottleneck_alone_a_device_queue():
+    """`evaluate_rules.py --profiles ns3`: the profile's one-packet device queue (ns-3's,
+    under its queue disc) on the bottleneck link only, its queues' limit one less; the
+    profile's TCP keys reach the flows through the scenario reader."""
     import aqmlab
     import evaluate_rules as er
 
     data = scenarios.build("5.1.1", "default", {"type": "codel"}, 1, True, False)
     before = _link(data, "l", "r")["queue_ab"]["limit"]
-    er.apply("dev+noprep", data)
+    er.apply("ns3", data)
     b = _link(data, "l", "r")
+    assert data["profile"] == "ns3"
     assert b["device_queue"] == 1 and b["queue_ab"]["limit"] == before - 1
-    assert [lk.get("device_queue") for lk in data["link"] if lk is not b] == [None] * (
+    assert [lk["device_queue"] for lk in data["link"] if lk is not b] == [0] * (
         len(data["link"]) - 1
     )
     norm = aqmlab.Scenario(data).normalized()
     assert [lk["device_queue"] for lk in norm["links"]] == [
         1 if lk["a"] in ("l", "r") and lk["b"] in ("l", "r") else 0 for lk in norm["links"]
     ]
+
+
+def test_profile_spec_adds_keys_by_scope():
+    import evaluate_rules as er
+
+    name, keys = er.parse("rfc+fast_retransmit_timer=keep+queue.min_backlog=2+link.device_queue=1")
+    assert name == "rfc"
+    assert keys == {
+        "flow": {"fast_retransmit_timer": "keep"},
+        "queue": {"min_backlog": 2},
+        "link": {"device_queue": 1},
+    }
+    data = scenarios.build("5.1.1", "default", {"type": "red"}, 1, True, False)
+    before = _link(data, "l", "r")["queue_ab"]["limit"]
+    er.apply("rfc+prep_delay=0+queue.min_backlog=2+link.device_queue=1", data)
+    b = _link(data, "l", "r")
+    assert b["device_queue"] == 1 and b["queue_ab"]["limit"] == before - 1
+    assert b["queue_ab"]["min_backlog"] == 2
+    assert all(f["prep_delay"] == 0 for f in data["flow"] if f.get("type", "tcp") == "tcp")
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        er.parse("rfc+keep")
+    with pytest.raises(SystemExit, match="unknown"):
+        er.apply("ns4", scenarios.build("5.1.1", "default", {"type": "red"}, 1, True, False))

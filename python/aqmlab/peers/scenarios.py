@@ -49,22 +49,13 @@ NEWRENO_AS_NS2 = 1  # ns-3: restart RTO at fast retransmit, fast retransmit
 RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # over the measurement window (the queue is integrated exactly)
 
-# aqmlab's keys for ns-3 3.37's TcpCubic where it departs from RFC 9438, each measured
-# in ns-3's traces (docs/peers.md 6.2; docs/notes/2026-11-24-cubic-against-ns3.md): no
-# Reno-friendly region, whole-segment growth through an ACK counter, slow start by the
-# packets each ACK covers, a timeout that reduces the window without recovery's
-# inflation and forgets W_max, (ns-3's socket) a timer backoff that any new ACK ends and
-# an RTT sample on every ACK, and (ns-3 with the hook of docs/peers.md section 3, as
-# ns-2) no new fast retransmit until the ACKs go beyond the recovery point.
-NS3_CUBIC = dict(
-    cubic_reno_friendly=False,
-    cubic_growth="segments",
-    cubic_slow_start="acked",
-    cubic_timeout="reset",
-    rto_backoff="ack",
-    recover_rule="beyond",
-    rtt_sampling="ack",
-)
+# The aqmlab cases that follow ns-3 3.37's rules (the "-nsmode" cases) run in aqmlab's
+# `ns3` profile (`aqmlab profiles ns3`: TcpCubic's departures from RFC 9438 measured in
+# ns-3's traces, docs/peers.md 6.2 and docs/notes/2026-11-24-cubic-against-ns3.md, its socket's timer, RTT and reduction rules,
+# its queue discs' rules). A case states what every simulator is given (limited
+# transmit off, LIMITED_TRANSMIT) and no device queue under the queue: `limit` is set
+# up to match ns-2's meaning in each simulator (docs/peers.md, section 2).
+NS3_PROFILE = "ns3"
 
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
@@ -113,9 +104,9 @@ class Case:
     tcp: str = "newreno"  # newreno | cubic
     # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
     newreno_timer: str = "impatient"
-    # aqmlab's CUBIC: "rfc" (its defaults, RFC 9438) or "ns3" (the rules in which ns-3
-    # 3.37's TcpCubic departs from the RFC, NS3_CUBIC; the "-nsmode" cases)
-    cubic_rules: str = "rfc"
+    # aqmlab's behaviour profile: "rfc" (its defaults) or "ns3" (ns-3 3.37's rules,
+    # NS3_PROFILE; the "-nsmode" cases)
+    profile: str = "rfc"
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
     # ------------------------------------------------------------------ derived
@@ -209,10 +200,8 @@ class Case:
                 return {**q, "maxpacket": MTU}
             return {**q, **FQ}
         if self.queue == "pie":
-            # (-nsmode: ns-3 3.37's burst rule too, docs/peers.md 6.2)
-            rules = {"burst_reset": "quiet"} if self.cubic_rules == "ns3" else {}
+            # (-nsmode: ns-3 3.37's burst rule comes with the profile, docs/peers.md 6.2)
             return {
-                **rules,
                 "type": "pie",
                 "limit": self.limit,
                 "target": ms(PIE["target"]),
@@ -280,14 +269,19 @@ class Case:
             )
             if self.newreno_timer != "impatient":
                 flows[-1]["newreno_timer"] = self.newreno_timer
-            if self.cubic_rules == "ns3":
-                flows[-1].update(NS3_CUBIC)
+            if self.profile != "rfc":
+                # (what every simulator of the case is given, whatever the profile says)
+                flows[-1]["limited_transmit"] = bool(LIMITED_TRANSMIT)
+        if self.profile != "rfc":
+            for link in links:
+                link["device_queue"] = 0
         d = {
             "name": self.name,
             "description": f"peer benchmark case {self.name} (benchmarks/peers/scenarios.py)",
             "duration": f"{self.duration:g}s",
             "warmup": f"{self.t_measure:g}s",
             "seed": self.seed,
+            **({"profile": self.profile} if self.profile != "rfc" else {}),
             "bottleneck": "r1->r2",
             "link": links,
             "flow": flows,
@@ -494,9 +488,9 @@ def cubic(n: int, duration: float = 100.0) -> Case:
 
 
 def nsmode(case: Case) -> Case:
-    """A CUBIC case with aqmlab following ns-3 3.37's rules (NS3_CUBIC; PIE's
-    ``burst_reset = "quiet"``)."""
-    return case.with_(name=case.name + "-nsmode", cubic_rules="ns3")
+    """A CUBIC case with aqmlab following ns-3 3.37's rules (its `ns3` profile,
+    NS3_PROFILE)."""
+    return case.with_(name=case.name + "-nsmode", profile=NS3_PROFILE)
 
 
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
