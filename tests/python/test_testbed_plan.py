@@ -114,9 +114,12 @@ def test_tcp_client_arguments():
 
 
 def test_simulator_defaults_apply():
-    """A flow without packet_size, max_window or variant gets the simulator's defaults (1000 B, 20, newreno)."""
-    f = plan(dumbbell(RED, [{"type": "tcp"}])).flows[0]
-    assert (f.packet_size, f.max_window, f.variant, f.kernel_cc) == (1000, 20, "newreno", "reno")
+    """A flow without packet_size, max_window or variant gets the simulator's defaults
+    (1000 B, no receive-window limit, newreno): no route's window is clamped."""
+    pl = plan(dumbbell(RED, [{"type": "tcp"}]))
+    f = pl.flows[0]
+    assert (f.packet_size, f.max_window, f.variant, f.kernel_cc) == (1000, None, "newreno", "reno")
+    assert window_clamps(pl) == {}
 
 
 def test_ecn_queue_turns_ecn_on():

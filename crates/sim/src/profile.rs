@@ -127,7 +127,6 @@ pub const PROFILES: &[Profile] = &[
             k("loss_ssthresh", Str("pipe"), "GetSsThresh(BytesInFlight())"),
             k("limited_transmit", Bool(true), "sends while cwnd exceeds the pipe"),
             k("app_limited", Str("grow"), "IncreaseWindow on every new ACK"),
-            k("prep_delay", Int(0), "no send jitter"),
         ],
         queues: &[
             QueueKeys {
