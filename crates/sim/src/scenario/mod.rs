@@ -277,9 +277,17 @@ impl Scenario {
         if !v.is_table() {
             return Err(SimError::at("scenario", "expected a table"));
         }
-        let mut v = v.clone();
-        let profiles = profiles::apply(&mut v)?;
-        let spec: ScenarioSpec = de(&v, "")?;
+        // (a scenario that names no profile is read as it is: no copy)
+        let filled;
+        let (v, profiles) = if profiles::named(v) {
+            let mut copy = v.clone();
+            let uses = profiles::apply(&mut copy)?;
+            filled = copy;
+            (&filled, uses)
+        } else {
+            (v, profiles::none())
+        };
+        let spec: ScenarioSpec = de(v, "")?;
         let (duration, warmup) = run_window(&spec)?;
         let seed = match spec.seed {
             Some(s) => int_in(s, "seed", 0, i64::MAX)? as u64,

@@ -31,6 +31,27 @@ const EXCLUSIVE: &[(&str, &str)] = &[("init_cwnd", "initial_window")];
 /// Keys that need SACK: a profile fills them only into a flow that has it.
 const NEED_SACK: &[&str] = &["prr", "rack"];
 
+/// Does the scenario `v` name a profile anywhere (at its top, on a flow, in a queue
+/// table)?
+pub(super) fn named(v: &Value) -> bool {
+    let has = |t: &Value| t.get("profile").is_some();
+    let tables = |key: &str| v.get(key).and_then(Value::as_array).into_iter().flatten();
+    has(v)
+        || tables("flow").any(has)
+        || tables("link").any(|l| {
+            has(l) || ["queue", "queue_ab", "queue_ba"].iter().any(|q| l.get(q).is_some_and(has))
+        })
+}
+
+/// The record of a scenario that names no profile: `rfc`'s, which fills nothing.
+pub(super) fn none() -> Vec<ProfileUse> {
+    vec![ProfileUse {
+        scope: "scenario".into(),
+        profile: profile::PROFILES[0].name.into(),
+        keys: Table::new(),
+    }]
+}
+
 /// Take the `profile` keys out of the scenario `v` (a table), fill in the keys the
 /// profiles set, and return the record of what each filled (the scenario's own
 /// profile first, `rfc` when none is named).
@@ -99,6 +120,14 @@ fn fill(
     }
 }
 
+/// The keys a TCP flow's table takes (found once).
+fn flow_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        keys_of::<CommonSpec>().iter().chain(keys_of::<TcpSpec>()).copied().collect()
+    })
+}
+
 /// A `[[flow]]` table: the profiles' TCP keys for TCP, TELNET and web flows.
 fn flow(
     t: &mut Table,
@@ -111,8 +140,7 @@ fn flow(
     if !matches!(ty.as_str(), "tcp" | "telnet" | "web") {
         return Ok(());
     }
-    let known: Vec<&str> =
-        keys_of::<CommonSpec>().iter().chain(keys_of::<TcpSpec>()).copied().collect();
+    let known = flow_keys();
     let web = ty == "web";
     let accept = |t: &Table, key: &str| {
         let partner = EXCLUSIVE.iter().find_map(|&(a, b)| {

@@ -144,7 +144,7 @@ impl Flow {
             let p = tcp_params(f);
             let (mut s, r) = connection(p, id as u32, f.src as u16, f.dst as u16);
             if let FlowKind::Telnet { .. } | FlowKind::Web { .. } = f.kind {
-                s.app_limit = 0;
+                s.set_app_limit(0);
             }
             Box::new((s, r))
         });
@@ -242,7 +242,7 @@ impl Sim {
         let fl = &mut self.flows[f];
         fl.stopped = true;
         if let Some(tcp) = fl.tcp.as_mut() {
-            tcp.0.app_limit = tcp.0.snd_max as u64;
+            tcp.0.set_app_limit(tcp.0.snd_max as u64);
         }
     }
 

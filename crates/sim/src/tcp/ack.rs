@@ -1,6 +1,8 @@
 //! The plain sender's answers to ACKs: new data (slow start, congestion avoidance,
 //! the RTT sample and the timer), duplicates (fast retransmit and fast recovery, RFC
-//! 5681 and RFC 6582), the ECN echo (RFC 3168).
+//! 5681 and RFC 6582), the ECN echo (RFC 3168). Senders without SACK only (the extended
+//! path hands them these steps too), so they send with `send_noted`: without SACK,
+//! `send_ext` is `send_noted` and RACK-TLP's timers are off.
 
 use aqm::Time;
 
@@ -61,7 +63,8 @@ impl TcpSender {
         }
     }
 
-    /// An ACK for new data (`a` > `snd_una`).
+    /// An ACK for new data (`a` > `snd_una`), on the plain path: a bulk sender, which
+    /// always fills its window (`app_limited` has nothing to hold).
     #[inline(always)]
     pub(super) fn new_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         let newly = (a - self.snd_una) as f64;
@@ -72,8 +75,6 @@ impl TcpSender {
             }
         } else if self.in_cwr {
             // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction)
-        } else if !self.may_grow() {
-            // (app_limited = "hold": the sender did not fill the window)
         } else if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
         } else {
@@ -165,7 +166,7 @@ impl TcpSender {
                     self.restart_timer(now);
                 }
                 self.partial_seen = true;
-                self.send_much(now, out, max);
+                self.send_noted(now, out, max);
                 return true;
             }
             Variant::NewReno if self.p.rules.newreno == NewRenoFlavor::LinMorris => {
@@ -193,7 +194,7 @@ impl TcpSender {
             // Fast recovery: each duplicate ACK means a packet has left the network.
             self.cwnd =
                 (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
-            self.send_much(now, out, max);
+            self.send_noted(now, out, max);
         } else if self.dupacks == self.p.dupack_threshold {
             let beyond = self.p.rules.recover_rule == RecoverRule::Beyond;
             if self.have_recover && (a < self.recover || (beyond && a == self.recover)) {
@@ -247,6 +248,6 @@ impl TcpSender {
         if self.p.rules.fast_retransmit_timer == FrTimer::Restart {
             self.restart_timer(now);
         }
-        self.send_much(now, out, max);
+        self.send_noted(now, out, max);
     }
 }

@@ -10,34 +10,24 @@ use crate::packet::{Pkt, flags};
 use aqm::Time;
 
 impl TcpSender {
-    /// `on_ack` of a sender with extensions.
+    /// `on_ack` of a sender with extensions (RACK-TLP's timers around it, with `rack`).
     #[inline(never)]
     pub(super) fn on_ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
-        let entered = self.rack_enter();
+        if self.rack.is_some() {
+            let entered = self.rack_enter();
+            self.ack_ext(now, ack, out, max, true);
+            self.rack_leave(entered, now);
+        } else {
+            self.ack_ext(now, ack, out, max, false);
+        }
+    }
+
+    /// The ACK's steps (`rack`: RACK-TLP's among them).
+    #[inline(always)]
+    fn ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32, rack: bool) {
         let a = ack.seq;
         let ece = self.p.ecn && ack.flags & flags::ECE != 0;
-        let mut newly_sacked = 0;
-        if let Some(sb) = self.sack.as_mut() {
-            let blocks = match &self.sack_log {
-                Some(log) => SackLog::take(log, a, ack.epoch),
-                None => Default::default(),
-            };
-            let before = i64::from(sb.sacked);
-            if a > self.snd_una {
-                self.rack_cumulative(now, a);
-            }
-            let sb = self.sack.as_mut().expect("a scoreboard");
-            sb.advance(a.max(self.snd_una));
-            newly_sacked = match self.rack.as_mut() {
-                Some(r) => {
-                    sb.update_with(blocks.as_slice(), self.snd_max, |s, f| r.delivered(s, f, now))
-                }
-                None => sb.update(blocks.as_slice(), self.snd_max),
-            };
-            // RFC 6937's DeliveredData: the change in snd_una plus the change in SACKed
-            let acked = i64::from(a.saturating_sub(self.snd_una));
-            self.delivered = (acked + i64::from(sb.sacked) - before).max(0) as u32;
-        }
+        let newly_sacked = if self.sack.is_some() { self.sack_ack(now, a, ack.epoch) } else { 0 };
         if a > self.snd_una
             && let Some(d) = self.dctcp.as_mut()
         {
@@ -54,16 +44,40 @@ impl TcpSender {
             }
         }
         self.ecn_echo(a, ece);
-        let lost = if self.rack.is_some() { self.rack_on_ack(now, a) } else { 0 };
+        let lost = if rack { self.rack_on_ack(now, a) } else { 0 };
         if a > self.snd_una {
             self.new_ack_ext(now, a, out, max);
         } else if a == self.snd_una && self.snd_max > self.snd_una {
             self.dup_ack_ext(now, a, newly_sacked, out, max);
         }
-        if self.rack.is_some() {
+        if rack {
             self.rack_recover(now, out, max, lost);
         }
-        self.rack_leave(entered, now);
+    }
+
+    /// The scoreboard takes the ACK for `a` and its SACK blocks (of connection epoch
+    /// `epoch`): the packets newly SACKed; RFC 6937's DeliveredData noted.
+    fn sack_ack(&mut self, now: Time, a: u32, epoch: u8) -> u32 {
+        let blocks = match &self.sack_log {
+            Some(log) => SackLog::take(log, a, epoch),
+            None => Default::default(),
+        };
+        let Some(before) = self.sack.as_ref().map(|sb| i64::from(sb.sacked)) else { return 0 };
+        if a > self.snd_una {
+            self.rack_cumulative(now, a);
+        }
+        let sb = self.sack.as_mut().expect("a scoreboard");
+        sb.advance(a.max(self.snd_una));
+        let newly = match self.rack.as_mut() {
+            Some(r) => {
+                sb.update_with(blocks.as_slice(), self.snd_max, |s, f| r.delivered(s, f, now))
+            }
+            None => sb.update(blocks.as_slice(), self.snd_max),
+        };
+        // RFC 6937's DeliveredData: the change in snd_una plus the change in SACKed
+        let acked = i64::from(a.saturating_sub(self.snd_una));
+        self.delivered = (acked + i64::from(sb.sacked) - before).max(0) as u32;
+        newly
     }
 
     /// The answer to ECN-Echo, once per window of data: RFC 3168's halving (cwnd exactly
@@ -128,17 +142,20 @@ impl TcpSender {
             // (cubic_slow_start = "acked": the end of a timeout's go-back-N opens nothing)
         } else if !self.may_grow() {
             // (app_limited = "hold": the sender did not fill the window)
-        } else if let Some(h) =
-            self.hystart.as_mut().filter(|h| !h.done && self.cwnd < self.ssthresh)
-        {
-            // RFC 9406 Section 4.2
-            let step = h.on_ack(a, newly, rtt, self.snd_nxt);
-            self.cwnd += step.increase;
-            if step.exit {
-                self.ssthresh = self.cwnd;
-            }
         } else if self.cwnd < self.ssthresh {
-            self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly));
+            match self.hystart.as_mut().filter(|h| !h.done) {
+                Some(h) => {
+                    // RFC 9406 Section 4.2
+                    let step = h.on_ack(a, newly, rtt, self.snd_nxt);
+                    self.cwnd += step.increase;
+                    if step.exit {
+                        self.ssthresh = self.cwnd;
+                    }
+                }
+                None => {
+                    self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly))
+                }
+            }
         } else if let Some(c) = self.cubic.as_mut() {
             self.cwnd = c.on_ack_n(now.as_secs_f64(), self.cwnd, self.srtt, newly as u32);
         } else {

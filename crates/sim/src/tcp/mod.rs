@@ -101,12 +101,14 @@ pub struct TcpSender {
     rto_span: aqm::Duration,
     rtt_seq: Option<u32>,
     rtt_ts: Time,
-    /// The segments' send times, kept for `rtt_sampling = "ack"` and LEDBAT (`None`
-    /// otherwise).
+    /// The segments' send times, kept for `rtt_sampling = "ack"`, LEDBAT, HyStart++ and
+    /// RACK-TLP (`None` otherwise).
     sent_times: Option<Box<SendTimes>>,
     /// Retransmission timer deadline.
     pub rtx_deadline: Option<Time>,
-    /// Packets the application has handed over (u64::MAX = unlimited).
+    /// Packets the application has handed over (u64::MAX = unlimited). Made finite with
+    /// [`TcpSender::set_app_limit`], which moves the sender to the extended path (the
+    /// plain path is a bulk sender's); raising a finite one is a plain write.
     pub app_limit: u64,
     ecn_recover: u32,
     /// In the round trip after an ECN reduction, with `ecn_cwr = "hold"`.
@@ -211,6 +213,7 @@ impl TcpSender {
         self.ext = p.sack
             || p.rules.limited_transmit
             || p.rules.hystart
+            || self.app_limit != u64::MAX
             || !matches!(p.variant, Variant::Tahoe | Variant::Reno | Variant::NewReno);
         match p.variant {
             Variant::Cubic => self.cubic = Some(Box::new(Cubic::new(p.cubic, p.rules.cubic))),
@@ -232,6 +235,7 @@ impl TcpSender {
         if p.rules.rtt_sampling == RttSampling::Ack
             || p.variant == Variant::Ledbat
             || p.rules.hystart
+            || self.rack.is_some()
         {
             self.sent_times = Some(Box::default());
         }
@@ -261,6 +265,14 @@ impl TcpSender {
     #[inline]
     fn window(&self) -> u32 {
         (self.cwnd.min(self.p.max_window as f64) as u32).max(1)
+    }
+
+    /// The application has handed over `n` packets in all (u64::MAX: unlimited). A
+    /// sender with less than unlimited takes the extended path, which keeps track of
+    /// whether it fills its window (`app_limited`).
+    pub fn set_app_limit(&mut self, n: u64) {
+        self.app_limit = n;
+        self.ext |= n != u64::MAX;
     }
 
     /// Has the application more to send than has been sent?
@@ -296,9 +308,11 @@ impl TcpSender {
         }
         if let Some(h) = self.sent_times.as_mut() {
             h.on_send(seq, retx, now);
-        }
-        if let Some(r) = self.rack.as_mut() {
-            r.on_send(seq, now);
+            // (RACK-TLP keeps the send times too, so that a sender without either
+            // tests one option per packet)
+            if let Some(r) = self.rack.as_mut() {
+                r.on_send(seq, now);
+            }
         }
         if retx {
             f |= flags::RETX;
@@ -333,6 +347,9 @@ impl TcpSender {
         if !self.ext {
             return self.send_plain(now, out, max);
         }
+        if self.rack.is_none() {
+            return self.send_ext(now, out, max);
+        }
         let entered = self.rack_enter();
         let n = self.send_ext(now, out, max);
         self.rack_leave(entered, now);
@@ -340,7 +357,8 @@ impl TcpSender {
     }
 
     /// `send_much` without the extensions (inlined where the plain path calls it, as
-    /// `send_much` was before the extensions: measured, it matters).
+    /// `send_much` was before the extensions: measured, it matters). On the plain path
+    /// the sender is a bulk sender; others note their usage after it (`send_noted`).
     #[inline(always)]
     fn send_plain(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         let mut n = 0;
@@ -356,6 +374,15 @@ impl TcpSender {
             }
             n += 1;
         }
+        n
+    }
+
+    /// `send_plain` for a sender that may be application-limited (the extended path
+    /// without SACK, and the steps the plain path shares with it): then it notes
+    /// whether the window kept the sender from sending.
+    #[inline(always)]
+    pub(super) fn send_noted(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+        let n = self.send_plain(now, out, max);
         if self.app_limit != u64::MAX {
             self.note_usage();
         }

@@ -157,7 +157,7 @@ impl TcpReceiver {
             }
             n
         } else {
-            if s < self.next && self.quickack {
+            if self.quickack && s < self.next {
                 self.quick = QUICKACKS;
             }
             if s > self.next {
@@ -204,7 +204,7 @@ impl TcpReceiver {
         }
         let s = pkt.seq;
         if s != self.next {
-            if s < self.next && self.quickack {
+            if self.quickack && s < self.next {
                 self.quick = QUICKACKS;
             }
             let first = (s > self.next).then(|| self.runs.insert(s));

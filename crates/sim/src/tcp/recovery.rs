@@ -157,7 +157,7 @@ impl TcpSender {
     /// window, skipping packets SACKed since a timeout.
     pub(super) fn send_ext(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         if self.sack.is_none() {
-            return self.send_plain(now, out, max);
+            return self.send_noted(now, out, max);
         }
         if self.in_recovery {
             self.recovery_send(now, out, max, false);

@@ -11,7 +11,7 @@ use super::{Pkt, TcpSender};
 impl TcpSender {
     /// A call of the sender begins: `rtx_deadline` is the RTO's again. Returns whether
     /// this call is the outermost (which `rack_leave` needs).
-    #[inline]
+    #[inline(always)]
     pub(super) fn rack_enter(&mut self) -> Option<(u32, u32)> {
         let r = self.rack.as_mut()?;
         if r.inside {
@@ -24,8 +24,16 @@ impl TcpSender {
 
     /// The outermost call ends: the probe timer re-armed if the call acknowledged or
     /// sent new data (RFC 8985 Section 7.2), and `rtx_deadline` the earliest timer.
+    #[inline(always)]
     pub(super) fn rack_leave(&mut self, entered: Option<(u32, u32)>, now: Time) {
-        let Some((una, snd_max)) = entered else { return };
+        if let Some(e) = entered {
+            self.rack_left(e, now);
+        }
+    }
+
+    /// `rack_leave` of the outermost call (`entered`: snd_una and snd_max then).
+    #[inline(never)]
+    fn rack_left(&mut self, (una, snd_max): (u32, u32), now: Time) {
         let flight = self.snd_max - self.snd_una;
         let open =
             !self.in_episode() && self.sack.as_ref().is_none_or(|sb| sb.sacked == 0) && flight > 0;

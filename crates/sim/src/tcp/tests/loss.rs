@@ -115,7 +115,7 @@ fn growth_only_while_window_limited() {
         for (cwnd, ssthresh, app, expect) in [(10.0, 2.0, 3, None), (6.0, 1e9, 4, Some(8.0))] {
             let p = TcpParams { init_cwnd: cwnd, ssthresh, ..params(Variant::NewReno) };
             let mut c = connection(ruled(p, |r| r.app_limited = mode), 0, 0, 1);
-            c.0.app_limit = app;
+            c.0.set_app_limit(app);
             let mut out = Vec::new();
             c.0.start(ms(0), &mut out, u32::MAX);
             let sent = seqs(&mut out);

@@ -13,7 +13,7 @@ fn rack_sender(n: u32, lost: &[u32], app: u64) -> (TcpSender, TcpReceiver) {
         ..params(Variant::NewReno)
     };
     let mut c = connection(ruled(p, |r| r.rack = true), 0, 0, 1);
-    c.0.app_limit = app;
+    c.0.set_app_limit(app);
     let mut out = Vec::new();
     c.0.start(ms(0), &mut out, u32::MAX);
     c
