@@ -170,6 +170,7 @@ pub const PROFILES: &[Profile] = &[
             k("max_rto", Float(120.0), "TCP_RTO_MAX 120 s"),
             k("rtt_sampling", Str("ack"), "net.ipv4.tcp_timestamps = 1: a sample per ACK"),
             k("rto_backoff", Str("ack"), "timestamps: a retransmission's ACK is a sample"),
+            k("newreno_timer", Str("steady"), "tcp_clean_rtx_queue: any ACK of data re-arms"),
         ],
         queues: &[QueueKeys {
             types: &["red"],

@@ -31,7 +31,7 @@ pub enum NewRenoTimer {
     /// round trip for as long as it takes (ns-2's `newreno_changes1_ 1`, its default).
     #[default]
     Impatient,
-    /// On every partial ACK.
+    /// On every partial ACK (RFC 6298 rule 5.3; Linux re-arms it on every ACK of data).
     #[serde(rename = "steady")]
     SlowButSteady,
 }

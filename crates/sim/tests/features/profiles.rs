@@ -93,14 +93,17 @@ fn summary_records_each_profile_and_its_keys() {
     assert_eq!(q.keys["min_backlog"].as_integer(), Some(2));
 }
 
-/// A flow that turns SACK off under `linux` gets neither PRR nor RACK (both need it); a
-/// flow that gives `initial_window` does not get the profile's `init_cwnd`.
+/// A flow that turns SACK off under `linux` gets neither PRR nor RACK (both need it) and
+/// restarts its timer on every partial ACK, as Linux re-arms it on every ACK of new data
+/// (Slow-but-Steady); a flow that gives `initial_window` does not get the profile's
+/// `init_cwnd`.
 #[test]
 fn keys_that_need_others() {
     let flows = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nsack = false\ninitial_window = 4\n";
     let sc = profiled(r#"profile = "linux""#, r#"{ type = "droptail", limit = 50 }"#, flows);
     let t = &sc.flows[0].tcp;
     assert!(!t.sack && !t.rules.prr && !t.rules.rack && t.rules.hystart);
+    assert_eq!(t.rules.newreno_timer, sim::tcp::NewRenoTimer::SlowButSteady);
     assert_eq!(t.init_cwnd, 4.0);
 }
 
