@@ -114,7 +114,7 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: "ns3",
         about: "ns-3 3.37's rules where it departs from the RFCs, as the peer benchmark \
-                measured them (docs/peers.md 3.1, 6.4, 6.5).",
+                measured them (docs/peers.md 6.2, 6.3).",
         tcp: &[
             k("cubic_reno_friendly", Bool(false), "TcpCubic keeps no W_est"),
             k("cubic_growth", Str("segments"), "TcpCubic::Update: cnt, m_delayMin"),
