@@ -5,7 +5,7 @@ import pytest
 import aqmlab
 from aqmlab.testbed import KERNEL_CC, gateway_args, plan
 from aqmlab.testbed.flows import goodput, iperf_client_args
-from aqmlab.testbed.scenario import dumps, load, window_clamps
+from aqmlab.testbed.scenario import PRIME_LEAD_S, dumps, load, window_clamps
 from aqmlab.testbed.testing import dumbbell, tcp_flows
 
 RED = {"type": "red", "limit": 100, "min_th": 5, "max_th": 15}
@@ -101,7 +101,8 @@ def test_cbr_flow_becomes_udp_at_its_rate():
 
 
 def test_tcp_client_arguments():
-    """TCP flows name the congestion control and the MSS for the packet size; max_window clamps the receive window."""
+    """TCP flows name the congestion control and the MSS for the packet size; max_window
+    clamps the sender's window to its receiver, in packets."""
     pl = plan(
         dumbbell(
             RED, [{"type": "tcp", "variant": "newreno", "packet_size": 1000, "max_window": 20}]
@@ -110,7 +111,7 @@ def test_tcp_client_arguments():
     args = iperf_client_args(pl, pl.flows[0])
     assert args[args.index("-C") + 1] == "reno"
     assert args[args.index("-M") + 1] == "960"
-    assert window_clamps(pl) == {("a", "s1"): 20 * 948}
+    assert window_clamps(pl) == {("a", "s1", "k1"): 20}
 
 
 def test_simulator_defaults_apply():
@@ -130,10 +131,21 @@ def test_ecn_queue_turns_ecn_on():
 
 
 def test_gateway_arguments_carry_the_queues():
-    """The gateway gets rate, delay, both queues and the window."""
-    args = gateway_args(plan(dumbbell(RED, tcp_flows(1), duration=8, warmup=2)))
+    """The gateway gets rate, delay, both queues and the measurement window."""
+    cbr = [{"type": "cbr", "rate": "1Mbps"}]  # no window to clamp: no lead
+    args = gateway_args(plan(dumbbell(RED, cbr, duration=8, warmup=2)))
     assert args[args.index("--queue-ab") + 1] == '{"type":"red","limit":100,"min_th":5,"max_th":15}'
     assert args[args.index("--duration") + 1] == "8.0" and args[args.index("--warmup") + 1] == "2.0"
+
+
+def test_window_clamps_are_primed_before_time_zero():
+    """With a max_window the gateway's clock runs PRIME_LEAD_S before the scenario's
+    time 0 (the clamps are set up then): its window is the scenario's after the lead."""
+    pl = plan(dumbbell(RED, tcp_flows(1), duration=8, warmup=2))
+    assert pl.lead_s == PRIME_LEAD_S > 0
+    args = gateway_args(pl)
+    assert float(args[args.index("--warmup") + 1]) == 2 + PRIME_LEAD_S
+    assert float(args[args.index("--duration") + 1]) == 8 + PRIME_LEAD_S
 
 
 @pytest.mark.parametrize(
@@ -184,3 +196,34 @@ def test_goodput_counts_only_the_window():
     # 10 Mb/s for 10 s starting at t = 1; window [2, 8]
     assert goodput(server, None, 1.0, 2.0, 8.0) == pytest.approx(10e6)
     assert goodput(server, None, 5.0, 2.0, 8.0) == pytest.approx(10e6 * 3 / 6)
+
+
+def test_window_clamps_per_host_pair_and_the_prediction_uses_them():
+    """Each (sender, receiver) pair is clamped to its flows' max_window, and the
+    simulator's prediction (the same scenario, normalised) runs each flow with the
+    window the live run clamps."""
+    sc = dumbbell(
+        RED,
+        [
+            {"type": "tcp", "src": "s1", "max_window": 20, "packet_size": 1500},
+            {"type": "tcp", "src": "s2", "max_window": 100, "packet_size": 1000, "count": 2},
+        ],
+        senders=2,
+    )
+    pl = plan(sc)
+    clamps = window_clamps(pl)
+    assert clamps == {("a", "s1", "k1"): 20, ("a", "s2", "k1"): 100}
+    predicted = aqmlab.Scenario(sc).normalized()["flows"]
+    assert [clamps[("a", f["src"], f["dst"])] for f in predicted] == [
+        f["tcp"]["max_window"] for f in predicted
+    ]
+
+
+def test_flows_of_one_host_pair_need_one_window():
+    """Linux keys the clamp by the two addresses: flows of one pair with different
+    windows are refused, naming the flow's field and the other flow."""
+    sc = dumbbell(RED, [{"type": "tcp", "max_window": 20}, {"type": "tcp", "max_window": 30}])
+    with pytest.raises(
+        ValueError, match=r"flow\[1\]\.max_window = 30: flow\[0\] from s1 to k1 has 20"
+    ):
+        plan(sc)

@@ -7,7 +7,8 @@ with the simulator's prediction beside it.
 
 Public entry points:
 
-- :func:`run_testbed` -- run a scenario (path or dict), write and return the summary;
+- :func:`run_testbed` -- run a scenario (path or dict), write and return the summary
+  (:class:`WindowError` when a flow's live window is not the scenario's);
 - :func:`add_arguments`, :func:`run` -- the ``aqmlab testbed`` command;
 - :class:`Testbed` -- the namespaces and the gateway as a context manager (tests, bench);
 - :func:`cleanup_stale` -- remove namespaces left by killed runs;
@@ -19,7 +20,7 @@ Public entry points:
 ``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity.
 """
 
-from .core import add_arguments, predict, run, run_testbed
+from .core import WindowError, add_arguments, predict, run, run_testbed
 from .gateway import ensure_tools, gateway_args, gateway_binary
 from .netns import PrivilegeError, cleanup_stale, owned_namespaces, privilege_problem
 from .network import Testbed
@@ -27,6 +28,7 @@ from .scenario import KERNEL_CC, plan
 
 __all__ = [
     "run_testbed",
+    "WindowError",
     "add_arguments",
     "run",
     "Testbed",

@@ -21,8 +21,13 @@ from ..base import check_out_dir, staged_dir
 from . import flows as flmod
 from . import netns as nsmod
 from . import scenario as scmod
+from . import windows as wmod
 from .gateway import GATEWAY_ENV, gateway_args, gateway_env
 from .network import Testbed
+
+
+class WindowError(RuntimeError):
+    """A flow's live window is not the scenario's (each flow named with both)."""
 
 
 def _link_view(d: dict[str, Any], pl: scmod.Plan, back: bool) -> dict[str, Any]:
@@ -65,10 +70,7 @@ def _summary(
     """The simulator's summary shape from the gateway's statistics and the flows
     (`wall`: when the run started, monotonic clock)."""
     ab, ba = gw["links"]["ab"], gw["links"]["ba"]
-    rows = [
-        flmod.flow_row(pl, f, tb.out, gw["links"], run.started.get(f.index, f.start_s))
-        for f in pl.flows
-    ]
+    rows = [flmod.flow_row(pl, f, tb.out, gw["links"], run) for f in pl.flows]
     counts = {s: flmod.load_json(tb.out / f"count_{s}.json") for s in ("a", "b")}
     return {
         "links": {
@@ -87,6 +89,16 @@ def _summary(
             "ecn": pl.ecn,
             "ce_received": {s: (c or {}).get("ce") for s, c in counts.items()},
             "tcp_counters": run.tcp_counters,
+            "lead_s": pl.lead_s,
+            "window_clamps": [
+                {
+                    "src": k[1],
+                    "dst": k[2],
+                    "scenario_packets": n,
+                    "kernel_packets": run.clamps.get(k),
+                }
+                for k, n in scmod.window_clamps(pl).items()
+            ],
             "notes": pl.notes
             + [
                 "goodput: bytes the iperf3 receiver reported in [warmup, duration]",
@@ -134,6 +146,13 @@ def run_testbed(
         if run.gateway is None:
             raise RuntimeError(f"the gateway wrote no statistics; see gateway.log in {out}.failed")
         summary = _summary(pl, tb, run, run.gateway, wall)
+        judged = [wmod.window_error(r["id"], r["window"]) for r in summary["flows"] if r["window"]]
+        errors = [e for e in judged if e]
+        if errors:
+            # Not compared: the live run did not hold the scenario's windows.
+            summary["window_errors"] = errors
+            (work / "summary.json").write_text(json.dumps(summary, indent=2))
+            raise WindowError("; ".join(errors))
         if prediction:
             pred, why = predict(sc, path)
             summary["prediction"] = pred
@@ -198,6 +217,13 @@ def _print(s: dict[str, Any]) -> None:
             if g is not None
             else f"flow {f['id']}: no goodput ({f.get('error')})"
         )
+        w = f.get("window")
+        if w and w["kernel_clamp_packets"]:
+            print(
+                f"  window {w['kernel_clamp_packets']} packets ({w['kernel_bytes']} bytes), "
+                f"cwnd up to {w['max_cwnd']}, receiver's window up to {w['max_snd_wnd']} bytes "
+                f"(window scale {w['wscale']})"
+            )
     if "prediction_note" in s:
         print(f"prediction: {s['prediction_note']}")
 

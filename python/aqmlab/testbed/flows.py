@@ -1,7 +1,7 @@
 """The plan's flows on live Linux: iperf3 servers and clients in the end namespaces,
-started at the plan's times, the receive-window clamps, the receivers' CE counters, and
-what the flows report afterwards (goodput over the window, the kernel's TCP counters,
-one summary row per flow)."""
+started at the plan's times, the window clamps and tcp_info samples (:mod:`.windows`),
+the receivers' CE counters, and what the flows report afterwards (goodput over the
+window, the kernel's TCP counters, one summary row per flow)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typing import Any
 
 from . import netns as nsmod
 from . import scenario as scmod
+from . import windows as wmod
 from .network import Testbed
 
 
@@ -88,16 +89,6 @@ def _start_servers(tb: Testbed, pl: scmod.Plan) -> None:
             time.sleep(0.02)
 
 
-def _clamp_windows(tb: Testbed, pl: scmod.Plan) -> None:
-    """max_window as a route's window on the receiver's side, per sender."""
-    for (side, node), window in scmod.window_clamps(pl).items():
-        addr = scmod.host_address(side, pl.hosts[side].index(node))
-        nsmod.sh(
-            ["ip", "route", "add", f"{addr}/32", "dev", "eth0", "window", str(window)],
-            ns=tb.ns[_other(side)],
-        )
-
-
 def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
     """Start each client at its start time (the gateway's clock) and wait for all;
     returns when each flow started."""
@@ -107,7 +98,7 @@ def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
     while pending or any(c.poll() is None for c in clients.values()):
         tb.check_gateway()
         now = tb.elapsed()
-        while pending and pending[0].start_s <= now:
+        while pending and pending[0].start_s + pl.lead_s <= now:
             f = pending.pop(0)
             started[f.index] = tb.elapsed()
             clients[f.index] = tb.spawn(
@@ -115,7 +106,7 @@ def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
                 iperf_client_args(pl, f),
                 stdout=tb.out / f"flow{f.index}.client.json",
             )
-        if now > pl.duration_s + 30:
+        if now > pl.duration_s + pl.lead_s + 30:
             break  # a client that hangs (its peer lost) does not hold the run
         time.sleep(0.02)
     return started
@@ -124,11 +115,14 @@ def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
 @dataclass
 class Outcome:
     """What a run of the flows left: the gateway's statistics, when each flow started,
-    and each end namespace's TCP counters."""
+    each end namespace's TCP counters, the window clamps the kernel held per (sender
+    side, sender, receiver) and the connections' tcp_info samples."""
 
     gateway: dict[str, Any] | None
     started: dict[int, float]
     tcp_counters: dict[str, dict[str, int] | None]
+    clamps: dict[tuple[str, str, str], int | None]
+    samples: wmod.Samples
 
 
 def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
@@ -139,9 +133,13 @@ def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
         )
         for side in ("a", "b")
     }
-    _clamp_windows(tb, pl)
+    clamps = wmod.apply_clamps(tb, pl, scmod.window_clamps(pl))
     _start_servers(tb, pl)
-    started = _drive_clients(tb, pl)
+    sampler = wmod.Sampler(tb).start()
+    try:
+        started = _drive_clients(tb, pl)
+    finally:
+        samples = sampler.stop()
     tb.check_gateway()
     for p in counters.values():
         p.send_signal(signal.SIGTERM)
@@ -151,7 +149,8 @@ def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
         except subprocess.TimeoutExpired:
             p.kill()
     gw = tb.stop_gateway()
-    return Outcome(gw, started, {side: tcp_counters(tb, side) for side in ("a", "b")})
+    counts = {side: tcp_counters(tb, side) for side in ("a", "b")}
+    return Outcome(gw, started, counts, clamps, samples)
 
 
 def load_json(p: Path) -> dict[str, Any] | None:
@@ -216,10 +215,11 @@ def tcp_counters(tb: Testbed, side: str) -> dict[str, int] | None:
 
 
 def flow_row(
-    pl: scmod.Plan, f: scmod.FlowPlan, out: Path, links: dict[str, Any], started: float
+    pl: scmod.Plan, f: scmod.FlowPlan, out: Path, links: dict[str, Any], run: Outcome
 ) -> dict[str, Any]:
-    """A flow's row of the summary, from its iperf3 reports and the gateway's per-flow
-    counters of the direction it sends into (`links`: the gateway's "ab" and "ba")."""
+    """A flow's row of the summary, from its iperf3 reports, the gateway's per-flow
+    counters of the direction it sends into (`links`: the gateway's "ab" and "ba")
+    and its window (`window`: the scenario's and the kernel's, :mod:`.windows`)."""
     client = load_json(out / f"flow{f.index}.client.json")
     server = load_json(out / f"flow{f.index}.server.json")
     src, dst = _addresses(pl, f)
@@ -245,7 +245,13 @@ def flow_row(
         "src": f.src,
         "dst": f.dst,
         "type": "tcp" if f.kind == "tcp" else "cbr",
-        "goodput_bps": goodput(server, client, started, pl.warmup_s, pl.duration_s),
+        "goodput_bps": goodput(
+            server,
+            client,
+            run.started.get(f.index, f.start_s + pl.lead_s),
+            pl.warmup_s + pl.lead_s,
+            pl.duration_s + pl.lead_s,
+        ),
         "drops": gf["drops"] if gf else None,
         "marks": gf["marks"] if gf else None,
         "timeouts": None,
@@ -254,4 +260,13 @@ def flow_row(
         "kernel_cc": f.kernel_cc,
         "address": f"{src}:{lport} -> {dst}:{port(f)}",
         "error": (client or {}).get("error"),
+        "window": wmod.flow_window(
+            f,
+            f"{src}:{lport}",
+            f"{dst}:{port(f)}",
+            run.samples,
+            run.clamps.get((f.src_side, f.src, f.dst)),
+        )
+        if f.kind == "tcp"
+        else None,
     }

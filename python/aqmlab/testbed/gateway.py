@@ -84,8 +84,9 @@ def _jq(d: dict[str, Any]) -> str:
 
 def gateway_args(pl: scmod.Plan, exit_slack_s: float = 60.0) -> list[str]:
     """The gateway's flags for a plan (after the interfaces): rates, delay, both queues
-    (as JSON), the measurement window, an exit time `exit_slack_s` after the window
-    (an orphaned gateway ends on its own) and the seed."""
+    (as JSON), the measurement window (the scenario's, after the plan's lead), an exit
+    time `exit_slack_s` after the window (an orphaned gateway ends on its own) and the
+    seed."""
     return [
         "--rate-ab",
         str(pl.rate_ab),
@@ -98,11 +99,11 @@ def gateway_args(pl: scmod.Plan, exit_slack_s: float = 60.0) -> list[str]:
         "--queue-ba",
         _jq(pl.queue_ba),
         "--warmup",
-        str(pl.warmup_s),
+        str(pl.warmup_s + pl.lead_s),
         "--duration",
-        str(pl.duration_s),
+        str(pl.duration_s + pl.lead_s),
         "--exit-after",
-        str(pl.duration_s + exit_slack_s),
+        str(pl.duration_s + pl.lead_s + exit_slack_s),
         "--seed",
         str(pl.seed),
     ]

@@ -40,6 +40,11 @@ KERNEL_CC = {
 }
 
 
+# The time the window clamps take to set up (one connection per host pair: two round
+# trips and a process start; 0.4-0.6 s measured under load), reserved before time 0.
+PRIME_LEAD_S = 1.0
+
+
 @dataclass
 class FlowPlan:
     index: int
@@ -76,6 +81,10 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     ecn: bool = False
     link_index: int = 0  # the bottleneck's [[link]] index (directions 2i: a->b, 2i+1: b->a)
+    # Seconds of the gateway's clock before the scenario's time 0: the window clamps
+    # are primed then (PRIME_LEAD_S when any flow has a max_window), so that flows
+    # start at their scenario times and the measurement window is the scenario's.
+    lead_s: float = 0.0
 
 
 def load(scenario: Any) -> dict[str, Any]:
@@ -185,13 +194,6 @@ def _add_notes(pl: Plan, access: list[float]) -> None:
         )
         for f in tcp:
             f.ecn = True
-    for s in ("a", "b"):
-        wins = {f.max_window for f in tcp if f.src_side == s and f.max_window}
-        if len(wins) > 1:
-            pl.notes.append(
-                f"flows from side {s} have different max_window; the receive window is clamped per "
-                f"sender host, to the largest ({max(wins)} packets)"
-            )
     if any(f.variant == "tahoe" and f.kernel_cc == "reno" for f in tcp):
         pl.notes.append(
             "tahoe has no Linux counterpart: run as the kernel's reno (NewReno with SACK)"
@@ -245,6 +247,8 @@ def plan(sc: Mapping[str, Any], *, kernel_cc: str | None = None) -> Plan:
     delays = list(access.values())
     pl.delay_s = L["delay"] + (sum(delays) / len(delays) if delays else 0.0)
     _add_notes(pl, delays)
+    _check_windows(pl, {f["id"]: f["spec"] for f in n["flows"]})
+    pl.lead_s = PRIME_LEAD_S if window_clamps(pl) else 0.0
     return pl
 
 
@@ -297,14 +301,30 @@ def payload_per_packet(packet_size: int) -> int:
     return max(36, packet_size - 52)
 
 
-def window_clamps(pl: Plan) -> dict[tuple[str, str], int]:
-    """max_window as a receive-window clamp in bytes, per (sender side, sender node):
-    the receiver's route back to the sender carries it (`ip route ... window`), which
-    Linux applies as the connection's window clamp."""
-    out: dict[tuple[str, str], int] = {}
+def window_clamps(pl: Plan) -> dict[tuple[str, str, str], int]:
+    """max_window in packets per (sender side, sender node, receiver node): each
+    sender's congestion window to that receiver is clamped to it (docs/testbed.md,
+    :mod:`.windows`). Pairs without a window are not clamped."""
+    out: dict[tuple[str, str, str], int] = {}
     for f in pl.flows:
         if f.kind == "tcp" and f.max_window:
-            b = f.max_window * payload_per_packet(f.packet_size)
-            key = (f.src_side, f.src)
-            out[key] = max(out.get(key, 0), b)
+            out[(f.src_side, f.src, f.dst)] = f.max_window
     return out
+
+
+def _check_windows(pl: Plan, spec: dict[int, int]) -> None:
+    """The clamp holds per (sender, receiver) host pair (Linux keys it by the two
+    addresses), so the TCP flows of one pair must share their max_window; `spec`
+    maps each flow's id to its [[flow]] entry."""
+    seen: dict[tuple[str, str], FlowPlan] = {}
+    for f in pl.flows:
+        if f.kind != "tcp":
+            continue
+        g = seen.setdefault((f.src, f.dst), f)
+        if g.max_window != f.max_window:
+            raise ValueError(
+                f"flow[{spec[f.index]}].max_window = {f.max_window}: flow[{spec[g.index]}] from "
+                f"{f.src} to {f.dst} has {g.max_window}; the testbed clamps the window per "
+                "(sender, receiver) host pair, so flows of one pair need the same max_window "
+                "(give them different hosts)"
+            )
