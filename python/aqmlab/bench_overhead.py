@@ -6,8 +6,9 @@ imports, the run, summary.json and the Parquet files) and the simulator's own bi
 ``repeat`` pairs, each as a whole process; for each the wall time, the CPU time and
 the peak memory (``os.wait4``), and their differences per pair. The binary is the
 source tree's ``target/release/aqmlab-sim`` (``cargo build --release -p sim --bin
-aqmlab-sim``) or the one given. Both run the file's own ``threads`` (default 1), so
-that the difference is the overhead and not a choice of threads.
+aqmlab-sim``) or the one given. Both run the file's own ``threads`` (default 1: the
+command is given ``--threads`` so), so that the difference is the overhead and not a
+choice of threads.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from .base import read_toml
 
 __all__ = ["find_binary", "measure_overhead", "overhead_lines"]
 
@@ -76,7 +79,9 @@ def measure_overhead(scenario: str, binary: Path, repeat: int) -> list[dict[str,
     pairs = []
     with tempfile.TemporaryDirectory(prefix="aqmlab-bench-overhead-") as tmp:
         out = str(Path(tmp) / "out")
-        run_cmd = _aqmlab_cli() + ["run", scenario, "--out", out, "-q", "--no-progress"]
+        # (the binary runs the file's threads, default 1; so does the command here)
+        threads = str(read_toml(scenario).get("threads", 1))
+        run_cmd = _aqmlab_cli() + ["run", scenario, "--out", out, "-q", "--threads", threads]
         for k in range(repeat):
             first_run = k % 2 == 0  # alternate which goes first
             rec: dict[str, Any] = {}

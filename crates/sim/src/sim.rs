@@ -175,7 +175,7 @@ impl Sim {
             }
         }
         loop {
-            if self.split.is_some() && t > self.now && self.pace.two_threads() {
+            if self.split.is_some() && t > self.now && self.pace.two_threads(self.now) {
                 if self.run_parallel(t)? {
                     // Exact stops and the end see the whole network; progress steps keep
                     // the parts apart (only the clock is read between them).
@@ -186,7 +186,7 @@ impl Sim {
                 }
                 // (two threads were slower than one would be: one, for a while)
                 self.settle();
-                self.pace.fall_back();
+                self.pace.fall_back(self.now);
             }
             // (on one thread while two are slower: in segments, to look at the clock)
             self.settle();

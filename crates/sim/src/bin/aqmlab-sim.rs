@@ -15,8 +15,12 @@ fn main() {
         }
     };
     let t0 = std::time::Instant::now();
-    let s = match sim::run(sc, args.get(2).map(std::path::Path::new)) {
-        Ok(s) => s,
+    let run = sim::Sim::new(sc, args.get(2).map(std::path::Path::new)).and_then(|mut sim| {
+        let s = sim.run()?;
+        Ok((s, sim.threads(), sim.fallbacks()))
+    });
+    let (s, threads, fallbacks) = match run {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(1);
@@ -57,4 +61,5 @@ fn main() {
         s.bottleneck_packets,
         s.bottleneck_packets as f64 / wall
     );
+    println!("threads {threads}, fall-backs to one thread {fallbacks}");
 }

@@ -58,9 +58,6 @@ struct Shared {
     waited: AtomicU64,
 }
 
-/// Part 0 judges the pace every this many windows.
-const JUDGE_EVERY: usize = 64;
-
 /// Spins before a thread waiting for the other sleeps: a few microseconds, about the
 /// time a window takes on the dumbbell.
 const SPINS: u32 = 2000;
@@ -273,14 +270,14 @@ impl Sim {
             }
             self.now = end - 1;
             std::mem::swap(&mut *lock(&sh.boxes[me][j % 2]), &mut self.outbox);
-            if me == 0 && (j + 1).is_multiple_of(JUDGE_EVERY) {
+            let t0 = Instant::now();
+            if me == 0 && self.pace.due(t0) {
                 let theirs = Duration::from_nanos(sh.waited.swap(0, Ordering::Relaxed));
-                if self.pace.judge(theirs) {
+                if self.pace.judge(theirs, t0, end) {
                     // (stored before this thread's arrival: the other sees it after)
                     sh.stop_after.store(j, Ordering::Release);
                 }
             }
-            let t0 = Instant::now();
             if !sh.wait(j) {
                 break;
             }
