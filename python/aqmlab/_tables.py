@@ -25,9 +25,19 @@ __all__ = ["write_records", "record_columns"]
 _I64 = (-(2**63), 2**63 - 1)
 
 
+_PANDAS_MAJOR: list[int | None] = []
+
+
 def _pandas_major() -> int | None:
     """The installed pandas' major version, from its distribution's directory name
-    (importing pandas or importlib.metadata would cost more than the write)."""
+    (importing pandas or importlib.metadata would cost more than the write); looked up
+    once."""
+    if not _PANDAS_MAJOR:
+        _PANDAS_MAJOR.append(_find_pandas_major())
+    return _PANDAS_MAJOR[0]
+
+
+def _find_pandas_major() -> int | None:
     try:
         spec = importlib.util.find_spec("pandas")
     except (ImportError, ValueError):
@@ -42,24 +52,39 @@ def _pandas_major() -> int | None:
     return None
 
 
+def _kind(t: type) -> str:
+    """The category of a value's type: "none", "bool", "int", "float", "str" or "other"
+    (subclasses as their base: a bool is no int here)."""
+    if t is type(None):
+        return "none"
+    for kind, base in (("bool", bool), ("int", int), ("float", float), ("str", str)):
+        if issubclass(t, base):
+            return kind
+    return "other"
+
+
 def _column_type(values: Sequence[Any]) -> str | None:
     """ "bool", "int64", "float64", "string", "null", or None where pandas must decide."""
-    present = [v for v in values if v is not None]
-    missing = len(present) < len(values)
-    if not present:
+    # (by the set of the values' types, which is small: a run's tables are thousands
+    # of values, each looked at once)
+    kinds = {_kind(t) for t in set(map(type, values))}
+    missing = "none" in kinds
+    kinds.discard("none")
+    if not kinds:
         return "null"
-    if all(isinstance(v, bool) for v in present):
+    if kinds == {"bool"}:
         return "bool"
-    if any(isinstance(v, bool) for v in present):
+    if "bool" in kinds or "other" in kinds:
         return None
-    ints = [v for v in present if isinstance(v, int)]
-    if not all(_I64[0] <= v <= _I64[1] for v in ints):
-        return None  # pandas' own conversion (or refusal) decides
-    if len(ints) == len(present):
+    if "int" in kinds:
+        ints = [v for v in values if isinstance(v, int)]
+        if min(ints) < _I64[0] or max(ints) > _I64[1]:
+            return None  # pandas' own conversion (or refusal) decides
+    if kinds == {"int"}:
         return "float64" if missing else "int64"
-    if all(isinstance(v, (int, float)) for v in present):
+    if kinds <= {"int", "float"}:
         return "float64"
-    if all(isinstance(v, str) for v in present):
+    if kinds == {"str"}:
         return "string"
     return None
 
@@ -67,10 +92,10 @@ def _column_type(values: Sequence[Any]) -> str | None:
 def _columns(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     """Columns in order of first appearance; a record without a key gives NaN (as in
     pandas, where a missing key is NaN and an explicit None stays None)."""
-    names: dict[str, None] = {}
-    for r in records:
-        for k in r:
-            names.setdefault(k, None)
+    names = dict.fromkeys(k for r in records for k in r)
+    if all(len(r) == len(names) for r in records):
+        # (every record has every key: one pass, column by column; a run's summary)
+        return {k: [r[k] for r in records] for k in names}
     nan = float("nan")
     return {k: [r.get(k, nan) for r in records] for k in names}
 

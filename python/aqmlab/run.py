@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import check_out_dir
-from .sim import Scenario, simulate
+from .sim import simulate_toml
 
 __all__ = ["add_arguments", "run", "links_table", "auto_threads", "plot_traces", "RUN_COLUMNS"]
 
@@ -50,10 +50,11 @@ def run(args: argparse.Namespace) -> int:
     success; an output directory that cannot be created or an invalid scenario raises
     ValueError (the CLI prints it and exits 2) before anything runs or is written. The
     path imports neither pandas nor pyarrow nor numpy (unless traces or --plot ask for
-    them): the extension writes the Parquet files."""
+    them): the simulator reads the file's text once, and the extension writes
+    summary.json and the Parquet files."""
     check_out_dir(args.out)
     try:
-        sc = Scenario.from_file(args.scenario)
+        text = Path(args.scenario).read_text()
     except OSError as e:
         print(f"aqmlab run: error: cannot read {args.scenario}: {e.strerror or e}", file=sys.stderr)
         return 2
@@ -64,14 +65,19 @@ def run(args: argparse.Namespace) -> int:
         changes["duration"] = args.duration
     if args.warmup is not None:
         changes["warmup"] = args.warmup
-    threads = args.threads or ("auto" if "threads" not in sc.to_dict() else None)
-    if threads == "auto":
-        changes["threads"] = auto_threads()
-    elif threads is not None:
-        changes["threads"] = int(threads)
-    if changes:
-        sc = sc.replace(**changes)
-    res = simulate(sc, progress=False if args.no_progress or args.quiet else None)
+    # threads: the flag's, else the file's, else auto
+    defaults: dict[str, Any] = {}
+    if args.threads in (None, "auto"):
+        (changes if args.threads else defaults)["threads"] = auto_threads()
+    else:
+        changes["threads"] = int(args.threads)
+    res = simulate_toml(
+        text,
+        Path(args.scenario).parent,
+        changes,
+        defaults,
+        progress=False if args.no_progress or args.quiet else None,
+    )
     out = res.to_dir(args.out)
     if args.plot:
         plot_traces(res, out)

@@ -31,7 +31,16 @@ from typing import Any, Callable, Union
 from . import _tables
 from .base import load_toml, positive_int, staged_dir
 
-__all__ = ["Scenario", "Result", "simulate", "simulation", "dumbbell", "TRACE_FILES"]
+__all__ = [
+    "Scenario",
+    "Result",
+    "simulate",
+    "simulate_toml",
+    "simulation",
+    "dumbbell",
+    "summary_text",
+    "TRACE_FILES",
+]
 
 #: Trace name -> CSV file written by the simulator.
 TRACE_FILES = {
@@ -184,7 +193,7 @@ class Result:
         pyarrow or numpy."""
         out = Path(out)
         with staged_dir(out) as tmp:
-            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2))
+            (tmp / "summary.json").write_text(summary_text(self.summary))
             _tables.write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
             _tables.write_records(
                 _link_records(self.summary),
@@ -203,6 +212,18 @@ class Result:
     def __repr__(self) -> str:
         n_links = len(self.summary.get("links", {}))
         return f"Result(flows={len(self.summary.get('flows', []))}, links={n_links}, traces={sorted(self.traces)})"
+
+
+def summary_text(summary: Any) -> str:
+    """`summary` as ``json.dumps(summary, indent=2)`` writes it, by the compiled
+    extension (Python's encoder runs in pure Python when it indents); what the
+    extension does not take (types of a user's own, deep nesting) goes to ``json``."""
+    from . import _native
+
+    try:
+        return _native.json_dumps(summary)
+    except (TypeError, ValueError):
+        return json.dumps(summary, indent=2)
 
 
 def _link_records(summary: Mapping[str, Any]) -> list:
@@ -226,21 +247,59 @@ def simulate(
     time, True always, False never; a callable gets ``(simulated_seconds, duration)``.
     `trace_dir`: keep the raw trace files there (default: a temporary directory).
     """
+    if isinstance(scenario, (str, os.PathLike)):
+        path = Path(scenario)
+        return simulate_toml(path.read_text(), path.parent, progress=progress, trace_dir=trace_dir)
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
     from . import _native
 
-    if isinstance(scenario, (str, os.PathLike)):
-        scenario = Scenario.from_file(scenario)
-    elif not isinstance(scenario, Scenario):
-        scenario = Scenario(scenario)
     data = scenario.to_dict()
+    return _simulated(
+        lambda tdir: _native.Simulation(data, tdir), progress, trace_dir, bool(data.get("trace"))
+    )
+
+
+def simulate_toml(  # noqa: PLR0913 - simulate()'s options and the file's own
+    text: str,
+    directory: str | os.PathLike = ".",
+    changes: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    progress: ProgressArg = None,
+    trace_dir: str | os.PathLike | None = None,
+) -> Result:
+    """Run a scenario file's TOML `text` (read and checked once, by the simulator), with
+    the top-level keys of `changes` set over the file's (as :meth:`Scenario.replace`)
+    and those of `defaults` where the file has none. A queue written in Python finds its
+    module in `directory` (the file's), or on ``sys.path``. `progress`, `trace_dir`: as
+    in :func:`simulate`."""
+    from . import _native
+
+    if "python" in text:  # (a queue ``type = "python"``, perhaps: its module's directory)
+        python_aqms_beside(scenario_queues(load_toml(text)), Path(directory))
+    ch, de = dict(changes or {}), dict(defaults or {})
+    # (the temporary directory is there whether or not the file asks for traces)
+    return _simulated(
+        lambda tdir: _native.Simulation(text, tdir, ch, de), progress, trace_dir, True
+    )
+
+
+def _simulated(
+    build: Callable[[str | None], Any],
+    progress: ProgressArg,
+    trace_dir: str | os.PathLike | None,
+    traced: bool,
+) -> Result:
+    """Build the simulation (`build(trace_dir)`), run it and collect its result; the
+    traces go to a temporary directory when none is given and `traced`."""
     own_tmp = None
-    if trace_dir is None and data.get("trace"):
+    if trace_dir is None and traced:
         own_tmp = Path(tempfile.mkdtemp(prefix="aqmlab-trace-"))
         tdir: Path | None = own_tmp
     else:
         tdir = Path(trace_dir) if trace_dir is not None else None
     try:
-        sim = _native.Simulation(data, str(tdir) if tdir is not None else None)
+        sim = build(str(tdir) if tdir is not None else None)
         _drive(sim, progress)
         summary = sim.summary()
         traces = _read_traces(tdir) if tdir is not None else {}

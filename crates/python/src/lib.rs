@@ -8,6 +8,7 @@ mod errors;
 mod gateway;
 mod parquet;
 mod pyaqm;
+mod pyjson;
 mod sim;
 
 #[pymodule]
@@ -18,5 +19,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gateway::register(m)?;
     pyaqm::register(m)?;
     parquet::register(m)?;
+    pyjson::register(m)?;
     Ok(())
 }

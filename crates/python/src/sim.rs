@@ -20,10 +20,38 @@ fn sim_error(e: ::sim::SimError) -> PyErr {
 }
 
 /// A scenario from a dict with the structure of a scenario file, or from the TOML text
-/// of one (a `str`).
-fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
+/// of one (a `str`); with the text, the top-level keys of `changes` are set over the
+/// file's and those of `defaults` where the file has none (as `Scenario.replace`).
+fn scenario_from(
+    obj: &Bound<'_, PyAny>,
+    changes: Option<&Bound<'_, PyDict>>,
+    defaults: Option<&Bound<'_, PyDict>>,
+) -> PyResult<::sim::Scenario> {
     if let Ok(text) = obj.extract::<String>() {
-        return guard(|| ::sim::Scenario::from_toml_str(&text).map_err(sim_error));
+        // (the message of a syntax error as `sim::Scenario::from_toml_str` words it)
+        let mut table: toml::Table = guard(|| {
+            toml::from_str(&text).map_err(|e| PyValueError::new_err(format!("TOML syntax: {e}")))
+        })?;
+        for (keys, over) in [(changes, true), (defaults, false)] {
+            for (k, v) in keys.into_iter().flat_map(|d| d.iter()) {
+                let k: String = k.extract()?;
+                check_shape(&v, &k)?;
+                let v: toml::Value = pythonize::depythonize(&v).map_err(|e| {
+                    PyValueError::new_err(format!("{k}: {e} (allowed: a TOML value)"))
+                })?;
+                if over || !table.contains_key(&k) {
+                    table.insert(k, v);
+                }
+            }
+        }
+        return guard(|| {
+            ::sim::Scenario::from_value(&toml::Value::Table(table)).map_err(sim_error)
+        });
+    }
+    if changes.is_some() || defaults.is_some() {
+        return Err(PyValueError::new_err(
+            "changes, defaults: taken with a scenario's TOML text only (a dict is changed as such)",
+        ));
     }
     let dict = obj.cast::<PyDict>().map_err(|_| {
         PyValueError::new_err(
@@ -40,7 +68,7 @@ fn scenario_from(obj: &Bound<'_, PyAny>) -> PyResult<::sim::Scenario> {
 /// Check a scenario dict; raises ValueError naming the offending field.
 #[pyfunction]
 fn sim_validate(scenario: &Bound<'_, PyAny>) -> PyResult<()> {
-    scenario_from(scenario).map(|_| ())
+    scenario_from(scenario, None, None).map(|_| ())
 }
 
 /// The validated scenario as plain data: every quantity in SI units, flows expanded,
@@ -50,7 +78,7 @@ fn sim_normalize<'py>(
     py: Python<'py>,
     scenario: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let sc = scenario_from(scenario)?;
+    let sc = scenario_from(scenario, None, None)?;
     let n = guard(|| sc.normalized().map_err(sim_error))?;
     pythonize::pythonize(py, &n).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
@@ -70,8 +98,9 @@ fn sim_validate_toml(text: &str) -> PyResult<()> {
     guard(|| ::sim::Scenario::from_toml_str(text).map(|_| ()).map_err(sim_error))
 }
 
-/// A simulation built from a scenario dict. `trace_dir` receives the traces the
-/// scenario asks for (CSV / pcap files).
+/// A simulation built from a scenario dict, or from a scenario file's TOML text with
+/// top-level keys set over it (`changes`) or where it has none (`defaults`).
+/// `trace_dir` receives the traces the scenario asks for (CSV / pcap files).
 #[pyclass(module = "aqmlab._native", name = "Simulation")]
 pub struct PySimulation {
     sim: Option<::sim::Sim>,
@@ -83,9 +112,14 @@ pub struct PySimulation {
 #[pymethods]
 impl PySimulation {
     #[new]
-    #[pyo3(signature = (scenario, trace_dir=None))]
-    fn new(scenario: &Bound<'_, PyAny>, trace_dir: Option<String>) -> PyResult<Self> {
-        let sc = scenario_from(scenario)?;
+    #[pyo3(signature = (scenario, trace_dir=None, changes=None, defaults=None))]
+    fn new(
+        scenario: &Bound<'_, PyAny>,
+        trace_dir: Option<String>,
+        changes: Option<&Bound<'_, PyDict>>,
+        defaults: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let sc = scenario_from(scenario, changes, defaults)?;
         let duration = sc.duration.as_secs_f64();
         let python = sc
             .links
