@@ -3,9 +3,10 @@ the recorded history otherwise.
 
 A comparison with a peer is printed only when both were measured now, on this machine:
 the peer harness (``aqmlab/peers/run``, shipped with the package; ``benchmarks/peers`` in
-the source tree) runs one of its cases (default ``S1-n100-red``: 100 NewReno flows
-through RED at 15 Mb/s for 100 s) in each simulator as a whole process, aqmlab as the
-installed ``aqmlab run``. Without ``--peers`` the bench prints aqmlab's own figures and
+the source tree) runs one of its cases (default ``S1-n100-red-2000s``: 100 NewReno flows
+through RED at 15 Mb/s for 2000 s) in each simulator as a whole process, in turns
+(default four pairs: the medians), aqmlab as the installed ``aqmlab run`` with its
+default settings. Without ``--peers`` the bench prints aqmlab's own figures and
 the last recorded peer rows of the harness's ``history.csv`` with their date and host
 (figures from another run, not comparable with the ones just measured).
 """
@@ -22,11 +23,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .run import auto_threads
+
 __all__ = ["PEERS", "DEFAULT_CASE", "peers_dir", "parse_peers", "measure", "history_lines"]
 
 #: The peers `--peers` accepts (the peer harness's simulator names).
 PEERS = ("ns2", "ns3")
-DEFAULT_CASE = "S1-n100-red"
+DEFAULT_CASE = "S1-n100-red-2000s"
+#: Turns of each simulator on the case (side-by-side pairs): the medians.
+DEFAULT_REPEAT = 4
 PEERS_ENV = "AQMLAB_PEERS_DIR"
 
 
@@ -61,7 +66,9 @@ def _aqmlab_cli() -> str | None:
     return shutil.which("aqmlab")
 
 
-def measure(peers: list[str], case: str = DEFAULT_CASE, repeat: int = 1) -> list[dict[str, Any]]:
+def measure(
+    peers: list[str], case: str = DEFAULT_CASE, repeat: int = DEFAULT_REPEAT
+) -> list[dict[str, Any]]:
     """Run `case` in aqmlab and each peer now, `repeat` times in turns, through the peer
     harness; its records (``sim``, ``status``, ``wall_s``, ``maxrss_mb``, ``cpu_s``,
     ``pkts_per_s``, ``result``...). RuntimeError when the harness fails."""
@@ -99,16 +106,24 @@ def _median(xs: list[float]) -> float:
 
 
 def report_lines(records: list[dict[str, Any]], peers: list[str]) -> list[str]:
-    """Lines of the side-by-side comparison: each simulator's median wall time, peak
-    memory and bottleneck packets per second, and aqmlab's speed-up over each peer
-    (the peer's wall time over aqmlab's); a peer that did not run says why."""
+    """Lines of the side-by-side comparison: each simulator's median wall time, median
+    CPU time, peak memory and bottleneck packets per second, and aqmlab's speed-up over
+    each peer (the peer's median wall time over aqmlab's, and the same of CPU times,
+    which other work on shared cores disturbs less), with the load average; a peer that
+    did not run says why."""
     lines = []
     by: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by.setdefault(r["sim"], []).append(r)
     case = records[0]["case"] if records else DEFAULT_CASE
-    lines.append(f"peers, measured now (the peer harness's case {case}, whole processes):")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    lines.append(
+        f"peers, measured now (the peer harness's case {case}, whole processes in turns; "
+        f"aqmlab the installed `aqmlab run` with its default settings, threads auto: "
+        f"{auto_threads()} here; load average {load} at the end):"
+    )
     walls: dict[str, float] = {}
+    cpus: dict[str, float] = {}
     for sim in ["aqmlab", *peers]:
         rs = [r for r in by.get(sim, []) if r.get("status") == "ok"]
         if not rs:
@@ -116,15 +131,17 @@ def report_lines(records: list[dict[str, Any]], peers: list[str]) -> list[str]:
             lines.append(f"  {sim:>7}: did not run ({why})")
             continue
         walls[sim] = _median([r["wall_s"] for r in rs])
+        cpus[sim] = _median([r.get("cpu_s") or 0.0 for r in rs])
         mem = max(r["maxrss_mb"] for r in rs)
         pps = _median([r.get("pkts_per_s") or 0.0 for r in rs])
         lines.append(
             f"  {sim:>7}: {walls[sim]:.2f} s wall (median of {len(rs)}), "
-            f"peak {mem:.0f} MB, {pps / 1e3:.0f} k bottleneck packets/s"
+            f"{cpus[sim]:.2f} s CPU, peak {mem:.0f} MB, {pps / 1e3:.0f} k bottleneck packets/s"
         )
     for p in peers:
         if p in walls and "aqmlab" in walls and walls["aqmlab"] > 0:
-            lines.append(f"  aqmlab is x{walls[p] / walls['aqmlab']:.1f} as fast as {p} here")
+            cpu = f", x{cpus[p] / cpus['aqmlab']:.1f} in CPU time" if cpus["aqmlab"] > 0 else ""
+            lines.append(f"  aqmlab is x{walls[p] / walls['aqmlab']:.1f} as fast as {p} here{cpu}")
     return lines
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aqmlab import Scenario, bench_peers, cli, simulate
+from aqmlab import Scenario, bench, bench_peers, cli, simulate
 
 
 def _without_wall_time(summary):
@@ -90,6 +90,28 @@ def test_bench_prints_rates(capsys):
     assert f"history ({history}" in out and "not measured now" in out
 
 
+@pytest.mark.parametrize("name", sorted(bench.BENCH_CASES))
+def test_bench_cases_hold_their_own_worst_case(name, capsys):
+    """Each benchmark case runs on any machine: its max_memory is 1.1 times the worst
+    case the simulator counts (docs/simulator.md, "Limits"), which worst_case_bytes
+    gives to 0.1%: the simulator refuses the case a budget 0.1% below it and takes one
+    0.1% above; `aqmlab bench --case NAME` with 100 flows runs."""
+    spec = bench.case_spec(name, 100)
+    worst = bench.worst_case_bytes(spec)
+    assert spec["max_memory"] == int(1.1 * worst)
+    with pytest.raises(ValueError, match="max_memory"):
+        Scenario({**spec, "max_memory": int(worst * 0.999)})
+    Scenario({**spec, "max_memory": int(worst * 1.001)})
+    shipped = Path(bench.__file__).parent / "scenarios" / f"bench_dumbbell_{name}.toml"
+    assert (
+        Scenario.from_file(shipped).to_dict().get("max_memory", spec["max_memory"])
+        == (spec["max_memory"])
+    )
+    assert cli.main(["bench", "--case", name, "--duration", "0.2s", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["case"] == name and rows[0]["flows"] == 100 and rows[0]["events"] > 0
+
+
 def test_bench_rejects_an_unknown_peer(capsys):
     """--peers takes ns2 and ns3 only, and says so."""
     assert cli.main(["bench", "--case", "15mbps", "--peers", "ns9"]) == 2
@@ -101,12 +123,19 @@ def test_bench_compares_with_a_peer_measured_in_the_same_run(capsys):
     """--peers ns2: the peer case runs now in aqmlab and ns-2, and the ratio printed is the
     ratio of the two wall times printed beside it."""
     args = ["bench", "--case", "15mbps", "--duration", "2s", "--flows", "10"]
-    assert cli.main(args + ["--peers", "ns2", "--peer-case", "S1-n5-red"]) == 0
+    peer = ["--peers", "ns2", "--peer-case", "S1-n5-red", "--peer-repeat", "2"]
+    assert cli.main(args + peer) == 0
     out = capsys.readouterr().out
     walls = dict(re.findall(r"^\s+(\w+): ([0-9.]+) s wall \(median", out, re.M))
     assert set(walls) == {"aqmlab", "ns2"}, out
     ratio = float(re.search(r"aqmlab is x([0-9.]+) as fast as ns2", out).group(1))
     assert ratio == pytest.approx(float(walls["ns2"]) / float(walls["aqmlab"]), rel=0.1, abs=0.06)
+    cpus = dict(
+        re.findall(r"^\s+(\w+): [0-9.]+ s wall \(median of 2\), ([0-9.]+) s CPU", out, re.M)
+    )
+    assert set(cpus) == {"aqmlab", "ns2"}, out
+    in_cpu = float(re.search(r"x([0-9.]+) in CPU time", out).group(1))
+    assert in_cpu == pytest.approx(float(cpus["ns2"]) / float(cpus["aqmlab"]), rel=0.1, abs=0.06)
 
 
 def test_a_reader_that_went_away_ends_the_command_quietly():
