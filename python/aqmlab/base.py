@@ -34,11 +34,6 @@ from typing import Any, Union
 
 import aqmlab
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib
-
 __all__ = [
     "ArgumentError",
     "positive_int",
@@ -310,6 +305,13 @@ def set_aside(path: PathLike, tag: str) -> Path:
 # ------------------------------------------------------------------ TOML
 def load_toml(text: str) -> dict[str, Any]:
     """TOML text as a dict; ValueError ``"TOML syntax: ..."`` if it is not TOML."""
+    # (imported when first needed: `aqmlab run` hands its file to the simulator, and
+    # the parser's import, which compiles its regular expressions, was a third of the
+    # command's imports)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

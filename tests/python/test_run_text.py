@@ -5,6 +5,8 @@ exactly the bytes of Python's ``json.dumps(summary, indent=2)``."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,17 @@ def test_aqmlab_run_reads_the_file_once_in_the_simulator(tmp_path, monkeypatch):
         progress=False,
     ).summary
     assert _without_wall(got) == _without_wall(want)
+
+
+def test_aqmlab_run_imports_no_toml_parser(tmp_path):
+    """The whole command in a fresh interpreter: no TOML parser imported in Python."""
+    out = tmp_path / "out"
+    code = (
+        "import sys; from aqmlab.cli import main; "
+        f"rc = main(['run', {str(SCENARIOS / 'floyd1993_fig3.toml')!r}, '--out', {str(out)!r}, "
+        "'-q']); print(rc, sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('tomllib', 'tomli')))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "0 []", r.stdout
