@@ -44,6 +44,8 @@ pub struct IpMeta {
     /// The two ECN bits.
     pub ecn: u8,
     pub key: FlowKey,
+    /// `key.flow_id()`, computed once (the AQM asks for it at every step).
+    pub flow: u32,
 }
 
 /// A frame's class.
@@ -166,7 +168,8 @@ fn ipv4(frame: &[u8]) -> Option<IpMeta> {
     let mut key = FlowKey { v6: false, src: [0; 16], dst: [0; 16], proto, sport, dport };
     key.src[..4].copy_from_slice(&ip[12..16]);
     key.dst[..4].copy_from_slice(&ip[16..20]);
-    Some(IpMeta { l3: ETH_HLEN, v6: false, ip_len: total as u32, ecn: ip[1] & 3, key })
+    let (ecn, flow) = (ip[1] & 3, key.flow_id());
+    Some(IpMeta { l3: ETH_HLEN, v6: false, ip_len: total as u32, ecn, key, flow })
 }
 
 fn ipv6(frame: &[u8]) -> Option<IpMeta> {
@@ -206,8 +209,8 @@ fn ipv6(frame: &[u8]) -> Option<IpMeta> {
     let mut key = FlowKey { v6: true, src: [0; 16], dst: [0; 16], proto: next, sport, dport };
     key.src.copy_from_slice(&pkt[8..24]);
     key.dst.copy_from_slice(&pkt[24..40]);
-    let ecn = (pkt[1] >> 4) & 3;
-    Some(IpMeta { l3: ETH_HLEN, v6: true, ip_len: total as u32, ecn, key })
+    let (ecn, flow) = ((pkt[1] >> 4) & 3, key.flow_id());
+    Some(IpMeta { l3: ETH_HLEN, v6: true, ip_len: total as u32, ecn, key, flow })
 }
 
 /// The Internet checksum (RFC 1071) of `data`: 0 when `data` holds a valid checksum.

@@ -25,12 +25,14 @@
 //! - [`cli`]: the command line (clap).
 //! - [`sock`]: AF_PACKET sockets, `recvmmsg` / `sendmmsg`.
 //! - [`ring`]: PACKET_MMAP receive and transmit rings (TPACKET_V2).
+//! - [`block`]: a TPACKET_V3 block ring, for `count`.
 //! - [`port`]: one interface's frames in and out, through the rings (or `sock`).
 //! - [`run`]: the single-threaded event loop and the statistics file.
 //! - [`tools`]: `blast` (traffic and garbage generator), `count` (receiver) and
 //!   `bench_pipeline` for the benchmark and the tests.
 //! - [`error`]: the crate's one error type.
 
+pub mod block;
 pub mod cli;
 pub mod config;
 pub mod error;

@@ -157,6 +157,30 @@ struct Reading {
 
 /// Frames read from one side per turn at most, so that sending is not starved.
 const READ_MAX: usize = 4 * sock::BATCH;
+/// Buffers of frames sent kept for the frames read next (a frame is copied out of
+/// the receive ring into one), at most.
+const SPARE_MAX: usize = 1024;
+
+/// Buffers for frames, reused: an allocation and a release per frame saved.
+#[derive(Default)]
+struct Spare(Vec<Vec<u8>>);
+
+impl Spare {
+    /// A buffer holding a copy of `data`.
+    fn copy(&mut self, data: &[u8]) -> Vec<u8> {
+        let mut b = self.0.pop().unwrap_or_default();
+        b.clear();
+        b.extend_from_slice(data);
+        b
+    }
+
+    /// Keep the buffers of `sent` (emptied) for later frames.
+    fn keep(&mut self, sent: &mut Vec<Vec<u8>>) {
+        let room = SPARE_MAX - self.0.len();
+        self.0.extend(sent.drain(..).take(room));
+        sent.clear();
+    }
+}
 
 /// The running gateway: both sides, both directions, the clock.
 struct Gateway {
@@ -165,6 +189,7 @@ struct Gateway {
     ports: [Port; 2],
     counters: [SideCounters; 2],
     out: [Vec<Vec<u8>>; 2],
+    spare: Spare,
     /// pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
     pipes: [Pipe; 2],
     clock: Clock,
@@ -235,6 +260,7 @@ impl Gateway {
             ports,
             counters: Default::default(),
             out: Default::default(),
+            spare: Spare::default(),
             pipes,
             clock: Clock::start(),
             exit_at: cfg.exit_after_s.map(Time::from_secs_f64).unwrap_or(Time::MAX),
@@ -265,6 +291,7 @@ impl Gateway {
             counters: &mut self.counters[s],
             pipe: &mut self.pipes[s],
             out: if s == 0 { out_b } else { out_a },
+            spare: &mut self.spare,
             clock: &self.clock,
         };
         let port = &mut self.ports[s];
@@ -298,7 +325,7 @@ impl Gateway {
                 let n = self.ports[s].send(&self.out[s]);
                 self.counters[s].tx_frames += n as u64;
                 self.counters[s].tx_errors += (self.out[s].len() - n) as u64;
-                self.out[s].clear();
+                self.spare.keep(&mut self.out[s]);
             }
         }
     }
@@ -369,6 +396,7 @@ struct Inbound<'a> {
     counters: &'a mut SideCounters,
     pipe: &'a mut Pipe,
     out: &'a mut Vec<Vec<u8>>,
+    spare: &'a mut Spare,
     clock: &'a Clock,
 }
 
@@ -389,7 +417,7 @@ impl Inbound<'_> {
         match frame::classify(data) {
             Class::Arp => {
                 c.arp_forwarded += 1;
-                self.out.push(data.to_vec());
+                self.out.push(self.spare.copy(data));
             }
             Class::Ip(meta) => {
                 c.ip += 1;
@@ -409,7 +437,7 @@ impl Inbound<'_> {
                 let t = stamp.unwrap_or(now).max(self.pipe.last_event());
                 *latest = (*latest).max(t);
                 self.pipe.advance(t);
-                self.pipe.arrive(t, data[..len].to_vec(), meta);
+                self.pipe.arrive(t, self.spare.copy(&data[..len]), meta);
             }
             Class::Invalid(Invalid::Runt) => c.runt_dropped += 1,
             Class::Invalid(Invalid::NonIp) => c.non_ip_dropped += 1,
@@ -431,6 +459,21 @@ mod tests {
         });
         let Err(GatewayError::Aqm(m)) = r else { panic!("{r:?}") };
         assert_eq!(m, "my_aqm:Red.enqueue at gateway time 1.500000000 s, flow 7: returned None");
+    }
+
+    #[test]
+    fn spare_buffers_hold_the_new_frame_only_and_are_bounded() {
+        let mut spare = Spare::default();
+        let mut sent: Vec<Vec<u8>> = (0..SPARE_MAX + 10).map(|i| vec![i as u8; 1514]).collect();
+        spare.keep(&mut sent);
+        assert!(sent.is_empty());
+        assert_eq!(spare.0.len(), SPARE_MAX);
+        // A reused 1514-byte buffer holds a 60-byte frame and nothing of the old one.
+        let b = spare.copy(&[7u8; 60]);
+        assert_eq!(b, vec![7u8; 60]);
+        assert_eq!(spare.0.len(), SPARE_MAX - 1);
+        let mut empty = Spare::default();
+        assert_eq!(empty.copy(b"abc"), b"abc".to_vec());
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub const SLOT: usize = 9216;
 /// Frames per `recvmmsg` / `sendmmsg` call.
 pub const BATCH: usize = 64;
 
+const PACKET_QDISC_BYPASS: libc::c_int = 20;
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 
 fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
@@ -127,15 +128,12 @@ impl PacketSocket {
         })?;
         let s = PacketSocket { fd, ifindex, name: ifname.to_string() };
         let one: libc::c_int = 1;
-        // Best effort: older kernels lack it, and frames are then filtered by pkttype.
-        unsafe {
-            libc::setsockopt(
-                fd,
-                libc::SOL_PACKET,
-                PACKET_IGNORE_OUTGOING,
-                &one as *const _ as *const libc::c_void,
-                4,
-            );
+        // Best effort: older kernels lack them. Outgoing frames are then filtered by
+        // pkttype; frames sent go through the interface's qdisc (a veth has none) and
+        // past the other packet sockets listening on it.
+        for opt in [PACKET_IGNORE_OUTGOING, PACKET_QDISC_BYPASS] {
+            let p = &one as *const _ as *const libc::c_void;
+            unsafe { libc::setsockopt(fd, libc::SOL_PACKET, opt, p, 4) };
         }
         for (opt, forced) in
             [(libc::SO_RCVBUF, libc::SO_RCVBUFFORCE), (libc::SO_SNDBUF, libc::SO_SNDBUFFORCE)]

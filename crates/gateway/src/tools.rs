@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::block::{BlockRing, Blocks};
 use crate::error::{GatewayError, Result};
 use crate::frame::{self, Class};
 use crate::pipe::Pipe;
@@ -160,42 +161,73 @@ pub struct CountReport {
     pub pps: f64,
 }
 
-/// Count frames arriving on `iface` for `seconds` (or until SIGINT/SIGTERM).
+impl CountReport {
+    /// One frame received.
+    fn tally(&mut self, f: &[u8]) {
+        self.frames += 1;
+        self.bytes += f.len() as u64;
+        if let Class::Ip(m) = frame::classify(f) {
+            self.ip += 1;
+            match m.ecn {
+                frame::ECN_CE => self.ce += 1,
+                frame::ECN_ECT0 | frame::ECN_ECT1 => self.ect += 1,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Count frames arriving on `iface` for `seconds` (or until SIGINT/SIGTERM), read
+/// through a TPACKET_V3 block ring ([`crate::block`]), or with `recvmmsg` where the
+/// kernel refuses it.
 pub fn count(iface: &str, seconds: f64) -> Result<CountReport> {
     let s = sock::open(iface)?;
+    let mut ring = BlockRing::setup(s.fd, Blocks::COUNTER).ok();
+    let s = if ring.is_some() { s } else { sock::open(iface)? };
     let _ = s.kernel_stats();
     let mut b = RecvBatch::new();
     let start = Instant::now();
     let end = Duration::from_secs_f64(if seconds > 0.0 { seconds } else { 1e9 });
     let mut rep = CountReport::default();
     let (mut first, mut last) = (None, Instant::now());
-    while !stop_requested() && start.elapsed() < end {
-        let n = s
-            .recv(&mut b)
-            .map_err(|source| GatewayError::Receive { iface: iface.to_string(), source })?;
+    let (mut more, mut last_wait) = (true, ring.is_some());
+    // After a stop, what the socket holds is still read; the block the kernel is
+    // filling is handed over at its timeout, which is waited for once.
+    while more || !stop_requested() && start.elapsed() < end {
+        let n = match ring.as_mut() {
+            Some(r) => r.next_block(|f, outgoing| {
+                if !outgoing {
+                    rep.tally(f)
+                }
+            }) as usize,
+            None => {
+                let n = s
+                    .recv(&mut b)
+                    .map_err(|source| GatewayError::Receive { iface: iface.to_string(), source })?;
+                for i in (0..n).filter(|&i| !b.outgoing(i)) {
+                    rep.tally(b.frame(i).0);
+                }
+                n
+            }
+        };
+        more = n > 0;
         if n == 0 {
+            if stop_requested() || start.elapsed() >= end {
+                if !last_wait {
+                    break;
+                }
+                last_wait = false;
+                more = true;
+                let timeout_ns = 2_000_000 * Blocks::COUNTER.timeout_ms as u64;
+                sock::wait_readable(&[s.fd], timeout_ns);
+                continue;
+            }
             sock::wait_readable(&[s.fd], 50_000_000);
             continue;
         }
         let t = Instant::now();
         first.get_or_insert(t);
         last = t;
-        for i in 0..n {
-            if b.outgoing(i) {
-                continue;
-            }
-            let (f, _) = b.frame(i);
-            rep.frames += 1;
-            rep.bytes += f.len() as u64;
-            if let Class::Ip(m) = frame::classify(f) {
-                rep.ip += 1;
-                match m.ecn {
-                    frame::ECN_CE => rep.ce += 1,
-                    frame::ECN_ECT0 | frame::ECN_ECT1 => rep.ect += 1,
-                    _ => {}
-                }
-            }
-        }
     }
     rep.kernel_drops = s.kernel_stats().drops;
     rep.seconds = start.elapsed().as_secs_f64();
