@@ -23,6 +23,10 @@ const PACKET_RX_RING: libc::c_int = 5;
 const PACKET_TX_RING: libc::c_int = 13;
 const PACKET_LOSS: libc::c_int = 14;
 const PACKET_QDISC_BYPASS: libc::c_int = 20;
+const PACKET_VNET_HDR: libc::c_int = 15;
+/// `struct virtio_net_hdr` (linux/virtio_net.h): flags, gso_type, hdr_len, gso_size,
+/// csum_start, csum_offset; little-endian on a packet socket.
+const VNET_HDR_LEN: usize = 10;
 const TPACKET_V2: libc::c_int = 1;
 
 const TP_STATUS_KERNEL: u32 = 0;
@@ -126,6 +130,8 @@ pub struct Rings {
     /// The next transmit slot to fill.
     tx_head: usize,
     fd: RawFd,
+    /// Bytes of virtio_net_hdr before each frame to send (0 without PACKET_VNET_HDR).
+    vnet: usize,
     /// Frames the kernel could not send (bad format), found when their slot came
     /// round again.
     pub tx_rejected: u64,
@@ -158,6 +164,16 @@ impl Rings {
         setsockopt(fd, PACKET_LOSS, &1 as &libc::c_int)?;
         // Best effort: straight to the driver (a veth has no qdisc anyway).
         let _ = setsockopt(fd, PACKET_QDISC_BYPASS, &1 as &libc::c_int);
+        // Each frame to send is led by a virtio_net_hdr whose hdr_len is the whole
+        // frame: the kernel then copies it into the socket buffer instead of lending
+        // the ring's pages, which a veth forwarding into another namespace copies into
+        // new pages anyway (`skb_copy_ubufs`), after which the receiver pulls the
+        // headers out of them again. (A received frame's slot gets the header too,
+        // before the frame; it is not read.)
+        let vnet = match setsockopt(fd, PACKET_VNET_HDR, &1 as &libc::c_int) {
+            Ok(()) => VNET_HDR_LEN,
+            Err(_) => 0,
+        };
         setsockopt(fd, PACKET_RX_RING, &geo.request())?;
         // (A socket with a transmit ring sends only from it: sendmsg's data is ignored.)
         setsockopt(fd, PACKET_TX_RING, &geo.request())?;
@@ -175,7 +191,16 @@ impl Rings {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(Rings { base: base as *mut u8, geo, len, rx_head: 0, tx_head: 0, fd, tx_rejected: 0 })
+        Ok(Rings {
+            base: base as *mut u8,
+            geo,
+            len,
+            rx_head: 0,
+            tx_head: 0,
+            fd,
+            vnet,
+            tx_rejected: 0,
+        })
     }
 
     fn slot(&self, tx: bool, i: usize) -> *mut u8 {
@@ -219,7 +244,7 @@ impl Rings {
     /// `send`, without waiting. Returns how many were queued: the rest found the ring
     /// full, or were too long for a slot (counted by the caller as refused).
     pub fn send<T: AsRef<[u8]>>(&mut self, frames: &[T]) -> usize {
-        let room = self.geo.frame_size - HDR_ALIGNED;
+        let room = self.geo.frame_size - HDR_ALIGNED - self.vnet;
         let mut queued = 0;
         for f in frames {
             let f = f.as_ref();
@@ -233,8 +258,14 @@ impl Rings {
             }
             let p = self.slot(true, self.tx_head);
             unsafe {
-                std::ptr::copy_nonoverlapping(f.as_ptr(), p.add(HDR_ALIGNED), f.len());
-                (*(p as *mut Tpacket2Hdr)).tp_len = f.len() as u32;
+                let data = p.add(HDR_ALIGNED);
+                if self.vnet > 0 {
+                    let mut h = [0u8; VNET_HDR_LEN];
+                    h[2..4].copy_from_slice(&(f.len() as u16).to_le_bytes());
+                    std::ptr::copy_nonoverlapping(h.as_ptr(), data, VNET_HDR_LEN);
+                }
+                std::ptr::copy_nonoverlapping(f.as_ptr(), data.add(self.vnet), f.len());
+                (*(p as *mut Tpacket2Hdr)).tp_len = (self.vnet + f.len()) as u32;
             }
             self.status(true, self.tx_head).store(TP_STATUS_SEND_REQUEST, Ordering::Release);
             self.tx_head = (self.tx_head + 1) % self.geo.frames;
