@@ -87,3 +87,4 @@ def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path):
         assert r[f"{who}_cpu_s"] > 0
         assert r[f"{who}_us_per_packet"] == pytest.approx(1e6 * r[f"{who}_cpu_s"] / n)
     assert 0 < r["gateway_cpu_share"] < 1 and r["gateway_wait_share"] >= 0
+    assert r["load_avg"] >= 0

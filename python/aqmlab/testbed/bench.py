@@ -13,7 +13,8 @@ which on a machine with shared cores measures better than throughput): the gatew
 over the flood, per forwarded packet and as a share of the flood's wall time; beside
 it the share of that time it was runnable but waiting for a CPU (``wait``: what the
 machine denied it). CPU plus wait well below 1 means the gateway waited for frames,
-not for a CPU. Kernel work done in a process's context (the veth transmit runs the
+not for a CPU. Each row also has the machine's 1-minute load average as the run ended.
+Kernel work done in a process's context (the veth transmit runs the
 receiving namespace's stack) is charged to that process.
 
 ``--baseline PATH`` runs another gateway executable (an earlier install) on the same
@@ -160,6 +161,9 @@ def _row(
         "sender_us_per_packet": us(sender[0], offered),
         "counter_cpu_s": counter[0],
         "counter_us_per_packet": us(counter[0], c["frames"]),
+        # The machine's load when the run ended (1-minute average): other work on
+        # the shared cores, which the waits above reflect.
+        "load_avg": os.getloadavg()[0],
     }
 
 
@@ -266,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     print_table(summarize(rows))
+    loads = [r["load_avg"] for r in rows]
+    print(f"load average (1 min) at the runs' ends: {min(loads):.1f}-{max(loads):.1f}")
     for s in sizes:
         inproc = pipeline(gw, s)["pps"]
         print(f"in-process path (bench-pipeline, RED), {s + 14}-byte frames: {inproc:.0f} pps")
