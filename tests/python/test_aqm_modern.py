@@ -253,6 +253,7 @@ def _tcp_beside_udp(queue: dict) -> list:
                 "count": 4,
                 "start": {"uniform": [0, 1]},
                 "packet_size": 1000,
+                "max_window": 20,
                 "name": "tcp",
             },
             {

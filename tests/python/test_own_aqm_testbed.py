@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aqmlab.testbed import run_testbed
+from aqmlab.testbed import plan, run_testbed
 from aqmlab.testbed.testing import dumbbell, skip_reason, tcp_flows
 
 _why = skip_reason()
@@ -79,6 +79,11 @@ def test_the_gateway_asks_the_class_about_every_live_packet(classes, tmp_path):
         "count_to": int(duration * 1e9),
     }
     sc = dumbbell(table, tcp_flows(1), duration=duration, warmup=warmup)
+    # the gateway's clock, which the class reads, runs the plan's lead (the windows'
+    # priming) before the scenario's time 0, and its window is the scenario's after it;
+    # the bottleneck's queue is `table` itself
+    lead = plan(sc).lead_s
+    table.update(count_from=int((lead + warmup) * 1e9), count_to=int((lead + duration) * 1e9))
     s = run_testbed(sc, tmp_path / "out", prediction=False)
     for name in (LINK, BACK):
         link = s["links"][name]

@@ -24,7 +24,7 @@ gives a window of buffer x that ratio, not an exact number of bytes.
 While the flows run, `ss -tin` in both end namespaces samples every connection's
 `tcp_info` (cwnd, unacked, mss, the peer's window `snd_wnd`, `rcv_wnd` where `ss`
 prints it, window scales); each flow's record goes into the summary, and a flow whose
-kernel window differs from the scenario's is an error (:func:`errors`).
+kernel window differs from the scenario's is an error (:func:`window_error`).
 """
 
 from __future__ import annotations
