@@ -282,9 +282,28 @@ pub struct FlowSummary {
     /// times of the pool's transfers completed in the window (s; linear
     /// interpolation between order statistics); None on the other connections.
     pub fct_p95: Option<f64>,
+    /// Paced TCP flows: the pacing rate at the end, b/s (absent for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing_rate_bps: Option<f64>,
+    /// BBR flows: the state at the end (absent for the others).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<BbrSummary>,
 }
 
-/// The result of a run.
+/// A BBR flow's state at the end of the run (the summary's `bbr_` columns).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BbrSummary {
+    /// startup, drain, probe_bw or probe_rtt.
+    pub bbr_mode: String,
+    /// The bottleneck bandwidth estimate, b/s of packets on the wire.
+    pub bbr_btl_bw_bps: f64,
+    /// The round-trip propagation time estimate, s (0 before a sample).
+    pub bbr_rt_prop: f64,
+    pub bbr_pacing_gain: f64,
+    pub bbr_cwnd_gain: f64,
+    /// Packet-timed rounds over the run.
+    pub bbr_rounds: u64,
+}
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub name: String,

@@ -151,7 +151,8 @@ pub const PROFILES: &[Profile] = &[
         name: "linux",
         about: "Linux 6.x's TCP with its default sysctls: CUBIC with SACK, IW10, HyStart, \
                 PRR, RACK-TLP, delayed ACKs with quick-ack, timestamps' RTT samples, a \
-                receive window that is not the limit.",
+                receive window that is not the limit; BBR's gains in tcp_bbr.c's fixed point \
+                and its ACK-aggregation allowance.",
         tcp: &[
             k("variant", Str("cubic"), "net.ipv4.tcp_congestion_control = cubic"),
             k("sack", Bool(true), "net.ipv4.tcp_sack = 1"),
@@ -171,6 +172,9 @@ pub const PROFILES: &[Profile] = &[
             k("rtt_sampling", Str("ack"), "net.ipv4.tcp_timestamps = 1: a sample per ACK"),
             k("rto_backoff", Str("ack"), "timestamps: a retransmission's ACK is a sample"),
             k("newreno_timer", Str("steady"), "tcp_clean_rtx_queue: any ACK of data re-arms"),
+            k("bbr_high_gain", Float(739.0 / 256.0), "tcp_bbr.c: BBR_UNIT * 2885 / 1000 + 1"),
+            k("bbr_drain_gain", Float(88.0 / 256.0), "tcp_bbr.c: BBR_UNIT * 1000 / 2885"),
+            k("bbr_extra_acked", Bool(true), "tcp_bbr.c: bbr_extra_acked_gain = BBR_UNIT"),
         ],
         queues: &[QueueKeys {
             types: &["red"],

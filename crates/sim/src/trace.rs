@@ -16,6 +16,10 @@ pub struct Traces {
     /// Congestion signals only: drops and ECN marks.
     pub drops: Option<BufWriter<File>>,
     pub cwnd: Option<BufWriter<File>>,
+    /// BBR's state of the traced BBR flows, at each change.
+    pub bbr: Option<BufWriter<File>>,
+    /// The last row written of each flow (by flow id).
+    bbr_last: Vec<Option<BbrRow>>,
     /// One pcap writer per traced link direction (indexed by direction, None if not traced).
     pub pcap: Vec<Option<BufWriter<File>>>,
     /// Names of link directions.
@@ -36,6 +40,21 @@ pub struct TraceFiles {
     pub packets: bool,
     pub drops: bool,
     pub cwnd: bool,
+    /// Some flow in `cwnd` is a BBR flow.
+    pub bbr: bool,
+}
+
+/// One row of the BBR trace (`bbr.csv`): the mode, the model (b/s, s), the pacing
+/// rate (b/s), the gains and the window (packets).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrRow {
+    pub mode: &'static str,
+    pub btl_bw_bps: f64,
+    pub rt_prop: f64,
+    pub pacing_rate_bps: f64,
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
+    pub cwnd: f64,
 }
 
 /// What a pcap record needs of a packet's flow: its end nodes (addresses 10.0.x.y),
@@ -94,8 +113,16 @@ impl Traces {
             } else {
                 None
             },
+            bbr: if on.bbr {
+                let header =
+                    "time,flow,mode,btl_bw_bps,rt_prop,pacing_rate_bps,pacing_gain,cwnd_gain,cwnd";
+                Some(csv(dir, "bbr.csv", header)?)
+            } else {
+                None
+            },
             pcap,
             names,
+            bbr_last: Vec::new(),
             error: None,
         })
     }
@@ -148,6 +175,34 @@ impl Traces {
         if let Some(w) = self.cwnd.as_mut() {
             let ss = if ssthresh >= 1e9 { -1.0 } else { ssthresh };
             let r = writeln!(w, "{:.9},{},{},{}", t as f64 * 1e-9, flow, cwnd, ss);
+            self.keep(r);
+        }
+    }
+
+    /// BBR's state of flow `flow` at `t`, if it changed (the window aside).
+    pub fn bbr(&mut self, t: u64, flow: usize, s: &BbrRow) {
+        if self.bbr_last.len() <= flow {
+            self.bbr_last.resize(flow + 1, None);
+        }
+        let last = &mut self.bbr_last[flow];
+        if last.is_some_and(|r| BbrRow { cwnd: s.cwnd, ..r } == *s) {
+            return;
+        }
+        *last = Some(*s);
+        if let Some(w) = self.bbr.as_mut() {
+            let r = writeln!(
+                w,
+                "{:.9},{},{},{},{},{},{},{},{}",
+                t as f64 * 1e-9,
+                flow,
+                s.mode,
+                s.btl_bw_bps,
+                s.rt_prop,
+                s.pacing_rate_bps,
+                s.pacing_gain,
+                s.cwnd_gain,
+                s.cwnd
+            );
             self.keep(r);
         }
     }
@@ -216,10 +271,15 @@ impl Traces {
         if let Some(e) = self.error.take() {
             return Err(e.into());
         }
-        for w in
-            [self.queue.as_mut(), self.packets.as_mut(), self.drops.as_mut(), self.cwnd.as_mut()]
-                .into_iter()
-                .flatten()
+        for w in [
+            self.queue.as_mut(),
+            self.packets.as_mut(),
+            self.drops.as_mut(),
+            self.cwnd.as_mut(),
+            self.bbr.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
         {
             w.flush()?;
         }

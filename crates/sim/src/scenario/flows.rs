@@ -86,6 +86,10 @@ impl Entry {
         if tcp.sack && matches!(spec.kind, KindSpec::Web(..)) {
             return Err(SimError::at(&fp("sack"), "not available for web flows"));
         }
+        if tcp.pacing.is_some() && prep_delay > 0.0 && spec.kind.tcp().is_some() {
+            let why = "0 with pacing (the departure times hold the sender back instead)";
+            return Err(SimError::invalid(&fp("prep_delay"), prep_delay, why));
+        }
         let open_loop = spec.kind.open_loop();
         let exponential_sizes =
             open_loop.is_some_and(|o| o.size_distribution == SizeDistribution::Exponential);

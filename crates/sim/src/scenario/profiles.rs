@@ -28,7 +28,8 @@ pub struct ProfileUse {
 /// give one of them only.
 const EXCLUSIVE: &[(&str, &str)] = &[("init_cwnd", "initial_window")];
 
-/// Keys that need SACK: a profile fills them only into a flow that has it.
+/// Keys that need SACK: a profile fills them only into a flow that has it. (BBR's
+/// keys, `bbr_`, go only into BBR flows.)
 const NEED_SACK: &[&str] = &["prr", "rack"];
 
 /// Does the scenario `v` name a profile anywhere (at its top, on a flow, in a queue
@@ -153,10 +154,12 @@ fn flow(
             }
         });
         let sack = t.get("sack").and_then(Value::as_bool).unwrap_or(false);
+        let bbr = t.get("variant").and_then(Value::as_str) == Some("bbr");
         known.contains(&key)
             && partner.is_none_or(|p| !t.contains_key(p))
             && !(web && key == "sack")
             && (sack || !NEED_SACK.contains(&key))
+            && (bbr || !key.starts_with("bbr_"))
     };
     // (sack first, so that the keys that need it see it)
     let keys = |p: &'static Profile| {

@@ -18,9 +18,9 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    AppLimited, CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer, LedbatParams,
-    LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule, RtoBackoff, RttSampling, TcpParams,
-    Variant,
+    AppLimited, BbrParams, CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer,
+    LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, RecoverRule, RtoBackoff,
+    RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -222,6 +222,13 @@ pub(super) struct TcpSpec {
     pub ledbat_target: Quantity,
     pub ledbat_gain: f64,
     pub ledbat_base_history: i64,
+    /// Given or not (not: on for BBR, off otherwise).
+    pub pacing: Option<bool>,
+    pub pacing_ss_ratio: f64,
+    pub pacing_ca_ratio: f64,
+    pub bbr_high_gain: f64,
+    pub bbr_drain_gain: f64,
+    pub bbr_extra_acked: bool,
     pub drop: Vec<i64>,
 }
 
@@ -238,6 +245,7 @@ impl Default for TcpSpec {
     fn default() -> Self {
         let d = TcpParams::default();
         let (l, r) = (LedbatParams::default(), &d.rules);
+        let (pp, bp) = (PacingParams::default(), BbrParams::default());
         TcpSpec {
             variant: d.variant,
             max_window: None,
@@ -283,6 +291,12 @@ impl Default for TcpSpec {
             ledbat_target: l.target.into(),
             ledbat_gain: l.gain,
             ledbat_base_history: l.base_history.into(),
+            pacing: None,
+            pacing_ss_ratio: pp.ss_ratio * 100.0,
+            pacing_ca_ratio: pp.ca_ratio * 100.0,
+            bbr_high_gain: bp.high_gain,
+            bbr_drain_gain: bp.drain_gain,
+            bbr_extra_acked: bp.extra_acked,
             drop: Vec::new(),
         }
     }
@@ -325,6 +339,7 @@ enum VariantName {
     Cubic,
     Dctcp,
     Ledbat,
+    Bbr,
 }
 
 #[derive(Deserialize)]

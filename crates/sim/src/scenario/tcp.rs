@@ -3,7 +3,10 @@
 use super::read::{above, bytes, int_in, pos_secs, secs, ticks};
 use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
-use crate::tcp::{CubicParams, CubicRules, LedbatParams, Rules, TcpParams, UNLIMITED, Variant};
+use crate::tcp::{
+    BbrParams, CubicParams, CubicRules, LedbatParams, PacingParams, Rules, TcpParams, UNLIMITED,
+    Variant,
+};
 
 /// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
 const HEADERS: u32 = 40;
@@ -53,6 +56,8 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
             g => return Err(SimError::invalid(&fp("dctcp_g"), g, "in (0, 1]")),
         },
         ledbat: ledbat(t, p)?,
+        pacing: pacing(t, p)?,
+        bbr: bbr(t, p)?,
         drop: {
             let mut v = (t.drop.iter().enumerate())
                 .map(|(i, s)| count(*s, &format!("drop[{i}]"), 0, half))
@@ -80,7 +85,14 @@ fn check(tp: &TcpParams, ecn: bool, fp: &dyn Fn(&str) -> String) -> Result<()> {
         return Err(SimError::invalid(
             &fp("sack"),
             true,
-            "with variant reno, newreno, cubic, dctcp or ledbat (not tahoe)",
+            "with variant reno, newreno, cubic, dctcp, ledbat or bbr (not tahoe)",
+        ));
+    }
+    if tp.variant == Variant::Bbr && !tp.sack {
+        return Err(SimError::invalid(
+            &fp("sack"),
+            false,
+            "true with variant bbr (its delivery-rate samples count SACKed packets, tcp_rate.c)",
         ));
     }
     for (on, key, rfc) in [
@@ -142,6 +154,41 @@ fn ledbat(t: &TcpSpec, p: &str) -> Result<Option<LedbatParams>> {
     let base_history = int_in(t.ledbat_base_history, &fp("ledbat_base_history"), 1, 1440)? as u32;
     let l = LedbatParams { target, gain, base_history };
     Ok((t.variant == Variant::Ledbat).then_some(l))
+}
+
+/// Pacing's keys, checked whatever the variant; kept for a paced flow only (`pacing`
+/// given true, or absent for BBR, which cannot go without).
+fn pacing(t: &TcpSpec, p: &str) -> Result<Option<PacingParams>> {
+    let fp = |k: &str| format!("{p}.{k}");
+    let ratio = |v: f64, k: &str| match v {
+        v if v > 0.0 && v <= 1000.0 => Ok(v / 100.0),
+        v => Err(SimError::invalid(&fp(k), v, "a percentage in (0, 1000]")),
+    };
+    let pp = PacingParams {
+        ss_ratio: ratio(t.pacing_ss_ratio, "pacing_ss_ratio")?,
+        ca_ratio: ratio(t.pacing_ca_ratio, "pacing_ca_ratio")?,
+    };
+    let bbr = t.variant == Variant::Bbr;
+    if bbr && t.pacing == Some(false) {
+        let why = "true or absent with variant bbr (BBR sets the pacing rate, tcp_bbr.c)";
+        return Err(SimError::invalid(&fp("pacing"), false, why));
+    }
+    Ok(t.pacing.unwrap_or(bbr).then_some(pp))
+}
+
+/// BBR's keys, checked whatever the variant; kept for a BBR flow only.
+fn bbr(t: &TcpSpec, p: &str) -> Result<Option<BbrParams>> {
+    let fp = |k: &str| format!("{p}.{k}");
+    let high_gain = match t.bbr_high_gain {
+        g if (1.0..=10.0).contains(&g) => g,
+        g => return Err(SimError::invalid(&fp("bbr_high_gain"), g, "in [1, 10]")),
+    };
+    let drain_gain = match t.bbr_drain_gain {
+        g if g > 0.0 && g <= 1.0 => g,
+        g => return Err(SimError::invalid(&fp("bbr_drain_gain"), g, "in (0, 1]")),
+    };
+    let b = BbrParams { high_gain, drain_gain, extra_acked: t.bbr_extra_acked };
+    Ok((t.variant == Variant::Bbr).then_some(b))
 }
 
 /// A number in (0, 1).

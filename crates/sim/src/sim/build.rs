@@ -88,6 +88,7 @@ fn open_traces(
         packets: !sc.trace.packets.is_empty(),
         drops: !sc.trace.drops.is_empty(),
         cwnd: !sc.trace.cwnd.is_empty(),
+        bbr: sc.trace.cwnd.iter().any(|&f| sc.flows[f].tcp.bbr.is_some()),
     };
     Ok(Some(Box::new(Traces::open(dir, on, &sc.trace.pcap, names)?)))
 }

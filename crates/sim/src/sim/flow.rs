@@ -14,6 +14,7 @@ use crate::packet::{Pkt, flags};
 use crate::rng::{SimRng, stream_rng};
 use crate::scenario::{FlowDef, FlowKind};
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender, TcpStats, connection};
+use crate::trace::BbrRow;
 
 /// What emits a flow's packets besides TCP's own clock.
 #[derive(Clone)]
@@ -118,6 +119,21 @@ pub(super) fn ns(s: f64) -> u64 {
     Time::from_secs_f64(s).0
 }
 
+/// BBR's state of sender `s` (packets of `size` bytes), for a BBR sender.
+pub(super) fn bbr_row(s: &TcpSender, size: u32) -> Option<BbrRow> {
+    let b = s.bbr()?;
+    let bits = f64::from(size) * 8.0;
+    Some(BbrRow {
+        mode: b.mode.name(),
+        btl_bw_bps: b.btl_bw() * bits,
+        rt_prop: b.rt_prop.unwrap_or(0.0),
+        pacing_rate_bps: s.pacing_rate() * bits,
+        pacing_gain: b.pacing_gain,
+        cwnd_gain: b.cwnd_gain,
+        cwnd: s.cwnd,
+    })
+}
+
 pub(super) fn add_stats(a: TcpStats, b: TcpStats) -> TcpStats {
     TcpStats {
         sent: a.sent + b.sent,
@@ -143,6 +159,7 @@ impl Flow {
         let tcp = f.kind.is_tcp().then(|| {
             let p = tcp_params(f);
             let (mut s, r) = connection(p, id as u32, f.src as u16, f.dst as u16);
+            s.seed(crate::rng::stream_seed(f.seed, "bbr", 0, 0));
             if let FlowKind::Telnet { .. } | FlowKind::Web { .. } = f.kind {
                 s.set_app_limit(0);
             }

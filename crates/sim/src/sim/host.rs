@@ -13,6 +13,8 @@ use super::Sim;
 use super::event::Kind;
 use super::flow::{expo, ns};
 use crate::packet::Pkt;
+use crate::tcp::TcpSender;
+use crate::trace::Traces;
 
 impl Sim {
     /// Send every packet in `self.out` from `node`.
@@ -70,13 +72,13 @@ impl Sim {
         fl.mon.cwnd_change(self.w0, self.w1, now, before);
         let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
         s.on_ack(Time(now), pkt, &mut self.out, max);
-        let (cw, ss) = (s.cwnd, s.ssthresh);
+        let cw = s.cwnd;
         fl.mon.cwnd_set(cw);
         if fl.trace_cwnd
             && cw != before
             && let Some(t) = self.traces.as_mut()
         {
-            t.cwnd(now, f, cw, ss);
+            trace_window(t, s, fl.packet_size, (now, f));
         }
         let done = s.done_at.is_some();
         let node = fl.src as usize;
@@ -196,7 +198,7 @@ impl Sim {
         if tcp.0.rtx_deadline.is_some_and(|d| d.0 <= now) {
             fl.mon.cwnd_change(self.w0, self.w1, now, tcp.0.cwnd);
             let max = if fl.prep_delay > 0.0 { 0 } else { u32::MAX };
-            let timeouts = tcp.0.stats.timeouts;
+            let (timeouts, before) = (tcp.0.stats.timeouts, tcp.0.cwnd);
             tcp.0.on_timeout(Time(now), &mut self.out, max);
             // The retransmission goes out at once, prep delay or not.
             if max == 0 {
@@ -207,7 +209,13 @@ impl Sim {
             if tcp.0.stats.timeouts > timeouts && fl.timeout_times.len() < 10_000 {
                 fl.timeout_times.push(now);
             }
+            // (a paced sender's deadline is also its departure time: no row for a
+            // release that changed nothing)
+            let quiet = tcp.0.p.pacing.is_some()
+                && tcp.0.stats.timeouts == timeouts
+                && tcp.0.cwnd == before;
             if fl.trace_cwnd
+                && !quiet
                 && let Some(t) = self.traces.as_mut()
             {
                 t.cwnd(now, f, tcp.0.cwnd, tcp.0.ssthresh);
@@ -233,5 +241,15 @@ impl Sim {
             self.flush(node);
         }
         self.sync::<false, true>(f);
+    }
+}
+
+/// A traced flow's window changed at an ACK: its row, and BBR's state (at `now`, of
+/// flow `f`).
+#[inline(never)]
+fn trace_window(t: &mut Traces, s: &TcpSender, size: u32, (now, f): (u64, usize)) {
+    t.cwnd(now, f, s.cwnd, s.ssthresh);
+    if let Some(row) = super::flow::bbr_row(s, size) {
+        t.bbr(now, f, &row);
     }
 }

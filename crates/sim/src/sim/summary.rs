@@ -7,7 +7,7 @@ use super::Sim;
 use super::flow::Flow;
 use super::link::{Dir, advance};
 use crate::error::Result;
-use crate::monitor::{FlowSummary, LinkSummary, Summary};
+use crate::monitor::{BbrSummary, FlowSummary, LinkSummary, Summary};
 use crate::scenario::FlowKind;
 
 impl Sim {
@@ -178,6 +178,10 @@ impl Sim {
                 }
                 _ => None,
             },
+            pacing_rate_bps: tcp
+                .filter(|s| s.p.pacing.is_some())
+                .map(|s| s.pacing_rate() * f64::from(def.packet_size) * 8.0),
+            bbr: tcp.and_then(|s| bbr_summary(s, def.packet_size)),
         }
     }
 
@@ -192,6 +196,20 @@ impl Sim {
             .collect();
         quantile(&mut fcts, 0.95)
     }
+}
+
+/// A BBR sender's state for the summary.
+fn bbr_summary(s: &crate::tcp::TcpSender, size: u32) -> Option<BbrSummary> {
+    let row = super::flow::bbr_row(s, size)?;
+    let b = s.bbr()?;
+    Some(BbrSummary {
+        bbr_mode: row.mode.to_string(),
+        bbr_btl_bw_bps: row.btl_bw_bps,
+        bbr_rt_prop: row.rt_prop,
+        bbr_pacing_gain: row.pacing_gain,
+        bbr_cwnd_gain: row.cwnd_gain,
+        bbr_rounds: b.rounds,
+    })
 }
 
 /// The `q`-quantile of `v` (sorted here) by linear interpolation between the order

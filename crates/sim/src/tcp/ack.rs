@@ -81,7 +81,7 @@ impl TcpSender {
             self.cwnd += 1.0 / self.cwnd;
         }
         self.acked_to(now, a);
-        self.send_plain(now, out, max);
+        self.send_plain::<false>(now, out, max);
     }
 
     /// An ACK for new data ends the RTT measurement it covers.

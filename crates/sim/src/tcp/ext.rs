@@ -13,6 +13,7 @@ impl TcpSender {
     /// `on_ack` of a sender with extensions (RACK-TLP's timers around it, with `rack`).
     #[inline(never)]
     pub(super) fn on_ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32) {
+        let paced = self.pace_enter();
         if self.rack.is_some() {
             let entered = self.rack_enter();
             self.ack_ext(now, ack, out, max, true);
@@ -20,6 +21,7 @@ impl TcpSender {
         } else {
             self.ack_ext(now, ack, out, max, false);
         }
+        self.pace_leave(paced, now);
     }
 
     /// The ACK's steps (`rack`: RACK-TLP's among them).
@@ -27,6 +29,9 @@ impl TcpSender {
     fn ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32, rack: bool) {
         let a = ack.seq;
         let ece = self.p.ecn && ack.flags & flags::ECE != 0;
+        // (BBR: the window is set once the ACK is taken, and only then does it send)
+        let bbr = self.bbr.is_some().then(|| (self.in_flight(), self.in_recovery));
+        let (max, bbr_max) = if bbr.is_some() { (0, max) } else { (max, max) };
         let newly_sacked = if self.sack.is_some() { self.sack_ack(now, a, ack.epoch) } else { 0 };
         if a > self.snd_una
             && let Some(d) = self.dctcp.as_mut()
@@ -53,10 +58,21 @@ impl TcpSender {
         if rack {
             self.rack_recover(now, out, max, lost);
         }
+        if let Some((prior_in_flight, was_in_recovery)) = bbr {
+            // (without RACK, a recovery's start is its one loss)
+            let entered = u32::from(self.in_recovery && !was_in_recovery);
+            let losses = if self.rack.is_some() { lost } else { entered };
+            self.bbr_ack(now, losses, prior_in_flight);
+            self.send_ext(now, out, bbr_max);
+        } else if let Some(p) = self.pacing.as_mut() {
+            p.set_from_window(self.cwnd, self.ssthresh, self.snd_max - self.snd_una, self.srtt);
+        }
     }
 
     /// The scoreboard takes the ACK for `a` and its SACK blocks (of connection epoch
-    /// `epoch`): the packets newly SACKed; RFC 6937's DeliveredData noted.
+    /// `epoch`): the packets newly SACKed (with RACK's and the delivery-rate records of
+    /// the packets newly SACKed, and those of the packets the ACK newly covers); RFC
+    /// 6937's DeliveredData noted.
     fn sack_ack(&mut self, now: Time, a: u32, epoch: u8) -> u32 {
         let blocks = match &self.sack_log {
             Some(log) => SackLog::take(log, a, epoch),
@@ -65,14 +81,20 @@ impl TcpSender {
         let Some(before) = self.sack.as_ref().map(|sb| i64::from(sb.sacked)) else { return 0 };
         if a > self.snd_una {
             self.rack_cumulative(now, a);
+            self.rate_cumulative(a);
         }
         let sb = self.sack.as_mut().expect("a scoreboard");
         sb.advance(a.max(self.snd_una));
-        let newly = match self.rack.as_mut() {
-            Some(r) => {
-                sb.update_with(blocks.as_slice(), self.snd_max, |s, f| r.delivered(s, f, now))
-            }
-            None => sb.update(blocks.as_slice(), self.snd_max),
+        let newly = match (self.rack.as_deref_mut(), self.rate.as_deref_mut()) {
+            (None, None) => sb.update(blocks.as_slice(), self.snd_max),
+            (mut rack, mut rate) => sb.update_with(blocks.as_slice(), self.snd_max, |s, f| {
+                if let Some(r) = rack.as_mut() {
+                    r.delivered(s, f, now);
+                }
+                if let Some(r) = rate.as_mut() {
+                    r.on_delivered(s, true);
+                }
+            }),
         };
         // RFC 6937's DeliveredData: the change in snd_una plus the change in SACKed
         let acked = i64::from(a.saturating_sub(self.snd_una));
@@ -85,6 +107,12 @@ impl TcpSender {
     /// `cwnd (1 - alpha / 2)` (RFC 8257 Section 3.3), CUBIC's congestion event
     /// (RFC 9438 Section 4.6, cwnd at least 1).
     pub(super) fn ecn_reduce(&mut self) {
+        if self.bbr.is_some() {
+            // (BBR v1 does not answer ECN-Echo; the CWR flag still tells the receiver)
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+            return;
+        }
         self.end_hystart();
         let w = self.cwnd.min(self.p.max_window as f64);
         if let Some(d) = self.dctcp.as_ref() {
@@ -130,8 +158,9 @@ impl TcpSender {
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;
             }
-        } else if self.in_cwr {
-            // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction)
+        } else if self.in_cwr || self.bbr.is_some() {
+            // (ecn_cwr = "hold": no growth in the round trip after an ECN reduction;
+            // BBR sets its window once the ACK is taken, `bbr_ack`)
         } else if let Some(l) = self.ledbat.as_ref() {
             // RFC 6817 Section 2.4.2 (no slow start), flightsize before the ACK
             let flight = (self.snd_max - self.snd_una) as f64;

@@ -1,5 +1,5 @@
-//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP, LEDBAT) and the receiver, counted in
-//! packets like ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
+//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP, LEDBAT, BBR) and the receiver,
+//! counted in packets like ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
 //!
 //! Pure state machines: they are told the time and the packet, append what they send
 //! to an output buffer, and expose their timer deadlines; the simulator owns the
@@ -21,8 +21,10 @@
 //! and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss
 //! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042),
 //! ECT(1), HyStart++ (RFC 9406, `hystart`), PRR (RFC 6937, `prr`), RACK-TLP (RFC 8985,
-//! `rack`, `timers`) and the receiver's quick-ACK mode. A sender that uses none of them
-//! takes the original code path (`ext` false): one test per ACK.
+//! `rack`, `timers`), the receiver's quick-ACK mode, pacing (`pacing`) and BBR (`bbr`,
+//! with its delivery-rate samples, `rate`, and windowed maximum, `minmax`; their part
+//! of the sender in `paced`). A sender that uses none of them takes the original code
+//! path (`ext` false): one test per ACK.
 //!
 //! Where the RFCs and the peers part ways the sender follows [`Rules`] (`rules`), the
 //! keys a profile sets. The sender's code is split by concern: this module holds its
@@ -30,15 +32,20 @@
 //! extended one; `loss` the reductions and the retransmission timeout.
 
 mod ack;
+pub mod bbr;
 mod cubic;
 mod dctcp;
 mod ext;
 mod hystart;
 pub mod ledbat;
 mod loss;
+mod minmax;
+mod paced;
+pub mod pacing;
 mod params;
 mod prr;
 mod rack;
+pub mod rate;
 mod receiver;
 mod recovery;
 pub mod rtt;
@@ -50,10 +57,12 @@ mod timers;
 
 use aqm::Time;
 
+pub use bbr::{Bbr, BbrParams};
 pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicRules, CubicSlowStart, CubicTimeout};
 pub use dctcp::Dctcp;
 pub use hystart::HyStart;
 pub use ledbat::{Ledbat, LedbatParams};
+pub use pacing::{Pacing, PacingParams};
 pub use params::{TcpParams, TcpStats, UNLIMITED, Variant};
 pub use rack::Rack;
 pub use receiver::TcpReceiver;
@@ -142,6 +151,11 @@ pub struct TcpSender {
     rack: Option<Box<Rack>>,
     /// Tail loss probes sent (RACK-TLP).
     pub probes: u64,
+    /// Pacing's state (`pacing`).
+    pacing: Option<Box<Pacing>>,
+    /// BBR's state and its delivery-rate records (`bbr`, `rate`).
+    bbr: Option<Box<Bbr>>,
+    rate: Option<Box<rate::RateSampler>>,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -201,6 +215,9 @@ impl TcpSender {
             delivered: 0,
             rack: None,
             probes: 0,
+            pacing: None,
+            bbr: None,
+            rate: None,
         };
         s.extensions();
         s.set_rto_span();
@@ -221,7 +238,16 @@ impl TcpSender {
             Variant::Ledbat => {
                 self.ledbat = Some(Box::new(Ledbat::new(p.ledbat.unwrap_or_default())))
             }
+            Variant::Bbr => {
+                let rng = crate::rng::stream_rng(0);
+                self.bbr = Some(Box::new(Bbr::new(p.bbr.unwrap_or_default(), rng)));
+                self.rate = Some(Box::default());
+            }
             _ => {}
+        }
+        if let Some(pp) = p.pacing {
+            self.ext = true;
+            self.pacing = Some(Box::new(Pacing::new(pp)));
         }
         if p.sack {
             self.sack = Some(Box::default());
@@ -239,6 +265,18 @@ impl TcpSender {
         {
             self.sent_times = Some(Box::default());
         }
+    }
+
+    /// Seed the generator of BBR's random gain-cycle phase (the flow's stream).
+    pub fn seed(&mut self, seed: u64) {
+        if let Some(b) = self.bbr.as_mut() {
+            b.reseed(crate::rng::stream_rng(seed));
+        }
+    }
+
+    /// BBR's state, for a BBR sender.
+    pub fn bbr(&self) -> Option<&Bbr> {
+        self.bbr.as_deref()
     }
 
     /// CUBIC's state, for a CUBIC sender.
@@ -345,7 +383,10 @@ impl TcpSender {
     /// Send what the window and the application allow; with `max` set, at most that many.
     pub fn send_much(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         if !self.ext {
-            return self.send_plain(now, out, max);
+            return self.send_plain::<false>(now, out, max);
+        }
+        if self.pacing.is_some() {
+            return self.send_paced(now, out, max);
         }
         if self.rack.is_none() {
             return self.send_ext(now, out, max);
@@ -359,15 +400,23 @@ impl TcpSender {
     /// `send_much` without the extensions (inlined where the plain path calls it, as
     /// `send_much` was before the extensions: measured, it matters). On the plain path
     /// the sender is a bulk sender; others note their usage after it (`send_noted`).
+    /// `PACED` on the extended path, where the departure time may hold the sender back.
     #[inline(always)]
-    fn send_plain(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+    fn send_plain<const PACED: bool>(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
         let mut n = 0;
         // (sending moves neither the window nor its left edge)
         let limit = self.snd_una.saturating_add(self.window());
         while n < max && self.snd_nxt < limit && self.app_has(self.snd_nxt) {
+            if PACED && self.pace_blocked(now) {
+                break;
+            }
             let seq = self.snd_nxt;
             let retx = seq < self.snd_max;
-            self.emit(now, seq, retx, out);
+            if PACED {
+                self.emit_ext(now, seq, retx, out);
+            } else {
+                self.emit(now, seq, retx, out);
+            }
             self.snd_nxt += 1;
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
@@ -382,7 +431,12 @@ impl TcpSender {
     /// whether the window kept the sender from sending.
     #[inline(always)]
     pub(super) fn send_noted(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
-        let n = self.send_plain(now, out, max);
+        // (only the extended path has a paced sender)
+        let n = if self.pacing.is_some() {
+            self.send_plain::<true>(now, out, max)
+        } else {
+            self.send_plain::<false>(now, out, max)
+        };
         if self.app_limit != u64::MAX {
             self.note_usage();
         }
@@ -428,6 +482,9 @@ impl TcpSender {
     /// The connection starts (or the application hands over data): send.
     pub fn start(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.started = true;
+        if let (Some(b), Some(p)) = (self.bbr.as_mut(), self.pacing.as_mut()) {
+            p.rate = b.start(now.0, self.cwnd, self.srtt);
+        }
         self.send_much(now, out, max);
     }
 

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{CubicParams, LedbatParams, Rules};
+use super::{BbrParams, CubicParams, LedbatParams, PacingParams, Rules};
 
 /// `max_window` when the receiver window is not the limit.
 pub const UNLIMITED: u32 = u32::MAX;
@@ -31,6 +31,10 @@ pub enum Variant {
     /// LEDBAT (RFC 6817): a less-than-best-effort window steered by the queueing
     /// delay; losses as NewReno (or SACK).
     Ledbat,
+    /// BBR v1 (Linux's `tcp_bbr.c`, draft-cardwell-iccrg-bbr-congestion-control-00):
+    /// a model of the path's bandwidth and round trip sets the pacing rate and the
+    /// window; SACK's loss recovery.
+    Bbr,
 }
 
 impl Variant {
@@ -42,6 +46,7 @@ impl Variant {
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
             Variant::Ledbat => "ledbat",
+            Variant::Bbr => "bbr",
         }
     }
 
@@ -98,6 +103,13 @@ pub struct TcpParams {
     /// LEDBAT's constants (a LEDBAT flow's only; the defaults when absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ledbat: Option<LedbatParams>,
+    /// Pacing (Linux's internal pacing, see `pacing`): on for BBR, which sets the
+    /// rate; for the other variants the rate is `tcp_update_pacing_rate`'s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<PacingParams>,
+    /// BBR's constants (a BBR flow's only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<BbrParams>,
     /// Fault injection for tests: the first transmission of these packets is lost.
     pub drop: Vec<u32>,
     /// The rules where the RFCs and the peers part ways (what a profile sets).
@@ -130,6 +142,8 @@ impl Default for TcpParams {
             cubic: CubicParams::default(),
             dctcp_g: 1.0 / 16.0,
             ledbat: None,
+            pacing: None,
+            bbr: None,
             drop: Vec::new(),
             rules: Rules::default(),
         }

@@ -22,7 +22,7 @@ impl TcpSender {
             && outstanding < self.window() + 2
         {
             let seq = self.snd_max;
-            self.emit(now, seq, false, out);
+            self.emit_ext(now, seq, false, out);
             self.snd_max += 1;
             self.snd_nxt = self.snd_max;
         }
@@ -31,13 +31,18 @@ impl TcpSender {
     /// RFC 6675 Section 5, steps 1 to 5: enter loss recovery.
     pub(super) fn sack_recovery(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.stats.fast_retransmits += 1;
-        self.halve();
-        self.cwnd = self.ssthresh;
+        if let Some(b) = self.bbr.as_mut() {
+            // (BBR sets the window itself: Linux's `bbr_ssthresh` keeps it to restore)
+            b.save_cwnd(self.cwnd);
+        } else {
+            self.halve();
+            self.cwnd = self.ssthresh;
+        }
         self.recover = self.snd_max;
         self.have_recover = true;
         self.in_recovery = true;
         let una = self.snd_una;
-        if self.p.rules.prr {
+        if self.p.rules.prr && self.bbr.is_none() {
             // RFC 6937: RecoverFS, then the first ACK's share (the fast retransmission)
             self.prr = Some(Box::new(Prr::start(self.snd_max - una)));
             self.prr_window();
@@ -56,7 +61,7 @@ impl TcpSender {
             }
             _ => una,
         };
-        self.emit(now, first, true, out);
+        self.emit_ext(now, first, true, out);
         if let Some(p) = self.prr.as_mut() {
             p.out += 1;
         }
@@ -98,6 +103,9 @@ impl TcpSender {
         let mut pipe = self.pipe_of(&sb) as f64;
         let mut n = 0;
         while n < max && self.cwnd - pipe >= 1.0 {
+            if self.pace_blocked(now) {
+                break;
+            }
             let rx = self.next_of(&sb, thresh);
             let new_ok = self.app_has(self.snd_max)
                 && self.snd_max < self.snd_una.saturating_add(self.p.max_window);
@@ -113,9 +121,9 @@ impl TcpSender {
                 } else {
                     sb.high_rxt = seq + 1;
                 }
-                self.emit(now, seq, true, out);
+                self.emit_ext(now, seq, true, out);
             } else {
-                self.emit(now, seq, false, out);
+                self.emit_ext(now, seq, false, out);
                 self.snd_max += 1;
                 self.snd_nxt = self.snd_nxt.max(self.snd_max);
             }
@@ -136,7 +144,7 @@ impl TcpSender {
     }
 
     /// The packets in flight: RFC 6675's pipe, or RACK's.
-    fn pipe_of(&self, sb: &Scoreboard) -> u32 {
+    pub(super) fn pipe_of(&self, sb: &Scoreboard) -> u32 {
         if self.rack.is_some() {
             sb.pipe_marked(self.snd_max)
         } else {
@@ -166,13 +174,16 @@ impl TcpSender {
         let mut n = 0;
         let limit = self.snd_una.saturating_add(self.window());
         while n < max && self.snd_nxt < limit && self.app_has(self.snd_nxt) {
+            if self.pace_blocked(now) {
+                break;
+            }
             let seq = self.snd_nxt;
             let retx = seq < self.snd_max;
             self.snd_nxt += 1;
             if retx && self.sack.as_ref().is_some_and(|sb| sb.is_sacked(seq)) {
                 continue;
             }
-            self.emit(now, seq, retx, out);
+            self.emit_ext(now, seq, retx, out);
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
             }
@@ -180,6 +191,7 @@ impl TcpSender {
         }
         if self.app_limit != u64::MAX {
             self.note_usage();
+            self.check_app_limited();
         }
         n
     }

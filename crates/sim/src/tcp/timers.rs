@@ -65,7 +65,7 @@ impl TcpSender {
         let in_loss = self.in_recovery || (self.have_recover && una < self.recover);
         let reo = r.reo_wnd(in_loss, sb.sacked, self.p.dupack_threshold, self.srtt);
         let lost = r.detect_loss(sb, (una, self.snd_max), reo, now);
-        if repaired && !self.in_recovery && lost == 0 {
+        if repaired && !self.in_recovery && lost == 0 && self.bbr.is_none() {
             // Section 7.4: the probe repaired a loss (no DSACK says otherwise)
             self.halve();
             self.cwnd = self.ssthresh;
@@ -94,8 +94,17 @@ impl TcpSender {
         }
     }
 
-    /// The deadline passed: the reorder timer, the probe or the RTO, whichever is due.
+    /// The deadline passed: the reorder timer, the probe or the RTO, whichever is due;
+    /// a paced sender's departure time (`paced`).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
+        if self.pacing.is_some() {
+            return self.paced_timeout(now, out, max);
+        }
+        self.timer_fired(now, out, max);
+    }
+
+    /// The reorder timer, the probe or the RTO, whichever is due.
+    pub(super) fn timer_fired(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         let Some(r) = self.rack.as_ref() else { return self.rto(now, out, max) };
         let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
         let (reo, pto, rto) = (due(r.reo_at), due(r.pto_at), due(r.rto_at));
@@ -132,7 +141,7 @@ impl TcpSender {
         let retx = !new_ok && self.snd_max > self.snd_una;
         if new_ok {
             let seq = self.snd_max;
-            self.emit(now, seq, false, out);
+            self.emit_ext(now, seq, false, out);
             self.snd_max += 1;
             self.snd_nxt = self.snd_nxt.max(self.snd_max);
         } else if retx {
@@ -140,7 +149,7 @@ impl TcpSender {
             if let Some(sb) = self.sack.as_mut() {
                 sb.set_flag(seq, RETX | EVER, 0);
             }
-            self.emit(now, seq, true, out);
+            self.emit_ext(now, seq, true, out);
         }
         let end = self.snd_max;
         if let Some(r) = self.rack.as_mut() {

@@ -5,6 +5,7 @@
 
 use super::*;
 
+mod bbr;
 mod device;
 mod ledbat;
 mod links;

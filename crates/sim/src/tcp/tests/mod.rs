@@ -42,6 +42,7 @@ pub(super) fn deliver(c: &mut (TcpSender, TcpReceiver), s: &[u32], t: Time) -> V
     seqs(&mut out)
 }
 
+mod bbr;
 mod cubic;
 mod loss;
 mod rack;
