@@ -431,12 +431,21 @@ impl TcpSender {
     /// whether the window kept the sender from sending.
     #[inline(always)]
     pub(super) fn send_noted(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
-        // (only the extended path has a paced sender)
-        let n = if self.pacing.is_some() {
-            self.send_plain::<true>(now, out, max)
-        } else {
-            self.send_plain::<false>(now, out, max)
-        };
+        if self.pacing.is_some() {
+            return self.send_noted_paced(now, out, max);
+        }
+        let n = self.send_plain::<false>(now, out, max);
+        if self.app_limit != u64::MAX {
+            self.note_usage();
+        }
+        n
+    }
+
+    /// `send_noted` of a paced sender (the extended path only; out of the plain path's
+    /// line, which shares the steps that call `send_noted`).
+    #[inline(never)]
+    fn send_noted_paced(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) -> u32 {
+        let n = self.send_plain::<true>(now, out, max);
         if self.app_limit != u64::MAX {
             self.note_usage();
         }
