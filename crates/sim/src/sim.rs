@@ -292,7 +292,12 @@ impl Sim {
                 debug_assert!(!self.dirs[d].express.merged, "a delivery into a merging direction");
                 self.enqueue(d, pkt, now)
             }
-            None => self.flows[pkt.flow as usize].mon.drop_of(&pkt, now, self.w0, self.w1),
+            None => {
+                // (a copy is borrowed, never `pkt`: a borrowed packet is copied again
+                // for the call that hands it on)
+                let lost = pkt;
+                self.flows[lost.flow as usize].mon.drop_of(&lost, now, self.w0, self.w1)
+            }
         }
     }
 
@@ -300,7 +305,7 @@ impl Sim {
     /// express hop the packet's arrival time, later than the current time).
     #[inline]
     fn enqueue(&mut self, d: usize, pkt: Pkt, now: u64) {
-        if self.lean_takes(d, &pkt, now) {
+        if self.lean_takes(d, pkt.size, now) {
             self.pass(d, pkt, now);
         } else {
             self.offer(d, pkt, now);
@@ -397,7 +402,7 @@ impl Sim {
         // (those held back by an earlier horizon are handed on when the next `run_until`
         // moves it: `catch_up`).
         let open = at <= self.horizon && dir.n_plain == 0;
-        let early = self.early_target(d, &pkt, at, open);
+        let early = self.early_target(d, express::Dest::of(&pkt), at, open);
         let dir = &mut self.dirs[d];
         // Counted as waiting for the instant of its arrival, as the queue seen by a
         // monitor after an enqueue.

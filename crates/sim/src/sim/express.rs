@@ -43,13 +43,32 @@ pub(super) enum Early {
     Inbox(usize),
 }
 
-/// Whether the host at the end of `pkt`'s path can take it at `at`: a receiver
-/// without timers always; a sender only if its retransmission timer is not due by
-/// then, and if the packet does not cross the start of the window (the sender's
-/// counters are read at that instant).
+/// What `early_target` reads of a packet: its destination, its flow, and whether it
+/// is an ACK. Taken apart from the packet so that the hot path does not borrow the
+/// packet itself: a borrowed packet was copied (field by field) for each call that
+/// hands it on, an unborrowed one is passed as it lies (S1 300 s: 4 % of the
+/// instructions).
+#[derive(Clone, Copy)]
+pub(super) struct Dest {
+    pub dst: u16,
+    pub ack: bool,
+    pub flow: u32,
+}
+
+impl Dest {
+    #[inline(always)]
+    pub(super) fn of(pkt: &Pkt) -> Dest {
+        Dest { dst: pkt.dst, ack: pkt.flags & flags::ACK != 0, flow: pkt.flow }
+    }
+}
+
+/// Whether the host at the end of a packet's path (`ack`: an ACK) can take it at
+/// `at`: a receiver without timers always; a sender only if its retransmission timer
+/// is not due by then, and if the packet does not cross the start of the window (the
+/// sender's counters are read at that instant).
 #[inline]
-fn host_takes(fl: &Flow, pkt: &Pkt, at: u64, clock: u64, w0: u64) -> bool {
-    if !pkt.is_ack() {
+fn host_takes(fl: &Flow, ack: bool, at: u64, clock: u64, w0: u64) -> bool {
+    if !ack {
         return fl.rx_express;
     }
     fl.tx_express
@@ -67,14 +86,14 @@ impl Sim {
     /// take the packet then, except from within another host's turn (a host's packets
     /// must enter its first link in time order).
     #[inline(always)]
-    pub(super) fn early_target(&self, d: usize, pkt: &Pkt, at: u64, open: bool) -> Option<Early> {
+    pub(super) fn early_target(&self, d: usize, pkt: Dest, at: u64, open: bool) -> Option<Early> {
         let dir = &self.dirs[d];
         let node = dir.to as usize;
         if pkt.dst as usize == node {
             let ok = open
                 && dir.express.to_host
                 && !self.in_host
-                && host_takes(&self.flows[pkt.flow as usize], pkt, at, self.now, self.w0);
+                && host_takes(&self.flows[pkt.flow as usize], pkt.ack, at, self.now, self.w0);
             return ok.then_some(Early::Host);
         }
         let e = self.routes.next(node, pkt.dst as usize)?;
@@ -128,7 +147,7 @@ impl Sim {
             if at > self.horizon {
                 break;
             }
-            let Some(target) = self.early_target(d, &s.pkt, at, true) else { break };
+            let Some(target) = self.early_target(d, Dest::of(&s.pkt), at, true) else { break };
             let dir = &mut self.dirs[d];
             dir.q[idx].pkt.flags |= flags::EXPRESS;
             dir.n_plain -= 1;

@@ -27,13 +27,15 @@ impl Sim {
         // (a host acting within another's flush appends behind it and sends only its own)
         self.out_from = to;
         for i in from..to {
-            let mut p = self.out[i];
             if self.has_web
-                && let Some(w) = self.flows[p.flow as usize].web.as_ref()
+                && let Some(w) = self.flows[self.out[i].flow as usize].web.as_ref()
             {
                 // (other flows' epoch byte is theirs: a SACK ACK's tag)
-                p.epoch = w.epoch;
+                self.out[i].epoch = w.epoch;
             }
+            // (a whole copy, never one changed field by field: so the packet is handed
+            // on as it lies, not rebuilt from its fields)
+            let p = self.out[i];
             self.forward(node, p);
         }
         self.out.truncate(from);

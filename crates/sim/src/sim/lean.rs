@@ -10,15 +10,16 @@
 //! access links and the ACKs' reverse bottleneck) take it.
 
 use super::Sim;
+use super::express::Dest;
 use super::link::Slot;
 use crate::packet::Pkt;
 
 impl Sim {
-    /// Whether direction `d` takes `pkt` at `now` by the lean path.
+    /// Whether direction `d` takes a packet of `size` bytes at `now` by the lean path.
     #[inline(always)]
-    pub(super) fn lean_takes(&self, d: usize, pkt: &Pkt, now: u64) -> bool {
+    pub(super) fn lean_takes(&self, d: usize, size: u32, now: u64) -> bool {
         let dir = &self.dirs[d];
-        dir.busy_until <= now && pkt.size as u64 <= dir.lean && dir.q.len() == dir.n_started
+        dir.busy_until <= now && size as u64 <= dir.lean && dir.q.len() == dir.n_started
     }
 
     /// The lean path of `enqueue`: the same accounting as `offer` and `accept`, without
@@ -31,7 +32,7 @@ impl Sim {
         let at = end + dir.delay;
         dir.mon.pass(now, end, pkt.size);
         let open = at <= self.horizon && dir.n_plain == 0;
-        match self.early_target(d, &pkt, at, open) {
+        match self.early_target(d, Dest::of(&pkt), at, open) {
             Some(target) => self.hand_on(target, d, pkt, at),
             None => {
                 let dir = &mut self.dirs[d];
