@@ -22,6 +22,7 @@ def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
             "peers-s": peers.s_table,
             "peers-cm": peers.cm_table,
             "peers-e": peers.e_table,
+            "peers-bbr": peers.bbr_table,
         },
     }
 

@@ -20,6 +20,7 @@ HISTORY = PEERS / "history.csv"
 S_LABELS = "2026-11-22-eve/A,2026-11-22-eve/B*,2026-11-25/s2-60s"
 CM_LABELS = "2026-11-25/final-cm"
 E_LABELS = "evaluate-2026-11-25/final"
+BBR_LABELS = "bbr-2026-11-28/ns3,bbr-2026-11-28/aqmlab-ns3gains"
 
 SHORT = {
     "utilization": "utilization",
@@ -131,6 +132,34 @@ def e_table() -> str:
     )
 
 
+def _pair(d: dict[str, dict], met: str, spec: str) -> str:
+    aq, n3 = _result(d, "aqmlab"), _result(d, "ns3")
+    return "-" if aq is None or n3 is None else f"{aq[met]:{spec}} / {n3[met]:{spec}}"
+
+
+def bbr_table() -> str:
+    """The BBR cases against ns-3: one row per case, aqmlab / ns-3 and what is outside."""
+    rows = []
+    for case, d in records(BBR_LABELS).items():
+        rows.append(
+            [
+                case,
+                _pair(d, "utilization", ".3f"),
+                _pair(d, "mean_queue", ".3g"),
+                _pair(d, "drop_rate", ".3g"),
+                _pair(d, "mean_cwnd", ".3g"),
+                "; ".join(outside(d)) or "ok",
+            ]
+        )
+    head = ["case", "utilization", "mean queue", "drop rate", "mean cwnd", "outside the rule"]
+    return f"aqmlab / ns-3, labels `{BBR_LABELS}`:\n\n" + table(head, rows)
+
+
 def bodies() -> dict[str, str]:
     """docs/peers.md's generated blocks."""
-    return {"peers-s": s_table(), "peers-cm": cm_table(), "peers-e": e_table()}
+    return {
+        "peers-s": s_table(),
+        "peers-cm": cm_table(),
+        "peers-e": e_table(),
+        "peers-bbr": bbr_table(),
+    }

@@ -13,7 +13,9 @@ from aqmlab import _native  # noqa: E402
 CASES = {c.name: c for c in scenarios.all_cases()}
 
 
-@pytest.mark.parametrize("name", ["S1-n5-red", "S2-red", "SC-f100-1Gbps", "M-n20-pie-cubic-nsmode"])
+@pytest.mark.parametrize(
+    "name", ["S1-n5-red", "S2-red", "SC-f100-1Gbps", "M-n20-pie-cubic-nsmode", "M-n20-droptail-bbr"]
+)
 def test_case_is_accepted(name):
     case = CASES[name]
     _native.Simulation(case.aqmlab_toml())
@@ -29,3 +31,15 @@ def test_fast_access_lines_raise_the_memory_budget_to_their_worst_case():
     assert s2.aqmlab_scenario()["max_memory"] >= worst
     # a 10 Mb/s case keeps the default
     assert "max_memory" not in CASES["M-n20-pie-cubic"].aqmlab_scenario()
+
+
+def test_bbr_cases_run_with_sack_in_both_simulators():
+    # aqmlab's BBR needs SACK (docs/simulator.md); ns-3's TcpBbr gets it too, and none of
+    # the NewReno hooks the ns-2 cases put on ns-3's socket
+    for name in ("M-n5-droptail-bbr", "M-n20-codel-bbr", "M-n5-fq_codel-bbr"):
+        case = CASES[name]
+        flows = case.aqmlab_scenario()["flow"]
+        assert all(f["variant"] == "bbr" and f["sack"] for f in flows)
+        params = dict(line.split(" ", 1) for line in case.params().splitlines())
+        assert (params["tcp"], params["ns3_sack"], params["newreno_as_ns2"]) == ("bbr", "1", "0")
+    assert "ns3_sack" not in CASES["M-n5-codel-cubic"].params()

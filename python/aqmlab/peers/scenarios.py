@@ -56,6 +56,8 @@ RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # transmit off, LIMITED_TRANSMIT) and no device queue under the queue: `limit` is set
 # up to match ns-2's meaning in each simulator (docs/peers.md, section 2).
 NS3_PROFILE = "ns3"
+# ns-3 3.37's TcpBbr::HighGain default (Startup's gains; Drain paces at its inverse)
+NS3_BBR_HIGH_GAIN = 2.89
 
 ARED = dict(interval=0.5, alpha=0.01, beta=0.9, top=0.5, bottom=0.01)
 
@@ -101,7 +103,7 @@ class Case:
     group: str = ""  # S1 / S2 / S3
     timeout: float = 3600.0  # s of wall time before the harness gives up
     quick: bool = False
-    tcp: str = "newreno"  # newreno | cubic
+    tcp: str = "newreno"  # newreno | cubic | bbr (BBR runs with SACK in every simulator)
     # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
     newreno_timer: str = "impatient"
     # aqmlab's behaviour profile: "rfc" (its defaults) or "ns3" (ns-3 3.37's rules,
@@ -167,7 +169,9 @@ class Case:
             f"tcp_tick {TCP_TICK!r}",
             f"init_rto {INIT_RTO!r}",
             f"limited_transmit {LIMITED_TRANSMIT}",
-            f"newreno_as_ns2 {NEWRENO_AS_NS2}",
+            # (ns-2's NewReno rules hooked on ns-3's socket: not for BBR, which sets its
+            # window itself and runs with SACK)
+            f"newreno_as_ns2 {0 if self.tcp == 'bbr' else NEWRENO_AS_NS2}",
             f"sample_interval {(self.duration - self.t_measure) / RED_SAMPLES!r}",
             f"seed {self.seed}",
             f"tcp {self.tcp}",
@@ -186,6 +190,8 @@ class Case:
             "flow_paths " + " ".join(str(p) for p in self.flow_paths()),
             "starts " + " ".join(f"{s:.9f}" for s in self.starts()),
         ]
+        if self.tcp == "bbr":
+            lines.append("ns3_sack 1")
         return "\n".join(lines) + "\n"
 
     # --------------------------------------------------------------- aqmlab
@@ -267,6 +273,15 @@ class Case:
                     "count": 1,
                 }
             )
+            if self.tcp == "bbr":
+                # ns-3's TcpBbr as it is set up (its defaults): high gain 2.89, drain gain
+                # its inverse, the ACK-aggregation allowance (Linux's too), SACK on
+                flows[-1].update(
+                    sack=True,
+                    bbr_high_gain=NS3_BBR_HIGH_GAIN,
+                    bbr_drain_gain=1 / NS3_BBR_HIGH_GAIN,
+                    bbr_extra_acked=True,
+                )
             if self.newreno_timer != "impatient":
                 flows[-1]["newreno_timer"] = self.newreno_timer
             if self.profile != "rfc":
@@ -447,7 +462,7 @@ def sc(flows: int, rate: float, duration: float = 10.0) -> Case:
 
 def m(n: int, queue: str, tcp: str, duration: float = 100.0) -> Case:
     """The modern AQMs beside ns-3: `n` flows of `tcp` through a 10 Mb/s bottleneck with
-    `queue` (CoDel, FQ-CoDel or PIE at their RFC defaults), base RTTs 50-150 ms (100 ms
+    `queue` (CoDel, FQ-CoDel or PIE at their RFC defaults; for BBR also a FIFO), base RTTs 50-150 ms (100 ms
     on average, so that the flows' shares differ with their RTTs), a buffer of 1000
     packets that the AQM, not the buffer, keeps short. ns-2's script has none of these:
     the agreement rule reads ns-3 in its place."""
@@ -471,6 +486,9 @@ def m(n: int, queue: str, tcp: str, duration: float = 100.0) -> Case:
 
 
 MODERN = [(q, t) for t in ("newreno", "cubic") for q in ("codel", "fq_codel", "pie")]
+# BBR beside ns-3 3.37's TcpBbr: a FIFO (Drop Tail of the case's 1000 packets), CoDel and
+# FQ-CoDel (docs/peers.md, section 6.6)
+MODERN_BBR = [(q, "bbr") for q in ("droptail", "codel", "fq_codel")]
 
 
 def cubic(n: int, duration: float = 100.0) -> Case:
@@ -504,7 +522,7 @@ def all_cases() -> list[Case]:
     cases.append(s2("red", duration=60.0))
     cases.extend(s3_ladder())
     cases.extend(sc(f, r) for f, r in SCALING)
-    cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN)
+    cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN + MODERN_BBR)
     cases.extend(cubic(n) for n in (1, 20))
     cases.extend([nsmode(c) for c in cases if c.group in ("C", "M") and c.tcp == "cubic"])
     return cases

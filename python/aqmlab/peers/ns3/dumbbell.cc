@@ -32,6 +32,7 @@
 #include "ns3/pie-queue-disc.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-cubic.h"
+#include "ns3/tcp-bbr.h"
 #include "ns3/bulk-send-application.h"
 #undef protected
 #undef private
@@ -293,7 +294,7 @@ int main(int argc, char* argv[])
     RngSeedManager::SetRun(I("seed"));
 
     // ------------------------------------------------------------ TCP (match ns-2)
-    // tcp: newreno (default) or cubic. ns-3 3.37's CUBIC has no Reno-friendly region;
+    // tcp: newreno (default), cubic or bbr. ns-3 3.37's CUBIC has no Reno-friendly region;
     // HyStart is turned off (the other peers have none).
     const std::string tcp = P.count("tcp") ? S("tcp") : "newreno";
     if (tcp == "cubic")
@@ -303,6 +304,13 @@ int main(int argc, char* argv[])
         Config::SetDefault("ns3::TcpCubic::FastConvergence", BooleanValue(true));
         Config::SetDefault("ns3::TcpCubic::Beta", DoubleValue(0.7));
         Config::SetDefault("ns3::TcpCubic::C", DoubleValue(0.4));
+    }
+    else if (tcp == "bbr")
+    {
+        // TcpBbr at its defaults (high gain 2.89, 10-round and 10-s filters, 200 ms
+        // ProbeRTT), with the pacing it needs; the case turns SACK on (ns3_sack)
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpBbr::GetTypeId()));
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     }
     else if (tcp == "newreno")
         Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
