@@ -21,6 +21,7 @@ pytest.importorskip(
 )
 
 from aqmlab.sweeps import SweepMismatch, load, load_spec, plot, store, sweep
+from aqmlab.sweeps.cli import start_method
 from aqmlab.sweeps.testing import example_spec, to_toml
 
 # process clusters (a point that kills its worker, a cluster over TCP...): many seconds a test
@@ -48,10 +49,10 @@ def _cli(*args):
     return [sys.executable, "-m", "aqmlab.sweeps.cli", *args]
 
 
-# Worker processes are forked (as the CLI does on Linux): spawning them takes seconds on this
-# machine. Forking is only safe with no other cluster's threads alive in this process, so the
-# tests that fork do not use the `threads` fixture.
-FORK = "fork" if sys.platform.startswith("linux") else None
+# Worker processes start as the command lines start them (from a fork server where there is
+# one): spawning each takes seconds on this machine, and forking this threaded process can
+# deadlock (see sweeps.cli.start_method).
+START = start_method()
 
 
 @pytest.fixture
@@ -150,9 +151,9 @@ def test_dask_cluster_over_tcp_gives_the_same_rows_as_local(tmp_path):
     from dask.distributed import LocalCluster
 
     spec = example_spec(sleep=0.0)
-    local = sweep(spec, out=tmp_path / "local", jobs=2, progress=False, start_method=FORK)
+    local = sweep(spec, out=tmp_path / "local", jobs=2, progress=False, start_method=START)
     with dask.config.set(
-        {"distributed.worker.multiprocessing-method": "fork"}
+        {"distributed.worker.multiprocessing-method": START}
     ):  # spawning takes seconds here
         cluster = LocalCluster(
             n_workers=2,
@@ -180,7 +181,7 @@ def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     """A point whose runner raises gets its error recorded; the other points complete; retried only on request."""
     spec = example_spec(fail_if={"flow[0].count": 3, "link[0].queue.max_p": 0.05})
     out = tmp_path / "out"
-    df = sweep(spec, out=out, jobs=2, progress=False, start_method=FORK)
+    df = sweep(spec, out=out, jobs=2, progress=False, start_method=START)
     n = len(load_spec(spec).points)
     assert len(df) == n
     bad = df[df["error"].notna()]
@@ -192,9 +193,9 @@ def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert len(good) == n - 2 and good["links.r1->r2.utilization"].notna().all()
     assert len(load(out, include_failed=False)) == n - 2
     # re-running computes nothing; --retry-failed computes only the failed points again
-    again = sweep(spec, out=out, jobs=1, progress=False, start_method=FORK)
+    again = sweep(spec, out=out, jobs=1, progress=False, start_method=START)
     assert again.attrs["sweep"]["computed"] == 0
-    retried = sweep(spec, out=out, jobs=1, progress=False, retry_failed=True, start_method=FORK)
+    retried = sweep(spec, out=out, jobs=1, progress=False, retry_failed=True, start_method=START)
     assert retried.attrs["sweep"]["computed"] == 2
 
 
@@ -289,7 +290,7 @@ def test_point_that_kills_its_worker_is_recorded_and_only_that_one(tmp_path):
     """A point that crashes its worker process is recorded as KilledWorker; the other points complete."""
     spec = example_spec(counts=(1, 3), replications=1)
     spec["base"]["testing"]["crash_if"] = {"flow[0].count": 3, "link[0].queue.max_p": 0.05}
-    df = sweep(spec, out=tmp_path / "out", jobs=2, progress=False, start_method=FORK)
+    df = sweep(spec, out=tmp_path / "out", jobs=2, progress=False, start_method=START)
     bad = df[df["error"].notna()]
     assert len(bad) == 1 and bad["error"].str.startswith("KilledWorker").all()
     assert (bad["link[0].queue.max_p"] == 0.05).all() and (bad["flow[0].count"] == 3).all()
@@ -303,8 +304,8 @@ def test_short_points_are_grouped_and_a_crash_in_a_group_blames_one_point(tmp_pa
     counts = tuple(range(1, 16))
     spec = example_spec(sleep=0.01, counts=counts, replications=1)
     spec["base"]["testing"]["crash_if"] = {"flow[0].count": 14, "link[0].queue.max_p": 0.1}
-    grouped = sweep(spec, out=tmp_path / "g", jobs=2, progress=False, start_method=FORK)
-    single = sweep(spec, out=tmp_path / "s", jobs=2, progress=False, start_method=FORK, batch=1)
+    grouped = sweep(spec, out=tmp_path / "g", jobs=2, progress=False, start_method=START)
+    single = sweep(spec, out=tmp_path / "s", jobs=2, progress=False, start_method=START, batch=1)
     assert grouped.attrs["sweep"]["max_batch"] > 1
     assert single.attrs["sweep"]["max_batch"] == 1
     ok = grouped["error"].isna()

@@ -1,7 +1,5 @@
 """Sweeps of the real packet-level simulator (skipped if aqmlab.sim is not available)."""
 
-import sys
-
 import pandas as pd
 import pytest
 
@@ -11,6 +9,7 @@ pytest.importorskip(
 )
 
 from aqmlab.sweeps import load, sweep
+from aqmlab.sweeps.cli import start_method
 
 # process clusters, whole sweeps: many seconds a test
 pytestmark = pytest.mark.slow
@@ -59,10 +58,7 @@ def test_simulator_sweep_local_matches_an_in_process_cluster(tmp_path):
     """The simulator swept on local processes gives plausible, seed-dependent metrics, identical on a rerun elsewhere."""
     from dask.distributed import Client, LocalCluster
 
-    fork = (
-        "fork" if sys.platform.startswith("linux") else None
-    )  # spawning workers takes seconds here
-    df = sweep(_spec(), out=tmp_path / "a", jobs=2, progress=False, start_method=fork)
+    df = sweep(_spec(), out=tmp_path / "a", jobs=2, progress=False, start_method=start_method())
     assert len(df) == 8 and df["error"].isna().all()
     u = df["links.r1->r2.utilization"]
     assert ((u > 0.3) & (u <= 1.0)).all()

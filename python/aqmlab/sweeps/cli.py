@@ -7,6 +7,7 @@ and ``python -m aqmlab.sweeps.cli plot-sweep DIR --x ... --y ...``.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -127,11 +128,16 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 def start_method() -> str:
-    """How the command lines start a local cluster's workers: fork on Linux (the command's
-    process runs nothing else, and spawned workers re-import dask and aqmlab, seconds
-    each on a loaded machine), spawn elsewhere; AQMLAB_SWEEP_START_METHOD overrides it."""
+    """How the command lines start a local cluster's workers: from a fork server where the
+    platform has one (Linux, macOS), spawned elsewhere; AQMLAB_SWEEP_START_METHOD overrides it.
+
+    Never forked from the command's own process: it runs the cluster's scheduler and event
+    loop in threads, and a child forked from a threaded process inherits every lock another
+    thread held at that moment, held for ever (a worker waiting on such a futex hangs the
+    sweep). The fork server is a fresh process with one thread that imports dask once; each
+    worker is forked from it, which starts in about the time of a fork, not of a spawn."""
     return os.environ.get("AQMLAB_SWEEP_START_METHOD") or (
-        "fork" if sys.platform.startswith("linux") else "spawn"
+        "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     )
 
 
