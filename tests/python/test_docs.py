@@ -241,7 +241,13 @@ def test_readme_lists_the_tcp_variants_the_simulator_accepts():
     variants = re.findall(r"`(\w+)`", msg.split("expected", 1)[-1])
     assert len(variants) >= 6, msg
     row = next(line for line in README.read_text().splitlines() if "packet-level simulator" in line)
-    names = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP", "ledbat": "LEDBAT"}
+    names = {
+        "newreno": "NewReno",
+        "cubic": "CUBIC",
+        "dctcp": "DCTCP",
+        "ledbat": "LEDBAT",
+        "bbr": "BBR",
+    }
     missing = [v for v in variants if names.get(v, v.capitalize()) not in row]
     assert missing == []
 
