@@ -146,14 +146,26 @@ def test_an_experiment_computes_plots_and_compares_into_its_directory(tmp_path):
     assert calls == [1]
     meta = json.loads((tmp_path / "toy-fig1" / "meta.json").read_text())
     assert (meta["plots"], meta["data"]) == (["one.png", "two.png"], ["data.csv"])
-    assert (meta["assumptions"], meta["notes"], meta["paper"]) == (
-        ["an assumption"],
+    # (a group the simulators' table does not know runs in rfc, and says so first)
+    assert (meta["assumptions"], meta["notes"], meta["paper"], meta["profile"]) == (
+        [
+            "Simulator (rfc profile): the paper's simulator is not recorded: rfc profile.",
+            "an assumption",
+        ],
         ["a note"],
         "P",
+        "rfc",
     )
     rows = read_comparison(tmp_path / "toy-fig1" / "comparison.csv")
     assert rows == [
-        {"quantity": "a number", "paper": "2", "aqmlab": "2", "tolerance": "0.1", "verdict": "ok"}
+        {
+            "quantity": "a number",
+            "paper": "2",
+            "aqmlab": "2",
+            "tolerance": "0.1",
+            "verdict": "ok",
+            "profile": "rfc",
+        }
     ]
 
 
@@ -203,7 +215,9 @@ def test_index_groups_by_paper_with_counts(tmp_path):
         d = tmp_path / id_
         d.mkdir()
         write_comparison(
-            d / "comparison.csv", [[f"q{i}", "1", "1", "", v] for i, v in enumerate(verdicts)]
+            d / "comparison.csv",
+            [[f"q{i}", "1", "1", "", v] for i, v in enumerate(verdicts)],
+            "rfc",
         )
         write_meta(d / "meta.json", {"id": id_, "title": id_, "paper": paper, "status": "done"})
     text = write_index(tmp_path, list(made)).read_text()

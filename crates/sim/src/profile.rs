@@ -70,12 +70,15 @@ pub struct Profile {
 use Val::{Bool, Float, Int, Str};
 
 /// ns-2's RED (and Adaptive RED's) rules (`Queue/RED` in `ns-default.tcl`, `red.cc`).
+/// Not `queue_in_bytes_ true` nor `bytes_ true`: aqmlab's `queue_in_bytes` takes the
+/// thresholds in bytes and its `byte_mode` scales by size / `max_pkt_size`, where ns-2
+/// keeps the thresholds in packets of `mean_pktsize_` (`th_min = thresh_ *
+/// mean_pktsize_`) and scales by size / `mean_pktsize_`; a scenario's thresholds in
+/// packets would become bytes.
 const NS2_RED: &[Key] = &[
     k("gentle", Bool(true), "gentle_ true"),
     k("min_backlog", Int(2), "red.cc: no early drop unless qlen > 1"),
     k("mark_method", Str("ns2_wait"), "wait_ true"),
-    k("queue_in_bytes", Bool(true), "queue_in_bytes_ true"),
-    k("byte_mode", Bool(true), "bytes_ true"),
     k("mean_pkt_size", Int(500), "mean_pktsize_ 500"),
 ];
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import report
+from .simulators import simulator_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,10 +91,12 @@ class Comparison:
         """A quantity aqmlab reports that the paper gives no number for."""
         self.rows.append(Row(quantity, note, fmt(aqmlab), "", "not-reported"))
 
-    def write(self, path: Path) -> None:
-        """Write the rows as ``comparison.csv``."""
+    def write(self, path: Path, profile: str) -> None:
+        """Write the rows as ``comparison.csv``, each with the `profile` they ran in."""
         report.write_comparison(
-            path, ([r.quantity, r.paper, r.aqmlab, r.tolerance, r.verdict] for r in self.rows)
+            path,
+            ([r.quantity, r.paper, r.aqmlab, r.tolerance, r.verdict] for r in self.rows),
+            profile,
         )
 
 
@@ -122,7 +125,11 @@ class Context:
         self.group = group or id
         self.shared: dict[Hashable, Any] = {} if shared is None else shared
         self.compare = Comparison()
-        self.assumptions: list[str] = []
+        #: the simulator the paper ran, and the profile the experiment runs in
+        self.simulator = simulator_of(self.group)
+        self.assumptions: list[str] = [
+            f"Simulator ({self.simulator.profile} profile): {self.simulator.says}."
+        ]
         self.notes: list[str] = []
         self.plots: list[str] = []
         self.data: list[str] = []
@@ -161,11 +168,12 @@ class Context:
 
     def finish(self, status: str, error: str = "", seconds: float = 0.0) -> None:
         """Write ``comparison.csv`` and ``meta.json``."""
-        self.compare.write(self.out / "comparison.csv")
+        self.compare.write(self.out / "comparison.csv", self.simulator.profile)
         meta = {
             "id": self.id,
             "title": self.title,
             "paper": self.paper,
+            "profile": self.simulator.profile,
             "quick": self.quick,
             "status": status,
             "error": error,

@@ -2,9 +2,10 @@
 ``index.html`` that gathers every id present in an output directory.
 
 ``comparison.csv`` has the columns :data:`COMPARISON_COLUMNS`, one row per number or
-claim of the paper, its verdict one of :data:`VERDICTS`. ``meta.json`` holds the id,
-title, paper, mode (``quick``), status, error, seconds, assumptions, notes and the names
-of the plots and data files.
+claim of the paper, its verdict one of :data:`VERDICTS`, then :data:`PROFILE_COLUMN`: the
+behaviour profile the experiment ran in (:mod:`.simulators`), the same on every row.
+``meta.json`` holds the id, title, paper, profile, mode (``quick``), status, error,
+seconds, assumptions, notes and the names of the plots and data files.
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ from ..base import write_text
 
 COMPARISON_COLUMNS = ["quantity", "paper", "aqmlab", "tolerance", "verdict"]
 VERDICTS = ("ok", "differs", "not-reported")
+#: The column after :data:`COMPARISON_COLUMNS`: the profile the experiment ran in.
+PROFILE_COLUMN = "profile"
 
 
-def write_comparison(path: Path, rows: Iterable[Sequence[str]]) -> None:
-    """Write ``comparison.csv``: the header, then one row of five texts per quantity."""
+def write_comparison(path: Path, rows: Iterable[Sequence[str]], profile: str) -> None:
+    """Write ``comparison.csv``: the header, then one row per quantity, its five texts
+    and the profile."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(COMPARISON_COLUMNS)
+        w.writerow([*COMPARISON_COLUMNS, PROFILE_COLUMN])
         for r in rows:
-            w.writerow(r)
+            w.writerow([*r, profile])
 
 
 def write_meta(path: Path, meta: dict[str, Any]) -> None:
@@ -37,17 +41,19 @@ def write_meta(path: Path, meta: dict[str, Any]) -> None:
 
 
 def read_comparison(path: str | Path) -> list[dict[str, str]]:
-    """Read a comparison.csv, checking it is well formed (columns and verdicts)."""
+    """Read a comparison.csv, checking it is well formed (columns and verdicts); a file
+    written before the profile column reads as well, without it."""
     with open(path, newline="") as f:
         r = csv.reader(f)
         header = next(r, None)
-        if header != COMPARISON_COLUMNS:
-            raise ValueError(f"{path}: header {header} != {COMPARISON_COLUMNS}")
+        columns = [*COMPARISON_COLUMNS, PROFILE_COLUMN]
+        if header not in (columns, COMPARISON_COLUMNS):
+            raise ValueError(f"{path}: header {header} != {columns}")
         rows = []
         for n, row in enumerate(r, start=2):
-            if len(row) != len(COMPARISON_COLUMNS):
+            if len(row) != len(header):
                 raise ValueError(f"{path}:{n}: {len(row)} fields")
-            d = dict(zip(COMPARISON_COLUMNS, row))
+            d = dict(zip(header, row))
             if d["verdict"] not in VERDICTS:
                 raise ValueError(f"{path}:{n}: verdict {d['verdict']!r} not in {VERDICTS}")
             if not d["quantity"]:
