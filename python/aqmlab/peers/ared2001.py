@@ -109,7 +109,6 @@ def params(sc: dict[str, Any], windows: Sequence[tuple[float, float]], name: str
         "max_p": q["max_p"],
         "access_rate": f"{left[0]['rate_bps']:g}",
         "packet_size": sizes.pop(),
-        "ack_size": 40,
         "duration": norm["duration"],
         "seed": norm["seed"],
         "left_delays": " ".join(f"{lk['delay']:g}" for lk in left),

@@ -21,7 +21,7 @@ while {[gets $f line] >= 0} {
 }
 close $f
 foreach k {name rate rate_bps delay limit queue min_th max_th w_q max_p access_rate packet_size
-           ack_size duration seed} {
+           duration seed} {
     set $k [lindex $P($k) 0]
 }
 set left_delays $P(left_delays)
@@ -31,46 +31,22 @@ set windows $P(windows)
 global defaultRNG
 $defaultRNG seed $seed
 
-# ------------------------------------------------------------------ TCP (as dumbbell.tcl)
-Agent/TCP set windowInit_ 2
-Agent/TCP set packetSize_ $packet_size
-Agent/TCP set useHeaders_ false
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set maxburst_ 0
-Agent/TCP set singledup_ 0
-Agent/TCP set timestamps_ false
-Agent/TCP set overhead_ 0
-Agent/TCP set maxcwnd_ 0
-Agent/TCP set ssthresh_ 0
-Agent/TCP set numdupacks_ 3
-Agent/TCP set bugFix_ true
-Agent/TCP set maxrto_ 60
-Agent/TCP set syn_ true
-Agent/TCP set delay_growth_ true
-Agent/TCP/Newreno set newreno_changes1_ 1
-Agent/TCP/Newreno set partial_window_deflation_ 1
-Agent/TCP/Newreno set exit_recovery_fix_ 0
-Agent/TCPSink set packetSize_ $ack_size
-
-# ------------------------------------------------------------------ RED / Adaptive RED
-# mean_pktsize_ 500: aqmlab's default for the idle-time aging and ARED's automatic w_q.
+# ------------------------------------------------------------------ TCP and RED
+# ns-2 2.35's own defaults (tcl/lib/ns-default.tcl), as aqmlab's profile `ns2` has them:
+# Agent/TCP windowInit_ 2, tcpTick_ 0.01, minrto_ 0.2, rtxcur_init_ 3, maxrto_ 60,
+# singledup_ 1 (limited transmit), useHeaders_ true (40 header bytes over packetSize_),
+# Newreno newreno_changes1_ 1; Queue/RED gentle_ true, wait_ true, mean_pktsize_ 500.
+# Only what the scenario says is set here: the packet size on the wire (packetSize_ is
+# the payload), each flow's window_, the thresholds, w_q and max_p, ECN. The scenario's
+# queue limit and thresholds are packets, so RED counts packets: ns-2 2.35's default
+# queue_in_bytes_ / bytes_ true would read them as multiples of mean_pktsize_ (500 B),
+# and aqmlab's profile does not set its own byte keys either (crates/sim/src/profile.rs).
+Agent/TCP set packetSize_ [expr {$packet_size - [Agent/TCP set tcpip_base_hdr_size_]}]
 Queue/RED set queue_in_bytes_ false
 Queue/RED set bytes_ false
-Queue/RED set mean_pktsize_ 500
 Queue/RED set thresh_ $min_th
 Queue/RED set maxthresh_ $max_th
 Queue/RED set linterm_ [expr {1.0 / $max_p}]
-Queue/RED set gentle_ true
-Queue/RED set wait_ false
-Queue/RED set setbit_ false
-Queue/RED set drop_tail_ true
-Queue/RED set drop_front_ false
-Queue/RED set drop_rand_ false
-Queue/RED set ns1_compat_ false
-Queue/RED set cautious_ 0
-Queue/RED set feng_adaptive_ 0
 if {$queue == "ared"} {
     Queue/RED set adaptive_ 1
     Queue/RED set q_weight_ 0          ;# automatic: 1 - exp(-1/C), C for 500-byte packets
@@ -78,7 +54,7 @@ if {$queue == "ared"} {
     Queue/RED set alpha_ 0.01
     Queue/RED set beta_ 0.9
     Queue/RED set top_ 0.5
-    Queue/RED set bottom_ 0.01
+    Queue/RED set bottom_ 0.01         ;# the paper's range of max_p, [0.01, 0.5] (ns-2: 0, its own)
 } else {
     Queue/RED set adaptive_ 0
     Queue/RED set q_weight_ $w_q
@@ -88,8 +64,6 @@ if {[info exists P(ecn)] && [lindex $P(ecn) 0]} {
     Agent/TCP set ecn_ 1
     Queue/RED set setbit_ true
 }
-Queue/DropTail set drop_front_ false
-Queue/DropTail set queue_in_bytes_ false
 
 set ns [new Simulator]
 
