@@ -77,9 +77,12 @@ def catalogue_order() -> list[str]:
     return [line.split("\t")[0] for line in buf.getvalue().splitlines() if line.strip()]
 
 
-def write_reproductions(run: Path, info: dict[str, str]) -> list[Path]:
-    """docs/reproductions/README.md and the README's counts from the run in `run`."""
-    text, counts = reproductions.page(run, info, catalogue_order())
+def write_reproductions(
+    run: Path, info: dict[str, str], before: tuple[str, Path] | None = None
+) -> list[Path]:
+    """docs/reproductions/README.md and the README's counts from the run in `run` (with
+    `before`, (label, run directory), an earlier run's counts beside them)."""
+    text, counts = reproductions.page(run, info, catalogue_order(), before)
     reproductions.PAGE.write_text(text)
     README.write_text(blocks.fill(README.read_text(), {"reproduce-counts": counts}))
     return [reproductions.PAGE, README]

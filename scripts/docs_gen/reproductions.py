@@ -157,21 +157,40 @@ def by_paper(entries: list[Entry], order: list[str]) -> dict[str, list[Entry]]:
     return papers
 
 
-def counts_table(papers: dict[str, list[Entry]]) -> str:
-    """The per-paper verdict counts: the README's table and the page's."""
+def _counts(es: list[Entry], cross: bool = False) -> dict[str, int]:
+    """Verdict counts of `es`' rows (with `cross`, of their ns-2 cross-check rows only)."""
+    rows = [r for _, _, rs in es for r in rs if not cross or r["paper"] == CROSS_CHECK]
+    return {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS} | {"rows": len(rows)}
+
+
+def counts_table(
+    papers: dict[str, list[Entry]], before: tuple[str, dict[str, list[Entry]]] | None = None
+) -> str:
+    """The per-paper verdict counts: the README's table and the page's; with `before`,
+    (label, papers of an earlier run), that run's ok / differ / not reported beside."""
+    head = ["paper", "experiments", "ok", "differ", "not reported by the paper"]
+    if before:
+        head += [f"{c} ({before[0]})" for c in ("ok", "differ", "not reported")]
     rows = []
     for paper, es in papers.items():
-        n = {v: sum(r["verdict"] == v for _, _, rs in es for r in rs) for v in VERDICTS}
-        rows.append([paper, str(len(es)), str(n["ok"]), str(n["differs"]), str(n["not-reported"])])
-    out = table(["paper", "experiments", "ok", "differ", "not reported by the paper"], rows)
+        n = _counts(es)
+        row = [paper, str(len(es)), str(n["ok"]), str(n["differs"]), str(n["not-reported"])]
+        if before:
+            b = _counts(before[1].get(paper, []))
+            row += [str(b["ok"]), str(b["differs"]), str(b["not-reported"])]
+        rows.append(row)
+    out = table(head, rows)
     for paper, es in papers.items():
-        cross = [r for _, _, rs in es for r in rs if r["paper"] == CROSS_CHECK]
-        if cross:
-            ok = sum(r["verdict"] == "ok" for r in cross)
+        c = _counts(es, cross=True)
+        if c["rows"]:
             out += (
-                f"\n{len(cross)} rows of {paper} compare aqmlab with ns-2 run on the same "
-                f"scenarios rather than with the paper ({ok} ok, {len(cross) - ok} differ).\n"
+                f"\n{c['rows']} rows of {paper} compare aqmlab with ns-2 run on the same "
+                f"scenarios rather than with the paper ({c['ok']} ok, {c['differs']} differ"
             )
+            if before:
+                b = _counts(before[1].get(paper, []), cross=True)
+                out += f"; {before[0]}: {b['ok']} ok, {b['differs']} differ"
+            out += ").\n"
     return out
 
 
@@ -204,12 +223,15 @@ def paper_section(paper: str, es: list[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page(run: Path, info: dict[str, str], order: list[str]) -> tuple[str, str]:
+def page(
+    run: Path, info: dict[str, str], order: list[str], before: tuple[str, Path] | None = None
+) -> tuple[str, str]:
     """(the page, the counts table) of the run in `run`; `info` has its date, commit,
-    build and wall time."""
+    build and wall time; `before` (label, run directory) an earlier run to count beside."""
     entries = read_run(run)
     papers = by_paper(entries, order)
-    counts = counts_table(papers)
+    earlier = (before[0], by_paper(read_run(before[1]), order)) if before else None
+    counts = counts_table(papers, earlier)
     total = {v: sum(r["verdict"] == v for _, _, rs in entries for r in rs) for v in VERDICTS}
     head = [
         "# The reproduction catalogue: results of the last full run",
