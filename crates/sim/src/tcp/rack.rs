@@ -7,7 +7,8 @@
 //! `RACK.rtt` (a retransmitted packet's only if that round trip is at least the
 //! minimum RTT: the ACK may be for the first copy); a packet delivered below the
 //! highest delivered one that was never retransmitted shows reordering. A packet sent
-//! before `RACK.segment` and neither delivered nor deemed lost is lost once
+//! before `RACK.segment` (a retransmission: its last copy), neither delivered nor
+//! deemed lost and waiting for its retransmission, is lost once
 //! `xmit_ts + RACK.rtt + reo_wnd` has passed; until then the reorder timer waits for
 //! it. `reo_wnd` is `min(RACK.min_RTT / 4, SRTT)`, or 0 while no reordering was seen
 //! and the sender is in recovery or has `DupThresh` packets SACKed (Step 4; without
@@ -137,8 +138,9 @@ impl Rack {
     }
 
     /// Step 5: mark lost the packets of `una..snd_max` sent before RACK.segment whose
-    /// time is up at `now`; arm the reorder timer for the others. Returns the packets
-    /// newly deemed lost.
+    /// time is up at `now` (a retransmission by its last send: a lost retransmission is
+    /// deemed lost again, as in Linux's `tcp_rack_detect_loss`); arm the reorder timer
+    /// for the others. Returns the packets newly deemed lost.
     pub fn detect_loss(
         &mut self,
         sb: &mut Scoreboard,
@@ -150,7 +152,9 @@ impl Rack {
         let (mut lost, mut wait) = (0, None::<Time>);
         for s in una..snd_max {
             let f = sb.flag(s);
-            if f & (SACKED | LOST) != 0 {
+            // (a packet deemed lost and not yet retransmitted waits for its copy; a
+            // retransmission is judged by its own send time, and may be lost again)
+            if f & SACKED != 0 || f & (LOST | RETX) == LOST {
                 continue;
             }
             let Some(t) = self.sent_at(s) else { continue };

@@ -63,3 +63,28 @@ fn tail_loss_probe_resends_the_last_packet_after_two_srtt() {
     let rto = pto + aqm::Duration::from_secs_f64(s.rto);
     assert_eq!(s.rtx_deadline, Some(rto), "the RTO, not another probe");
 }
+
+/// Section 6.2 step 5 (Linux's `tcp_rack_detect_loss` likewise): a retransmission is
+/// judged by its own send time, so a lost retransmission is deemed lost again once a
+/// packet sent after it is delivered and its time is up; only a packet deemed lost and
+/// not yet retransmitted is passed over. Packet 0 is lost; SACKs of 1-3 at 100 ms
+/// deem it lost (DupThresh) and it goes out again at 100 ms; the SACKs of 4-9 let new
+/// packets follow it. That copy is lost too: the SACK of the first new packet (sent
+/// after it) at 200 ms deems it
+/// lost again (RACK.rtt 100 ms, reordering window 0 in recovery) and it is sent a
+/// third time, with no retransmission timeout.
+#[test]
+fn a_lost_retransmission_is_deemed_lost_again() {
+    let mut c = rack_sender(10, &[0], u64::MAX);
+    deliver(&mut c, &[1, 2], ms(100));
+    let mut sent = deliver(&mut c, &[3], ms(100));
+    assert_eq!(sent.first(), Some(&0), "{sent:?}");
+    for s in 4..10 {
+        sent.extend(deliver(&mut c, &[s], ms(100)));
+    }
+    let new = sent[1..].first().copied().expect("new data after the retransmission");
+    assert!(new >= 10, "{sent:?}");
+    let sent = deliver(&mut c, &[new], ms(200));
+    assert_eq!(sent.first(), Some(&0), "packet 0 a third time: {sent:?}");
+    assert_eq!(c.0.stats.timeouts, 0);
+}
