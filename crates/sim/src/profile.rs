@@ -178,6 +178,12 @@ pub const PROFILES: &[Profile] = &[
             k("bbr_high_gain", Float(739.0 / 256.0), "tcp_bbr.c: BBR_UNIT * 2885 / 1000 + 1"),
             k("bbr_drain_gain", Float(88.0 / 256.0), "tcp_bbr.c: BBR_UNIT * 1000 / 2885"),
             k("bbr_extra_acked", Bool(true), "tcp_bbr.c: bbr_extra_acked_gain = BBR_UNIT"),
+            k(
+                "bbr_min_rtt_strict",
+                Bool(true),
+                "tcp_bbr.c bbr_update_min_rtt: rtt_us < min_rtt_us",
+            ),
+            k("bbr_lt_bw", Bool(true), "tcp_bbr.c: bbr_lt_bw_sampling (policer detection)"),
         ],
         queues: &[QueueKeys {
             types: &["red"],

@@ -229,6 +229,8 @@ pub(super) struct TcpSpec {
     pub bbr_high_gain: f64,
     pub bbr_drain_gain: f64,
     pub bbr_extra_acked: bool,
+    pub bbr_min_rtt_strict: bool,
+    pub bbr_lt_bw: bool,
     pub drop: Vec<i64>,
 }
 
@@ -297,6 +299,8 @@ impl Default for TcpSpec {
             bbr_high_gain: bp.high_gain,
             bbr_drain_gain: bp.drain_gain,
             bbr_extra_acked: bp.extra_acked,
+            bbr_min_rtt_strict: bp.strict_min_rtt,
+            bbr_lt_bw: bp.lt_bw,
             drop: Vec::new(),
         }
     }

@@ -187,7 +187,13 @@ fn bbr(t: &TcpSpec, p: &str) -> Result<Option<BbrParams>> {
         g if g > 0.0 && g <= 1.0 => g,
         g => return Err(SimError::invalid(&fp("bbr_drain_gain"), g, "in (0, 1]")),
     };
-    let b = BbrParams { high_gain, drain_gain, extra_acked: t.bbr_extra_acked };
+    let b = BbrParams {
+        high_gain,
+        drain_gain,
+        extra_acked: t.bbr_extra_acked,
+        strict_min_rtt: t.bbr_min_rtt_strict,
+        lt_bw: t.bbr_lt_bw,
+    };
     Ok((t.variant == Variant::Bbr).then_some(b))
 }
 

@@ -8,7 +8,8 @@
 //!   last 10 packet-timed rounds (`bbr_bw_rtts`, Kathleen Nichols' filter, `minmax`);
 //!   an application-limited sample counts only if it raises the estimate.
 //! - **RTprop** (draft 4.1.2): the minimum RTT sample, replaced by any sample once it
-//!   is 10 s old (`bbr_min_rtt_win_sec`).
+//!   is 10 s old (`bbr_min_rtt_win_sec`); a sample equal to it restarts the 10 s
+//!   (draft 4.1.2.3), or only a lower one (`strict_min_rtt`, tcp_bbr.c).
 //! - **Startup** (draft 4.3.2): pacing and window gains `high_gain` (2/ln 2); the pipe
 //!   is full once 3 rounds in a row (not application-limited) raised the bandwidth by
 //!   less than 25 % (`bbr_check_full_bw_reached`). **Drain**: pacing gain
@@ -33,16 +34,25 @@
 //!   before the pipe is full it never falls; before an RTT sample it is `high_gain *
 //!   cwnd / 1 ms`, then `high_gain * cwnd / srtt`.
 //!
-//! Not modelled: Linux's long-term (policer) bandwidth estimate (`lt_bw`, not in the
-//! draft) and the restart from idle (`CA_EVENT_TX_START`; the simulator's senders are
+//! - **Policers** (`lt_bw`, Linux's, not in the draft; `bbr_lt.rs`): two lossy
+//!   sampling intervals with consistent delivery rates set the estimate to their mean,
+//!   paced at gain 1 for 48 rounds.
+//!
+//! Not modelled: the restart from idle (`CA_EVENT_TX_START`; the simulator's senders are
 //! bulk, or application-limited ones whose samples are marked as such).
 
 use rand::Rng;
 use serde::Serialize;
 
+use self::lt::{LtBw, LtSample};
 use super::minmax::WindowedMax;
 use super::rate::RateSample;
 use crate::rng::SimRng;
+
+#[path = "bbr_cwnd.rs"]
+mod cwnd;
+#[path = "bbr_lt.rs"]
+mod lt;
 
 /// Rounds of the bandwidth filter (`bbr_bw_rtts`).
 pub const BW_ROUNDS: u64 = 10;
@@ -67,12 +77,24 @@ pub struct BbrParams {
     pub drain_gain: f64,
     /// The window's allowance for ACK aggregation (Linux since 4.20; not in the draft).
     pub extra_acked: bool,
+    /// Only an RTT sample below RTprop restarts its 10 s (tcp_bbr.c's
+    /// `bbr_update_min_rtt`: `rtt_us < min_rtt_us`); otherwise one equal to it does too
+    /// (the draft's `BBRUpdateRTprop`: `packet.rtt <= BBR.RTprop`).
+    pub strict_min_rtt: bool,
+    /// Linux's long-term bandwidth estimate for policed paths (`lt_bw`; not in the draft).
+    pub lt_bw: bool,
 }
 
 impl Default for BbrParams {
     fn default() -> Self {
         let ln2 = std::f64::consts::LN_2;
-        BbrParams { high_gain: 2.0 / ln2, drain_gain: ln2 / 2.0, extra_acked: false }
+        BbrParams {
+            high_gain: 2.0 / ln2,
+            drain_gain: ln2 / 2.0,
+            extra_acked: false,
+            strict_min_rtt: false,
+            lt_bw: false,
+        }
     }
 }
 
@@ -168,6 +190,9 @@ pub struct Bbr {
     extra_acked: [f64; 2],
     extra_acked_rounds: u32,
     extra_acked_idx: usize,
+    /// The long-term estimate, and the packets deemed lost so far (`tp->lost`).
+    lt: LtBw,
+    lost: u64,
     rng: SimRng,
 }
 
@@ -202,6 +227,8 @@ impl Bbr {
             extra_acked: [0.0; 2],
             extra_acked_rounds: 0,
             extra_acked_idx: 0,
+            lt: LtBw::default(),
+            lost: 0,
             rng,
         }
     }
@@ -211,9 +238,16 @@ impl Bbr {
         self.rng = rng;
     }
 
-    /// The bottleneck bandwidth estimate, packets/s.
+    /// The bottleneck bandwidth estimate, packets/s: the long-term one while in use
+    /// (`bbr_bw`), else the windowed maximum.
     #[inline]
     pub fn btl_bw(&self) -> f64 {
+        if self.lt.use_bw { self.lt.bw } else { self.bw.get() }
+    }
+
+    /// The windowed maximum of the delivery rate, packets/s (`bbr_max_bw`).
+    #[inline]
+    fn max_bw(&self) -> f64 {
         self.bw.get()
     }
 
@@ -243,10 +277,11 @@ impl Bbr {
 
     /// An ACK (`bbr_main`): the model, then the pacing rate and the window.
     pub fn on_ack(&mut self, rs: &RateSample, io: &mut Io) {
+        self.lost += u64::from(rs.losses);
         self.update_bw(rs, io);
         self.update_ack_aggregation(rs, io);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs, io) {
-            self.advance_cycle_phase(io);
+            self.advance_cycle_phase(io.delivered_at);
         }
         self.check_full_bw_reached(rs);
         self.check_drain(io);
@@ -268,7 +303,16 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        if !rs.is_app_limited || bw >= self.btl_bw() {
+        if self.p.lt_bw {
+            let s = LtSample {
+                losses: rs.losses,
+                app_limited: rs.is_app_limited,
+                round_start: self.round_start,
+                probe_bw: self.mode == Mode::ProbeBw,
+            };
+            self.lt_sample(&s, self.lt_io(io.delivered, io.delivered_at, io.mss), io.delivered_at);
+        }
+        if !rs.is_app_limited || bw >= self.max_bw() {
             self.bw.update(BW_ROUNDS, self.rounds, bw);
         }
     }
@@ -319,7 +363,7 @@ impl Bbr {
             return full_length;
         }
         let inflight = self.packets_in_net_at_edt(rs.prior_in_flight, io);
-        let bw = self.btl_bw();
+        let bw = self.max_bw();
         if self.pacing_gain > 1.0 {
             return full_length
                 && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain, io));
@@ -327,9 +371,10 @@ impl Bbr {
         full_length || inflight <= self.inflight(bw, 1.0, io)
     }
 
-    fn advance_cycle_phase(&mut self, io: &Io) {
+    /// The next phase, from `delivered_at` (ns).
+    fn advance_cycle_phase(&mut self, delivered_at: u64) {
         self.cycle_idx = (self.cycle_idx + 1) % CYCLE.len();
-        self.cycle_stamp = io.delivered_at;
+        self.cycle_stamp = delivered_at;
     }
 
     /// Startup's exit test, once per round (`bbr_check_full_bw_reached`).
@@ -337,8 +382,8 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
-        if self.btl_bw() >= self.full_bw * 1.25 {
-            self.full_bw = self.btl_bw();
+        if self.max_bw() >= self.full_bw * 1.25 {
+            self.full_bw = self.max_bw();
             self.full_bw_cnt = 0;
             return;
         }
@@ -351,26 +396,26 @@ impl Bbr {
     fn check_drain(&mut self, io: &mut Io) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
-            io.ssthresh = self.inflight(self.btl_bw(), 1.0, io);
+            io.ssthresh = self.inflight(self.max_bw(), 1.0, io);
         }
         if self.mode == Mode::Drain
-            && self.packets_in_net_at_edt(io.in_flight, io) <= self.inflight(self.btl_bw(), 1.0, io)
+            && self.packets_in_net_at_edt(io.in_flight, io) <= self.inflight(self.max_bw(), 1.0, io)
         {
-            self.reset_probe_bw_mode(io);
+            self.reset_probe_bw_mode(io.delivered_at);
         }
     }
 
     /// ProbeBW from a random phase: Linux's `CYCLE_LEN - 1 - rand(7)` then one step,
     /// so any phase but the 3/4 one (`bbr_reset_probe_bw_mode`).
-    fn reset_probe_bw_mode(&mut self, io: &Io) {
+    fn reset_probe_bw_mode(&mut self, delivered_at: u64) {
         self.mode = Mode::ProbeBw;
         self.cycle_idx = CYCLE.len() - 1 - self.rng.random_range(0..7);
-        self.advance_cycle_phase(io);
+        self.advance_cycle_phase(delivered_at);
     }
 
     fn reset_mode(&mut self, io: &Io) {
         if self.full_bw_reached {
-            self.reset_probe_bw_mode(io);
+            self.reset_probe_bw_mode(io.delivered_at);
         } else {
             self.mode = Mode::Startup;
         }
@@ -378,11 +423,14 @@ impl Bbr {
 }
 
 impl Bbr {
-    /// RTprop's filter and ProbeRTT (`bbr_update_min_rtt`).
+    /// RTprop's filter and ProbeRTT (`bbr_update_min_rtt`). (Linux also keeps an
+    /// expired minimum against a sample whose ACK may have been delayed, an ACK of
+    /// less than one segment: the simulator's segments are whole.)
     fn update_rt_prop(&mut self, rs: &RateSample, io: &mut Io) {
         let expired = io.now > self.rt_prop_stamp + RTPROP_WINDOW;
+        let strict = self.p.strict_min_rtt;
         if let Some(rtt) = rs.rtt
-            && (self.rt_prop.is_none_or(|m| rtt <= m) || expired)
+            && (self.rt_prop.is_none_or(|m| rtt < m || (!strict && rtt == m)) || expired)
         {
             self.rt_prop = Some(rtt);
             self.rt_prop_stamp = io.now;
@@ -430,7 +478,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (self.p.high_gain, self.p.high_gain),
             Mode::Drain => (self.p.drain_gain, self.p.high_gain),
-            Mode::ProbeBw => (CYCLE[self.cycle_idx], 2.0),
+            Mode::ProbeBw => (if self.lt.use_bw { 1.0 } else { CYCLE[self.cycle_idx] }, 2.0),
             Mode::ProbeRtt => (1.0, 1.0),
         };
     }
@@ -489,70 +537,20 @@ impl Bbr {
         (at_edt - delivered).max(0.0)
     }
 
-    /// The window (`bbr_set_cwnd`).
-    fn set_cwnd(&mut self, rs: &RateSample, bw: f64, io: &mut Io) {
-        let acked = f64::from(rs.acked_sacked);
-        if acked > 0.0 {
-            let (conserving, mut cwnd) = self.recover_or_restore(rs, acked, io);
-            if !conserving {
-                let target = self.bdp(bw, self.cwnd_gain) + self.aggregation_cwnd();
-                let target = self.quantization_budget(target, io);
-                if self.full_bw_reached {
-                    cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || (io.delivered as f64) < INIT_CWND {
-                    cwnd += acked;
-                }
-                cwnd = cwnd.max(MIN_CWND);
-            }
-            io.cwnd = cwnd;
-        }
-        io.cwnd = io.cwnd.min(io.clamp);
-        if self.mode == Mode::ProbeRtt {
-            io.cwnd = io.cwnd.min(MIN_CWND);
-        }
-    }
-
-    /// Losses take packets off the window; the first round of a recovery conserves
-    /// packets; the end of a recovery or timeout restores the window saved
-    /// (`bbr_set_cwnd_to_recover_or_restore`). Returns (conserving, window).
-    fn recover_or_restore(&mut self, rs: &RateSample, acked: f64, io: &Io) -> (bool, f64) {
-        let mut cwnd = io.cwnd;
-        let flight = f64::from(io.in_flight);
-        if rs.losses > 0 {
-            cwnd = (cwnd - f64::from(rs.losses)).max(1.0);
-        }
-        let (prev, state) = (self.prev_state, io.state);
-        if state == CaState::Recovery && prev != CaState::Recovery {
-            self.packet_conservation = true;
-            self.next_round_delivered = io.delivered;
-            cwnd = flight + acked;
-        } else if prev >= CaState::Recovery && state < CaState::Recovery {
-            cwnd = cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-        }
-        self.prev_state = state;
-        if self.packet_conservation {
-            return (true, cwnd.max(flight + acked));
-        }
-        (false, cwnd)
-    }
-
-    /// Keep the window to restore after a recovery, a timeout or ProbeRTT
-    /// (`bbr_save_cwnd`, called as `bbr_ssthresh`).
-    pub fn save_cwnd(&mut self, cwnd: f64) {
-        if self.prev_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
-    }
-
-    /// A retransmission timeout (`bbr_set_state(TCP_CA_Loss)`): Startup's pipe
-    /// estimate restarts.
-    pub fn enter_loss(&mut self) {
+    /// A retransmission timeout (`bbr_set_state(TCP_CA_Loss)`) that deems `lost`
+    /// packets lost, `delivered` having been delivered (the last at `delivered_at`,
+    /// ns): Startup's pipe estimate restarts; the long-term estimate takes it as a
+    /// round's end with a loss.
+    pub fn enter_loss(&mut self, lost: u32, delivered: u64, delivered_at: u64, mss: f64) {
         self.in_loss = true;
         self.prev_state = CaState::Loss;
         self.full_bw = 0.0;
         self.round_start = true;
+        self.lost += u64::from(lost);
+        if self.p.lt_bw {
+            let s = LtSample { losses: 1, app_limited: false, round_start: true, probe_bw: false };
+            let s = LtSample { probe_bw: self.mode == Mode::ProbeBw, ..s };
+            self.lt_sample(&s, self.lt_io(delivered, delivered_at, mss), delivered_at);
+        }
     }
 }

@@ -72,13 +72,8 @@ impl TcpSender {
     /// inflated. Otherwise the window is reduced as at a loss (`"cwnd"`, `"pipe"`: as
     /// it stands, inflated or not).
     fn timeout_reduction(&mut self) {
-        if let Some(b) = self.bbr.as_mut() {
-            // (BBR: Linux's `tcp_enter_loss` saves the window outside a recovery)
-            if !self.in_recovery {
-                b.save_cwnd(self.cwnd);
-            }
-            b.enter_loss();
-            return;
+        if self.bbr.is_some() {
+            return self.bbr_timeout();
         }
         self.end_hystart();
         let w = self.cwnd.min(self.p.max_window as f64);

@@ -125,7 +125,7 @@ impl TcpSender {
     /// `tcp_rate_gen` then `bbr_main` from `tcp_cong_control`): `losses` packets newly
     /// deemed lost, `prior_in_flight` in flight before the ACK.
     pub(super) fn bbr_ack(&mut self, now: Time, losses: u32, prior_in_flight: u32) {
-        let in_flight = self.in_flight();
+        let (in_flight, mss) = (self.in_flight(), self.bbr_mss());
         let (una, recover) = (self.snd_una, self.recover);
         let (Some(b), Some(r)) = (self.bbr.as_mut(), self.rate.as_mut()) else { return };
         r.advance(una);
@@ -146,7 +146,7 @@ impl TcpSender {
             srtt: self.srtt,
             next_departure: pacing.next_at,
             clamp: f64::from(self.p.max_window),
-            mss: (f64::from(self.p.packet_size) - HEADERS).max(1.0),
+            mss,
             cwnd: self.cwnd,
             pacing_rate: pacing.rate,
             ssthresh: self.ssthresh,
@@ -157,6 +157,24 @@ impl TcpSender {
         if io.app_limited > 0 {
             r.app_limited = io.app_limited;
         }
+    }
+
+    /// BBR's part of a retransmission timeout: Linux's `tcp_enter_loss` saves the window
+    /// outside a recovery and deems what is in flight lost (`tcp_timeout_mark_lost`).
+    pub(super) fn bbr_timeout(&mut self) {
+        let (lost, mss, in_recovery, cwnd) =
+            (self.in_flight(), self.bbr_mss(), self.in_recovery, self.cwnd);
+        let (delivered, at) = self.rate.as_ref().map_or((0, 0), |r| (r.delivered, r.delivered_at));
+        let Some(b) = self.bbr.as_mut() else { return };
+        if !in_recovery {
+            b.save_cwnd(cwnd);
+        }
+        b.enter_loss(lost, delivered, at, mss);
+    }
+
+    /// Bytes of payload per packet, as BBR counts its send quantum (`mss_cache`).
+    pub(super) fn bbr_mss(&self) -> f64 {
+        (f64::from(self.p.packet_size) - HEADERS).max(1.0)
     }
 
     /// After a send with nothing more to send and room in the window: the delivery-

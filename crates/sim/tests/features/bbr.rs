@@ -37,9 +37,10 @@ const BBR: &str = "[[flow]]\nsrc = \"s1\"\ndst = \"k1\"\nvariant = \"bbr\"\nsack
 
 /// One BBR flow fills the 100 Mb/s path with a 1-BDP buffer (500 packets):
 /// utilization at least 0.95 over 40 s, for every seed (the seed draws the gain
-/// cycle's first phase). (A ProbeRTT would cost 200 ms at 4 packets in flight every
-/// 10 s, some 2.5 %; a flow alone drains the queue in each cycle's 3/4 phase and so
-/// sees its minimum RTT again before RTprop expires.)
+/// cycle's first phase). (A ProbeRTT costs 200 ms at 4 packets in flight every 10 s,
+/// some 2.5 %: under the draft's rule, the default, a flow alone that drains the queue
+/// in each cycle's 3/4 phase sees its minimum RTT again before RTprop expires and never
+/// enters it; under tcp_bbr.c's, only a lower sample counts: the next test.)
 #[test]
 fn alone_it_fills_a_one_bdp_path() {
     for seed in SEEDS {
@@ -56,6 +57,73 @@ fn alone_it_fills_a_one_bdp_path() {
             f.bbr.as_ref().map(|b| b.bbr_rt_prop)
         );
         assert!(b.utilization >= 0.95, "seed {seed}: utilization {}", b.utilization);
+    }
+}
+
+/// The modes a run of `toml` goes through, with the time each begins (s), from its
+/// `bbr.csv` trace.
+fn modes(toml: &str, tag: &str) -> Vec<(f64, String)> {
+    let dir = std::env::temp_dir().join(format!("aqmlab-bbr-{tag}-{}", std::process::id()));
+    sim::run(scenario(&format!("{toml}\n[trace]\ncwnd = true\n")), Some(&dir)).unwrap();
+    let text = std::fs::read_to_string(dir.join("bbr.csv")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let mut out: Vec<(f64, String)> = Vec::new();
+    for r in text.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()) {
+        if out.last().is_none_or(|(_, m)| m != r[2]) {
+            out.push((r[0].parse().unwrap(), r[2].to_string()));
+        }
+    }
+    out
+}
+
+/// Under tcp_bbr.c's RTprop rule (`bbr_min_rtt_strict`, the `linux` profile's) a
+/// sample equal to the minimum does not restart its 10 s (`bbr_min_rtt_win_sec`), so a
+/// flow alone, which sees no lower RTT once it has measured the path, enters ProbeRTT
+/// every 10 s or so of sending: at least 3 times in 35 s; each at least 10 s after
+/// the flow started or the last one ended (Linux restarts the window as ProbeRTT
+/// ends, `bbr_check_probe_rtt_done`), and lasting 200 ms plus at most two rounds (one
+/// to bring the flight to 4 packets, one after the 200 ms). The path: 20 Mb/s, 80 ms,
+/// 1500-byte packets, a 1-BDP buffer (133 packets), Linux's TCP (the profile), where
+/// the 3/4 phase brings the RTT back to exactly its minimum (under the draft's rule
+/// each such sample restarts the 10 s: no ProbeRTT at all in that run).
+#[test]
+fn alone_it_probes_rtt_every_ten_seconds_under_linux_rules() {
+    let path = |seed: u64| {
+        format!(
+            r#"profile = "linux"
+duration = "35s"
+seed = {seed}
+[[link]]
+a = "s1"
+b = "r1"
+rate = "1Gbps"
+delay = "0ms"
+[[link]]
+a = "r1"
+b = "k1"
+rate = "20Mbps"
+delay = "40ms"
+queue = {{ type = "droptail", limit = 133 }}
+[[flow]]
+src = "s1"
+dst = "k1"
+variant = "bbr"
+packet_size = 1500
+"#
+        )
+    };
+    for seed in [1, 2] {
+        let m = modes(&path(seed), &format!("{seed}"));
+        let probes: Vec<usize> = (0..m.len()).filter(|&i| m[i].1 == "probe_rtt").collect();
+        assert!(probes.len() >= 3, "seed {seed}: {m:?}");
+        // (the first minimum is one of the first RTT samples, after time 0)
+        let mut last_end = 0.0;
+        for &i in &probes {
+            let (start, end) = (m[i].0, m[i + 1].0);
+            assert!((0.2..=0.2 + 2.0 * 0.081).contains(&(end - start)), "seed {seed}: {m:?}");
+            assert!(start - last_end >= 10.0 - 1e-9, "seed {seed}: {m:?}");
+            last_end = end;
+        }
     }
 }
 
@@ -120,7 +188,8 @@ fn beside_cubic_in_a_deep_buffer_it_keeps_below_the_model() {
 }
 
 /// Under `profile = "linux"` a BBR flow takes tcp_bbr.c's fixed-point gains (739/256,
-/// 88/256), its ACK-aggregation allowance, and the profile's SACK; a CUBIC flow of the
+/// 88/256), its ACK-aggregation allowance, RTprop rule and long-term estimate, and
+/// the profile's SACK; a CUBIC flow of the
 /// same scenario gets none of BBR's keys; a flow without the profile, the draft's
 /// 2/ln 2 and ln 2 / 2.
 #[test]
@@ -131,12 +200,16 @@ fn the_linux_profile_gives_bbr_linux_values() {
     let tcp = |i: usize| n.flows[i].tcp.clone().unwrap();
     let b = tcp(0).bbr.unwrap();
     assert_eq!((b.high_gain, b.drain_gain, b.extra_acked), (739.0 / 256.0, 88.0 / 256.0, true));
+    assert!(b.strict_min_rtt, "only a lower RTT sample restarts RTprop's 10 s");
+    assert!(b.lt_bw, "the long-term (policer) estimate");
     assert!(tcp(0).sack && tcp(0).pacing.is_some(), "BBR paces, with the profile's SACK");
     assert_eq!(tcp(1).bbr, None);
     let n = scenario(&fat_path(20, 100, BBR, 1, ("1s", "0s"))).normalized().unwrap();
     let b = n.flows[0].tcp.clone().unwrap().bbr.unwrap();
     let ln2 = std::f64::consts::LN_2;
     assert_eq!((b.high_gain, b.drain_gain, b.extra_acked), (2.0 / ln2, ln2 / 2.0, false));
+    assert!(!b.strict_min_rtt, "the draft's rule: an equal sample restarts it too");
+    assert!(!b.lt_bw, "the draft has no long-term estimate");
 }
 
 /// Bad input names the flow and the key: BBR without SACK, BBR with pacing forced

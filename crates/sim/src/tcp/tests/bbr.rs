@@ -15,7 +15,11 @@ struct Drive {
 
 impl Drive {
     fn new(seed: u64) -> Drive {
-        let mut b = Bbr::new(BbrParams::default(), stream_rng(seed));
+        Drive::with(BbrParams::default(), seed)
+    }
+
+    fn with(params: BbrParams, seed: u64) -> Drive {
+        let mut b = Bbr::new(params, stream_rng(seed));
         let pacing_rate = b.start(0, 10.0, 0.0);
         let io = Io {
             now: 0,
@@ -193,6 +197,70 @@ fn probe_rtt_after_ten_seconds_without_a_new_minimum() {
     assert_eq!(d.b.mode, Mode::ProbeBw);
     // the window saved at entry returns, and grows by the packet this ACK delivered
     assert_eq!(d.io.cwnd, cwnd + 1.0);
+}
+
+/// A sample equal to RTprop restarts its 10 s in the draft (4.1.2.3, `BBRUpdateRTprop`:
+/// `packet.rtt <= BBR.RTprop`), not in tcp_bbr.c (`bbr_update_min_rtt`: `rtt_us <
+/// min_rtt_us`, `strict_min_rtt`): with every sample at the minimum for 11 s after it
+/// was set, the draft's BBR never enters ProbeRTT and Linux's enters it on the first
+/// ACK more than 10 s after the minimum was taken.
+#[test]
+fn only_a_lower_rtt_sample_restarts_rtprop_in_linux() {
+    for strict in [false, true] {
+        let mut d = Drive::with(BbrParams { strict_min_rtt: strict, ..BbrParams::default() }, 3);
+        d.io.in_flight = 100;
+        let t = d.rounds(0, &[1000.0, 2000.0, 4000.0, 4000.0, 4000.0, 4000.0]);
+        d.io.in_flight = 20;
+        d.ack(t + 1, 1, 4000.0, 0.039, false);
+        assert_eq!((d.b.mode, d.b.rt_prop), (Mode::ProbeBw, Some(0.039)));
+        let t0 = t + 1;
+        let mut t = t0;
+        let mut entered = None;
+        while t < t0 + 11_000 {
+            t += 10;
+            d.io.in_flight = 200;
+            d.ack(t, 10, 4000.0, 0.039, false);
+            if d.b.mode == Mode::ProbeRtt && entered.is_none() {
+                entered = Some(t);
+            }
+        }
+        assert_eq!(entered, strict.then_some(t0 + 10_010), "strict = {strict}");
+    }
+}
+
+/// Linux's policer detection (`bbr_lt_bw_sampling`, `lt_bw`): from the first loss,
+/// intervals of at least 4 rounds that end on a loss with lost / delivered at least
+/// 50/256; two in a row whose delivery rates agree within 1/8 make the estimate their
+/// mean, paced at gain 1 (`bbr_lt_bw_interval_done`), for 48 rounds of ProbeBW, after
+/// which the windowed maximum and the gain cycle return. Here every 40 ms round
+/// delivers 100 packets and loses 30 (30 %), 2500 packets/s over the interval, while
+/// the delivery-rate samples say 4000 (a policer's bursts): policed at the 8th lossy
+/// round, on the long-term 2500 until 48 rounds later. Without `lt_bw` (the draft),
+/// never.
+#[test]
+fn two_lossy_intervals_at_one_rate_are_taken_for_a_policer() {
+    for lt_bw in [true, false] {
+        let mut d = Drive::with(BbrParams { lt_bw, ..BbrParams::default() }, 3);
+        d.io.in_flight = 100;
+        let mut t = d.rounds(0, &[1000.0, 2000.0, 4000.0, 4000.0, 4000.0, 4000.0]);
+        d.io.in_flight = 20;
+        d.ack(t + 1, 1, 4000.0, 0.040, false);
+        assert_eq!((d.b.mode, d.b.btl_bw()), (Mode::ProbeBw, 4000.0));
+        let mut policed = Vec::new();
+        for round in 1..=60 {
+            t += 40;
+            d.io.in_flight = 200;
+            d.ack_with(t, 100, 4000.0, 0.040, true, |rs| rs.losses = 30);
+            if d.b.btl_bw() != 4000.0 {
+                assert_eq!(d.b.btl_bw(), 2500.0, "round {round}");
+                assert_eq!(d.b.pacing_gain, 1.0, "round {round}");
+                assert_eq!(d.io.pacing_rate, 2500.0 * 0.99, "round {round}");
+                policed.push(round);
+            }
+        }
+        let want: Vec<u32> = if lt_bw { (8..8 + 48).collect() } else { Vec::new() };
+        assert_eq!(policed, want, "lt_bw = {lt_bw}");
+    }
 }
 
 /// ProbeBW cycles its pacing gain through 5/4, 3/4 and six phases of 1 (draft
