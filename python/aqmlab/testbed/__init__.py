@@ -17,7 +17,9 @@ Public entry points:
   iperf3/ethtool.
 
 ``python -m aqmlab.testbed SCENARIO --out DIR`` runs it without the main CLI;
-``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity.
+``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity;
+``python -m aqmlab.testbed.bbr_grid`` runs Linux's BBR beside the simulator's over the
+grid of docs/testbed.md.
 """
 
 from .core import WindowError, add_arguments, predict, run, run_testbed

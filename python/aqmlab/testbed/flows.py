@@ -160,6 +160,24 @@ def load_json(p: Path) -> dict[str, Any] | None:
         return None
 
 
+def window_retransmits(
+    client: dict[str, Any] | None, start: float, warmup: float, duration: float
+) -> float | None:
+    """Segments the sender retransmitted during [warmup, duration] (its iperf3
+    client's 0.5 s intervals, the kernel's `total_retrans` per interval, prorated)."""
+    if not client or not client.get("intervals"):
+        return None
+    total = 0.0
+    for iv in client["intervals"]:
+        s = iv.get("sum", {})
+        if "retransmits" not in s:
+            return None
+        a, b = start + float(s.get("start", 0)), start + float(s.get("end", 0))
+        if b > a:
+            total += float(s["retransmits"]) * max(0.0, min(b, duration) - max(a, warmup)) / (b - a)
+    return total
+
+
 def goodput(
     server: dict[str, Any] | None,
     client: dict[str, Any] | None,
@@ -238,8 +256,15 @@ def flow_row(
         None,
     )
     retrans = None
+    sent, window_retrans = (gf["arrivals"] if gf else None), None
     if client and f.kind == "tcp":
         retrans = client.get("end", {}).get("sum_sent", {}).get("retransmits")
+        window_retrans = window_retransmits(
+            client,
+            run.started.get(f.index, f.start_s + pl.lead_s),
+            pl.warmup_s + pl.lead_s,
+            pl.duration_s + pl.lead_s,
+        )
     return {
         "id": f.index,
         "src": f.src,
@@ -256,6 +281,8 @@ def flow_row(
         "marks": gf["marks"] if gf else None,
         "timeouts": None,
         "retransmits": retrans,
+        "sent": sent,
+        "window_retransmits": window_retrans,
         "variant": f.variant,
         "kernel_cc": f.kernel_cc,
         "address": f"{src}:{lport} -> {dst}:{port(f)}",
@@ -269,4 +296,9 @@ def flow_row(
         )
         if f.kind == "tcp"
         else None,
+        **(
+            wmod.flow_congestion(run.samples, f"{src}:{lport}", f"{dst}:{port(f)}")
+            if f.kind == "tcp"
+            else {}
+        ),
     }

@@ -29,7 +29,8 @@ from aqmlab.sim import Scenario
 # Kernel congestion control used for each simulator TCP variant. Linux has no Tahoe,
 # and its "reno" module is NewReno (RFC 6582 partial-ACK handling is built into the
 # stack's loss recovery, with SACK on by default), so every Reno-family variant maps to
-# "reno"; CUBIC and DCTCP map to Linux's modules of the same names.
+# "reno"; CUBIC, DCTCP and BBR (v1: Linux's tcp_bbr.c) map to Linux's modules of the
+# same names.
 # `plan(..., kernel_cc="cubic")` runs every TCP flow with another Linux algorithm.
 KERNEL_CC = {
     "tahoe": "reno",
@@ -37,6 +38,7 @@ KERNEL_CC = {
     "newreno": "reno",
     "cubic": "cubic",
     "dctcp": "dctcp",
+    "bbr": "bbr",
 }
 
 

@@ -172,11 +172,32 @@ def _prime(tb: Testbed, pl: scmod.Plan, clamps, receivers, listeners) -> None:
 # -- sampling tcp_info -----------------------------------------------------------
 _MAX_KEYS = ("cwnd", "unacked", "snd_wnd", "rcv_wnd")
 _LAST_KEYS = ("mss", "rcv_space", "rcv_ssthresh")
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _bps(m: re.Match[str] | None) -> float | None:
+    """A rate `ss` printed ("19876543bps", or "19.9Mbps" in its human-readable form)."""
+    return float(m.group(1)) * _SCALE[m.group(2)] if m else None
+
+
+def _congestion(line: str, cur: dict[str, Any]) -> None:
+    """The congestion control module `ss -ti` names first on the info line, the
+    socket's pacing rate and BBR's bandwidth estimate (b/s) where it prints them."""
+    first = line.split()[0]
+    if re.fullmatch(r"[a-z][a-z0-9_]*", first):
+        cur["cc"] = first
+    rate = _bps(re.search(r"(?:^|\s)pacing_rate (\d+(?:\.\d+)?)([KMG]?)bps", line))
+    if rate is not None:
+        cur["pacing_rate"] = rate
+    bw = _bps(re.search(r"(?:^|\s)bbr:\(bw:(\d+(?:\.\d+)?)([KMG]?)bps", line))
+    if bw is not None:
+        cur["bbr_bw"] = bw
 
 
 def parse_ss(text: str) -> dict[tuple[str, str], dict[str, Any]]:
     """`ss -tinH` output: per (local, peer) address, the tcp_info fields the window
-    check reads (integers; `wscale` as (snd, rcv))."""
+    check reads (integers; `wscale` as (snd, rcv)), the congestion control `cc`,
+    `pacing_rate` and BBR's `bbr_bw` (b/s, floats)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     cur: dict[str, Any] | None = None
     for line in text.splitlines():
@@ -191,6 +212,7 @@ def parse_ss(text: str) -> dict[tuple[str, str], dict[str, Any]]:
             continue
         if cur is None:
             continue
+        _congestion(line, cur)
         for k in _MAX_KEYS + _LAST_KEYS:
             m = re.search(rf"(?:^|\s){k}:(\d+)(?=\s|$)", line)
             if m:
@@ -204,7 +226,8 @@ def parse_ss(text: str) -> dict[tuple[str, str], dict[str, Any]]:
 @dataclass
 class Samples:
     """Per connection (local, peer): the largest cwnd / unacked / snd_wnd / rcv_wnd
-    seen, the last mss / wscale, and how many samples saw it."""
+    seen, the last mss / wscale / congestion control, every pacing rate and BBR
+    bandwidth estimate sampled (`pacing_rates`, `bbr_bws`), and how many samples saw it."""
 
     conns: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
@@ -215,9 +238,12 @@ class Samples:
             for k in _MAX_KEYS:
                 if k in s:
                     c["max_" + k] = max(c.get("max_" + k, 0), s[k])
-            for k in (*_LAST_KEYS, "wscale"):
+            for k in (*_LAST_KEYS, "wscale", "cc"):
                 if k in s:
                     c[k] = s[k]
+            for k in ("pacing_rate", "bbr_bw"):
+                if k in s:
+                    c.setdefault(k + "s", []).append(s[k])
 
 
 class Sampler:
@@ -275,6 +301,24 @@ def flow_window(
         "receiver_max_rcv_wnd": rcv.get("max_rcv_wnd"),
         "receiver_wscale": list(rcv["wscale"]) if "wscale" in rcv else None,
         "samples": snd.get("samples", 0),
+    }
+
+
+def flow_congestion(samples: Samples, sender: str, receiver: str) -> dict[str, Any]:
+    """What `ss -ti` showed of a flow's congestion control on the sender's socket
+    (`sender` -> `receiver`, "ip:port"): the module's name (`kernel_cc_seen`, None if
+    never sampled), the medians of its sampled pacing rates (`pacing_rate_bps`) and,
+    for BBR, of its bandwidth estimates (`bbr_bw_bps`; both in TCP payload)."""
+    snd = samples.conns.get((sender, receiver), {})
+
+    def median(k: str) -> float | None:
+        v = sorted(snd.get(k, []))
+        return v[len(v) // 2] if v else None
+
+    return {
+        "kernel_cc_seen": snd.get("cc"),
+        "pacing_rate_bps": median("pacing_rates"),
+        "bbr_bw_bps": median("bbr_bws"),
     }
 
 
