@@ -45,12 +45,17 @@ const WC_DEL_ACK: f64 = 0.2;
 /// RACK-TLP's state.
 #[derive(Clone, Debug, Default)]
 pub struct Rack {
-    /// The latest transmission time of each packet from `base` on.
-    xmit: VecDeque<Time>,
+    /// The latest transmission of each packet from `base` on: its time and its place
+    /// in the order of sending.
+    xmit: VecDeque<(Time, u64)>,
     base: u32,
-    /// RACK.xmit_ts and RACK.end_seq (one past the packet) of RACK.segment.
+    /// Transmissions so far.
+    sends: u64,
+    /// RACK.xmit_ts and RACK.end_seq (one past the packet) of RACK.segment, and its
+    /// place in the order of sending.
     pub xmit_ts: Time,
     pub end_seq: u32,
+    order: u64,
     /// RACK.rtt and RACK.min_RTT (zero: none yet).
     pub rtt: Duration,
     pub min_rtt: Duration,
@@ -70,9 +75,12 @@ pub struct Rack {
     pub inside: bool,
 }
 
-/// RACK_sent_after: was (t1, s1) sent after (t2, s2)?
-fn sent_after(t1: Time, s1: u32, t2: Time, s2: u32) -> bool {
-    t1 > t2 || (t1 == t2 && s1 > s2)
+/// RACK_sent_after: was the transmission (t1, o1) after (t2, o2)? Times tie when a
+/// sender emits several packets at one instant (the simulator's clock is exact): then
+/// the order of sending decides, which RFC 8985's sequence tie-break stands for (it
+/// takes a retransmission sent after new data at the same instant for the earlier).
+fn sent_after(t1: Time, o1: u64, t2: Time, o2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && o1 > o2)
 }
 
 impl Rack {
@@ -86,14 +94,20 @@ impl Rack {
         }
         let i = (seq - self.base) as usize;
         if i >= self.xmit.len() {
-            self.xmit.resize(i + 1, now);
+            self.xmit.resize(i + 1, (now, 0));
         }
-        self.xmit[i] = now;
+        self.sends += 1;
+        self.xmit[i] = (now, self.sends);
+    }
+
+    /// When packet `s` was last sent, and that transmission's place in the order.
+    fn sent(&self, s: u32) -> Option<(Time, u64)> {
+        self.xmit.get(s.checked_sub(self.base)? as usize).copied()
     }
 
     /// When packet `s` was last sent.
     pub fn sent_at(&self, s: u32) -> Option<Time> {
-        self.xmit.get(s.checked_sub(self.base)? as usize).copied()
+        self.sent(s).map(|(t, _)| t)
     }
 
     /// The cumulative ACK moved to `una`.
@@ -108,7 +122,7 @@ impl Rack {
     /// Steps 2 and 3 for packet `s`, delivered at `now` with flags `flags` before: RACK
     /// becomes it if it was sent last; reordering if it lies below RACK.fack.
     pub fn delivered(&mut self, s: u32, flags: u8, now: Time) {
-        let Some(t) = self.sent_at(s) else { return };
+        let Some((t, o)) = self.sent(s) else { return };
         let end = s + 1;
         if end > self.fack {
             self.fack = end;
@@ -122,8 +136,8 @@ impl Rack {
         if self.min_rtt == Duration::ZERO || rtt < self.min_rtt {
             self.min_rtt = rtt;
         }
-        if sent_after(t, end, self.xmit_ts, self.end_seq) {
-            (self.xmit_ts, self.end_seq, self.rtt) = (t, end, rtt);
+        if sent_after(t, o, self.xmit_ts, self.order) {
+            (self.xmit_ts, self.end_seq, self.order, self.rtt) = (t, end, o, rtt);
         }
     }
 
@@ -157,8 +171,8 @@ impl Rack {
             if f & SACKED != 0 || f & (LOST | RETX) == LOST {
                 continue;
             }
-            let Some(t) = self.sent_at(s) else { continue };
-            if !sent_after(self.xmit_ts, self.end_seq, t, s + 1) {
+            let Some((t, o)) = self.sent(s) else { continue };
+            if !sent_after(self.xmit_ts, self.order, t, o) {
                 continue;
             }
             let due = t + self.rtt + reo;

@@ -88,3 +88,31 @@ fn a_lost_retransmission_is_deemed_lost_again() {
     assert_eq!(sent.first(), Some(&0), "packet 0 a third time: {sent:?}");
     assert_eq!(c.0.stats.timeouts, 0);
 }
+
+/// "Sent after" is the order of sending: when new packet 5 and the retransmission of
+/// packet 2 leave at one instant (5 first), the delivery of 5 says nothing about 2,
+/// which went after it; had 2 gone first, 5's delivery would deem it lost once
+/// RACK.rtt has passed (reordering window 0). RFC 8985's tie-break by sequence number
+/// stands for the order of sending, and would take 2 for the earlier either way.
+#[test]
+fn a_retransmission_sent_after_new_data_at_one_instant_is_not_deemed_lost_by_it() {
+    use super::super::rack::Rack;
+    use super::super::sack::{EVER, LOST, RETX, Scoreboard};
+    for retx_first in [false, true] {
+        let (mut r, mut sb) = (Rack::default(), Scoreboard::default());
+        for s in 0..5 {
+            r.on_send(s, ms(0));
+        }
+        sb.set_flag(2, LOST, 0);
+        let order: [u32; 2] = if retx_first { [2, 5] } else { [5, 2] };
+        for s in order {
+            r.on_send(s, ms(100));
+        }
+        sb.set_flag(2, RETX | EVER, 0);
+        r.delivered(5, 0, ms(200));
+        r.detect_loss(&mut sb, (2, 6), aqm::Duration::ZERO, ms(201));
+        // (deemed lost again: LOST with RETX cleared, to be sent again)
+        let again = sb.flag(2) & (LOST | RETX) == LOST;
+        assert_eq!(again, retx_first, "retransmission first: {retx_first}");
+    }
+}
