@@ -14,8 +14,10 @@ pub mod flags {
     pub const ECE: u8 = 8;
     /// Congestion window reduced, on data.
     pub const CWR: u8 = 16;
-    /// A retransmission (for traces).
+    /// A retransmission (for traces), on data.
     pub const RETX: u8 = 32;
+    /// AccECN's AE flag, on ACKs (the ACE field's high bit; ECE and CWR its others).
+    pub const AE: u8 = 32;
     /// Set on a link direction's own copy of a packet already handed to the next
     /// direction (an express hop): no delivery event waits for it.
     pub const EXPRESS: u8 = 64;

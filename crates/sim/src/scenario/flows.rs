@@ -49,7 +49,7 @@ struct Entry {
     stop: Option<Time>,
     prep_delay: f64,
     exponential_sizes: bool,
-    /// ECN-capable transport: `ecn`, or a DCTCP flow.
+    /// ECN-capable transport: `ecn`, or a DCTCP or Prague flow.
     ecn: bool,
     tcp: TcpParams,
 }
@@ -81,7 +81,7 @@ impl Entry {
         };
         // Open-loop flows carry TCP's defaults too (never used by their sources).
         let tcp_keys = spec.kind.tcp().cloned().unwrap_or_default();
-        let ecn = c.ecn || tcp_keys.variant == Variant::Dctcp;
+        let ecn = c.ecn || matches!(tcp_keys.variant, Variant::Dctcp | Variant::Prague);
         let tcp = tcp::params(&tcp_keys, ecn, packet_size, p)?;
         if tcp.sack && matches!(spec.kind, KindSpec::Web(..)) {
             return Err(SimError::at(&fp("sack"), "not available for web flows"));

@@ -19,8 +19,8 @@ use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
     AppLimited, BbrParams, CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer,
-    LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, RecoverRule, RtoBackoff,
-    RttSampling, TcpParams, Variant,
+    LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
+    RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -231,6 +231,9 @@ pub(super) struct TcpSpec {
     pub bbr_extra_acked: bool,
     pub bbr_min_rtt_strict: bool,
     pub bbr_lt_bw: bool,
+    pub prague_rtt_target: Quantity,
+    pub prague_rtt_transition: i64,
+    pub prague_ecn_fallback: bool,
     pub drop: Vec<i64>,
 }
 
@@ -247,7 +250,7 @@ impl Default for TcpSpec {
     fn default() -> Self {
         let d = TcpParams::default();
         let (l, r) = (LedbatParams::default(), &d.rules);
-        let (pp, bp) = (PacingParams::default(), BbrParams::default());
+        let (pp, bp, qp) = (PacingParams::default(), BbrParams::default(), PragueParams::default());
         TcpSpec {
             variant: d.variant,
             max_window: None,
@@ -301,6 +304,9 @@ impl Default for TcpSpec {
             bbr_extra_acked: bp.extra_acked,
             bbr_min_rtt_strict: bp.strict_min_rtt,
             bbr_lt_bw: bp.lt_bw,
+            prague_rtt_target: qp.rtt_target.into(),
+            prague_rtt_transition: qp.rtt_transition.into(),
+            prague_ecn_fallback: qp.ecn_fallback,
             drop: Vec::new(),
         }
     }
@@ -344,6 +350,7 @@ enum VariantName {
     Dctcp,
     Ledbat,
     Bbr,
+    Prague,
 }
 
 #[derive(Deserialize)]

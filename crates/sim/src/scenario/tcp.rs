@@ -4,15 +4,16 @@ use super::read::{above, bytes, int_in, pos_secs, secs, ticks};
 use super::spec::{InitialWindow, TcpSpec};
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    BbrParams, CubicParams, CubicRules, LedbatParams, PacingParams, Rules, TcpParams, UNLIMITED,
-    Variant,
+    BbrParams, CubicParams, CubicRules, LedbatParams, PacingParams, PragueParams, Rules, TcpParams,
+    UNLIMITED, Variant,
 };
 
 /// Bytes of IP and TCP headers in a packet: the MSS is `packet_size` less these.
 const HEADERS: u32 = 40;
 
 /// The TCP parameters of the flow at `p` (`flow[3]`); `ecn` is the flow's ECN
-/// capability (DCTCP's flows have it whatever `ecn` says).
+/// capability (DCTCP's and Prague's flows have it whatever `ecn` says; Prague's carry
+/// ECT(1) whatever `ect1` says).
 pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Result<TcpParams> {
     let fp = |k: &str| format!("{p}.{k}");
     let max_window = match t.max_window {
@@ -45,7 +46,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         ecn,
         sack: t.sack,
         sack_blocks: count(t.sack_blocks, "sack_blocks", 1, 4)?,
-        ect1: t.ect1,
+        ect1: t.ect1 || t.variant == Variant::Prague,
         cubic: CubicParams {
             c: above(t.cubic_c, 0.0, true, &fp("cubic_c"), "> 0 packets/s^3")?,
             beta: open01(t.cubic_beta, &fp("cubic_beta"))?,
@@ -58,6 +59,7 @@ pub(super) fn params(t: &TcpSpec, ecn: bool, packet_size: u32, p: &str) -> Resul
         ledbat: ledbat(t, p)?,
         pacing: pacing(t, p)?,
         bbr: bbr(t, p)?,
+        prague: prague(t, p)?,
         drop: {
             let mut v = (t.drop.iter().enumerate())
                 .map(|(i, s)| count(*s, &format!("drop[{i}]"), 0, half))
@@ -168,12 +170,21 @@ fn pacing(t: &TcpSpec, p: &str) -> Result<Option<PacingParams>> {
         ss_ratio: ratio(t.pacing_ss_ratio, "pacing_ss_ratio")?,
         ca_ratio: ratio(t.pacing_ca_ratio, "pacing_ca_ratio")?,
     };
-    let bbr = t.variant == Variant::Bbr;
-    if bbr && t.pacing == Some(false) {
-        let why = "true or absent with variant bbr (BBR sets the pacing rate, tcp_bbr.c)";
-        return Err(SimError::invalid(&fp("pacing"), false, why));
+    let own = match t.variant {
+        Variant::Bbr => Some("bbr (BBR sets the pacing rate, tcp_bbr.c)"),
+        Variant::Prague => Some("prague (Prague always paces, tcp_prague.c)"),
+        _ => None,
+    };
+    if let Some(why) = own
+        && t.pacing == Some(false)
+    {
+        return Err(SimError::invalid(
+            &fp("pacing"),
+            false,
+            format!("true or absent with variant {why}"),
+        ));
     }
-    Ok(t.pacing.unwrap_or(bbr).then_some(pp))
+    Ok(t.pacing.unwrap_or(own.is_some()).then_some(pp))
 }
 
 /// BBR's keys, checked whatever the variant; kept for a BBR flow only.
@@ -195,6 +206,23 @@ fn bbr(t: &TcpSpec, p: &str) -> Result<Option<BbrParams>> {
         lt_bw: t.bbr_lt_bw,
     };
     Ok((t.variant == Variant::Bbr).then_some(b))
+}
+
+/// Prague's keys, checked whatever the variant; kept for a Prague flow only.
+fn prague(t: &TcpSpec, p: &str) -> Result<Option<PragueParams>> {
+    let fp = |k: &str| format!("{p}.{k}");
+    let rtt_target = secs(&t.prague_rtt_target, &fp("prague_rtt_target"))?;
+    if !(0.0..=1.0).contains(&rtt_target) {
+        return Err(SimError::invalid(
+            &fp("prague_rtt_target"),
+            rtt_target,
+            "a time in [0, 1] s (0: off)",
+        ));
+    }
+    let rtt_transition =
+        int_in(t.prague_rtt_transition, &fp("prague_rtt_transition"), 0, 1 << 30)? as u32;
+    let q = PragueParams { rtt_target, rtt_transition, ecn_fallback: t.prague_ecn_fallback };
+    Ok((t.variant == Variant::Prague).then_some(q))
 }
 
 /// A number in (0, 1).

@@ -28,11 +28,11 @@ impl TcpSender {
     #[inline(always)]
     fn ack_ext(&mut self, now: Time, ack: &Pkt, out: &mut Vec<Pkt>, max: u32, rack: bool) {
         let a = ack.seq;
-        let ece = self.p.ecn && ack.flags & flags::ECE != 0;
         // (BBR: the window is set once the ACK is taken, and only then does it send)
         let bbr = self.bbr.is_some().then(|| (self.in_flight(), self.in_recovery));
         let (max, bbr_max) = if bbr.is_some() { (0, max) } else { (max, max) };
         let newly_sacked = if self.sack.is_some() { self.sack_ack(now, a, ack.epoch) } else { 0 };
+        let ece = self.p.ecn && self.ecn_feedback(now, ack);
         if a > self.snd_una
             && let Some(d) = self.dctcp.as_mut()
         {
@@ -64,9 +64,22 @@ impl TcpSender {
             let losses = if self.rack.is_some() { lost } else { entered };
             self.bbr_ack(now, losses, prior_in_flight);
             self.send_ext(now, out, bbr_max);
+        } else if self.prague.is_some() {
+            self.prague_after(now);
         } else if let Some(p) = self.pacing.as_mut() {
             p.set_from_window(self.cwnd, self.ssthresh, self.snd_max - self.snd_una, self.srtt);
         }
+    }
+
+    /// An ECN-capable sender's feedback: ECN-Echo (RFC 3168's, or DCTCP's exact echo),
+    /// or for Prague the ACE counter, whose answer `prague_ack` gives (then false).
+    #[inline(always)]
+    fn ecn_feedback(&mut self, now: Time, ack: &Pkt) -> bool {
+        if self.prague.is_some() {
+            self.prague_ack(now, ack);
+            return false;
+        }
+        ack.flags & flags::ECE != 0
     }
 
     /// The scoreboard takes the ACK for `a` and its SACK blocks (of connection epoch
@@ -138,6 +151,11 @@ impl TcpSender {
     fn new_ack_ext(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         let newly = (a - self.snd_una) as f64;
         let rtt = self.timed_ack(now, a);
+        if let Some(r) = rtt
+            && let Some(pr) = self.prague.as_deref_mut()
+        {
+            pr.on_rtt(r);
+        }
         if self.in_recovery {
             if self.sack.is_some() {
                 if a < self.recover {
@@ -171,6 +189,10 @@ impl TcpSender {
             // (cubic_slow_start = "acked": the end of a timeout's go-back-N opens nothing)
         } else if !self.may_grow() {
             // (app_limited = "hold": the sender did not fill the window)
+        } else if let Some(pr) = self.prague.as_deref() {
+            // (Prague's additive increase: the packets not CE-marked)
+            let unmarked = (newly - f64::from(pr.ce_now)).max(0.0);
+            self.cwnd = pr.grown(self.cwnd, self.ssthresh, unmarked);
         } else if self.cwnd < self.ssthresh {
             match self.hystart.as_mut().filter(|h| !h.done) {
                 Some(h) => {

@@ -11,6 +11,10 @@ impl TcpSender {
     /// the Reno family takes half the packets in flight instead ([`Self::pipe_now`]).
     pub(super) fn halve(&mut self) {
         self.end_hystart();
+        if let Some(pr) = self.prague.as_deref_mut() {
+            // (Prague's classic response; its detection's gain follows ssthresh)
+            pr.on_ssthresh(self.ssthresh);
+        }
         let w = self.cwnd.min(self.p.max_window as f64);
         self.ssthresh = match (self.cubic.as_mut(), self.ledbat.is_some()) {
             (Some(c), _) => c.on_congestion(w),

@@ -1,4 +1,4 @@
-//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP, LEDBAT, BBR) and the receiver,
+//! TCP senders (Tahoe, Reno, NewReno, CUBIC, DCTCP, LEDBAT, BBR, Prague) and the receiver,
 //! counted in packets like ns-2's one-way `Agent/TCP` and `Agent/TCPSink`.
 //!
 //! Pure state machines: they are told the time and the packet, append what they send
@@ -21,9 +21,9 @@
 //! and the receiver's echo in `receiver`), LEDBAT (RFC 6817, `ledbat`), SACK loss
 //! recovery (RFC 6675 with RFC 2018's blocks, `sack`), limited transmit (RFC 3042),
 //! ECT(1), HyStart++ (RFC 9406, `hystart`), PRR (RFC 6937, `prr`), RACK-TLP (RFC 8985,
-//! `rack`, `timers`), the receiver's quick-ACK mode, pacing (`pacing`) and BBR (`bbr`,
+//! `rack`, `timers`), the receiver's quick-ACK mode, pacing (`pacing`), BBR (`bbr`,
 //! with its delivery-rate samples, `rate`, and windowed maximum, `minmax`; their part
-//! of the sender in `paced`). A sender that uses none of them takes the original code
+//! of the sender in `paced`) and TCP Prague with accurate ECN feedback (`prague`). A sender that uses none of them takes the original code
 //! path (`ext` false): one test per ACK.
 //!
 //! Where the RFCs and the peers part ways the sender follows [`Rules`] (`rules`), the
@@ -43,6 +43,7 @@ mod minmax;
 mod paced;
 pub mod pacing;
 mod params;
+mod prague;
 mod prr;
 mod rack;
 pub mod rate;
@@ -64,6 +65,7 @@ pub use hystart::HyStart;
 pub use ledbat::{Ledbat, LedbatParams};
 pub use pacing::{Pacing, PacingParams};
 pub use params::{TcpParams, TcpStats, UNLIMITED, Variant};
+pub use prague::{Prague, PragueParams};
 pub use rack::Rack;
 pub use receiver::TcpReceiver;
 pub use rtt::{RttSampling, SendTimes};
@@ -156,6 +158,8 @@ pub struct TcpSender {
     /// BBR's state and its delivery-rate records (`bbr`, `rate`).
     bbr: Option<Box<Bbr>>,
     rate: Option<Box<rate::RateSampler>>,
+    /// Prague's state (`prague`).
+    prague: Option<Box<Prague>>,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -218,6 +222,7 @@ impl TcpSender {
             pacing: None,
             bbr: None,
             rate: None,
+            prague: None,
         };
         s.extensions();
         s.set_rto_span();
@@ -243,6 +248,9 @@ impl TcpSender {
                 self.bbr = Some(Box::new(Bbr::new(p.bbr.unwrap_or_default(), rng)));
                 self.rate = Some(Box::default());
             }
+            Variant::Prague => {
+                self.prague = Some(Box::new(Prague::new(p.prague.unwrap_or_default())))
+            }
             _ => {}
         }
         if let Some(pp) = p.pacing {
@@ -259,7 +267,7 @@ impl TcpSender {
             self.hystart = Some(Box::default());
         }
         if p.rules.rtt_sampling == RttSampling::Ack
-            || p.variant == Variant::Ledbat
+            || matches!(p.variant, Variant::Ledbat | Variant::Prague)
             || p.rules.hystart
             || self.rack.is_some()
         {

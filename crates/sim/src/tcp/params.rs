@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{BbrParams, CubicParams, LedbatParams, PacingParams, Rules};
+use super::{BbrParams, CubicParams, LedbatParams, PacingParams, PragueParams, Rules};
 
 /// `max_window` when the receiver window is not the limit.
 pub const UNLIMITED: u32 = u32::MAX;
@@ -35,6 +35,10 @@ pub enum Variant {
     /// a model of the path's bandwidth and round trip sets the pacing rate and the
     /// window; SACK's loss recovery.
     Bbr,
+    /// TCP Prague (draft-briscoe-iccrg-prague-congestion-control): ECT(1), accurate
+    /// ECN feedback answered in proportion (DCTCP's response), paced, RTT-independent,
+    /// classic on loss and on a classic ECN queue.
+    Prague,
 }
 
 impl Variant {
@@ -47,6 +51,7 @@ impl Variant {
             Variant::Dctcp => "dctcp",
             Variant::Ledbat => "ledbat",
             Variant::Bbr => "bbr",
+            Variant::Prague => "prague",
         }
     }
 
@@ -110,6 +115,9 @@ pub struct TcpParams {
     /// BBR's constants (a BBR flow's only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bbr: Option<BbrParams>,
+    /// Prague's constants (a Prague flow's only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prague: Option<PragueParams>,
     /// Fault injection for tests: the first transmission of these packets is lost.
     pub drop: Vec<u32>,
     /// The rules where the RFCs and the peers part ways (what a profile sets).
@@ -144,6 +152,7 @@ impl Default for TcpParams {
             ledbat: None,
             pacing: None,
             bbr: None,
+            prague: None,
             drop: Vec::new(),
             rules: Rules::default(),
         }

@@ -1,5 +1,6 @@
 //! The TCP receiver: cumulative ACKs, delayed ACKs (with Linux's quick-ACK mode as an
-//! option), ECN echo (RFC 3168, or DCTCP's exact echo), SACK blocks.
+//! option), ECN echo (RFC 3168, DCTCP's exact echo, or AccECN's CE counter for
+//! Prague), SACK blocks.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -19,11 +20,16 @@ use crate::packet::{Pkt, flags};
 /// after `delack_interval`; out-of-order packets are acknowledged at once), ECN echo
 /// until the sender's CWR.
 ///
-/// With DCTCP or SACK (`ext`) the receiver keeps its out-of-order packets as runs and
-/// takes `on_data_ext`: DCTCP's echo (RFC 8257 Section 3.2) sets ECE on an ACK exactly
-/// when the packets it acknowledges were CE-marked: with delayed ACKs, a change of the
-/// CE state first acknowledges the packets received before at once, with the old
-/// state (the RFC's two-state machine); SACK blocks go into the flow's log.
+/// With DCTCP, Prague or SACK (`ext`) the receiver keeps its out-of-order packets as
+/// runs and takes `on_data_ext`: DCTCP's echo (RFC 8257 Section 3.2) sets ECE on an ACK
+/// exactly when the packets it acknowledges were CE-marked: with delayed ACKs, a change
+/// of the CE state first acknowledges the packets received before at once, with the
+/// old state (the RFC's two-state machine); SACK blocks go into the flow's log. For
+/// Prague, AccECN's feedback (draft-ietf-tcpm-accurate-ecn Section 3.2): the receiver
+/// counts the CE-marked packets it receives (`r.cep`, from 5) and every ACK carries the
+/// count modulo 8 in its ACE field (flags ECE, CWR and AE, low bit first); a change of
+/// the CE state acknowledges the packets before it at once too (its change-triggered
+/// ACKs), so that each ACK's count is that of the packets it acknowledges.
 ///
 /// Quick-ACK mode (`quickack`, Linux's `icsk_ack.quick`): with delayed ACKs, the first
 /// [`QUICKACKS`] ACKs of the connection go out at once, one per packet, and so do the
@@ -46,9 +52,12 @@ pub struct TcpReceiver {
     pub delack_deadline: Option<Time>,
     ece: bool,
     ext: bool,
-    /// DCTCP's echo (DCTCP.CE is `ce_state`).
+    /// DCTCP's echo or AccECN's counter (DCTCP.CE is `ce_state`).
     dctcp: bool,
+    accecn: bool,
     ce_state: bool,
+    /// AccECN's CE packet counter (`r.cep`).
+    cep: u32,
     runs: Runs,
     sack_log: Option<SharedSackLog>,
     sack_blocks: usize,
@@ -71,9 +80,11 @@ impl TcpReceiver {
             pending: 0,
             delack_deadline: None,
             ece: false,
-            ext: p.sack || p.variant == Variant::Dctcp,
-            dctcp: p.variant == Variant::Dctcp,
+            ext: p.sack || matches!(p.variant, Variant::Dctcp | Variant::Prague),
+            dctcp: matches!(p.variant, Variant::Dctcp | Variant::Prague),
+            accecn: p.variant == Variant::Prague,
             ce_state: false,
+            cep: 5,
             runs: Runs::default(),
             sack_log: p.sack.then(|| Arc::new(Mutex::new(SackLog::default()))),
             sack_blocks: p.sack_blocks as usize,
@@ -194,6 +205,9 @@ impl TcpReceiver {
                 self.ce_state = ce;
             }
             self.ece = ce;
+            if ce && self.accecn {
+                self.cep = self.cep.wrapping_add(1);
+            }
         } else if self.ecn {
             if pkt.flags & flags::CWR != 0 {
                 self.ece = false;
@@ -228,11 +242,20 @@ impl TcpReceiver {
         n
     }
 
+    /// AccECN's ACE field: `r.cep` modulo 8 in the flags ECE, CWR, AE.
+    fn ace(&self) -> u8 {
+        let c = self.cep & 7;
+        let bit = |b: u32, f: u8| if c & b != 0 { f } else { 0 };
+        bit(1, flags::ECE) | bit(2, flags::CWR) | bit(4, flags::AE)
+    }
+
     /// An ACK with SACK blocks (the run of out-of-order run `first` first) if SACK is
     /// on.
     fn ack_ext(&mut self, out: &mut Vec<Pkt>, first: Option<usize>) {
         let mut f = flags::ACK;
-        if self.ece {
+        if self.accecn {
+            f |= self.ace();
+        } else if self.ece {
             f |= flags::ECE;
         }
         let (mut size, mut epoch) = (self.ack_size, 0);

@@ -10,6 +10,7 @@ mod device;
 mod ledbat;
 mod links;
 mod long_fat_path;
+mod prague;
 mod profiles;
 mod signals;
 mod sources;

@@ -45,6 +45,7 @@ pub(super) fn deliver(c: &mut (TcpSender, TcpReceiver), s: &[u32], t: Time) -> V
 mod bbr;
 mod cubic;
 mod loss;
+mod prague;
 mod rack;
 mod rules;
 mod variants;
