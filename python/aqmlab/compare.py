@@ -6,6 +6,7 @@ delay, one point per AQM and seed, the 95th percentile drawn as a bar.
 
     aqmlab compare scenarios/dumbbell_10mbps.toml --aqm red,ared,codel,fq_codel,pie --out DIR
     aqmlab compare S.toml --aqm-file mine.toml --seeds 1,2,3 --out DIR
+    aqmlab compare S.toml --aqm dualpi2,fq_codel,pie --tcp cubic,bbr,prague --out DIR
 
 ``--aqm`` names types at their defaults; ``--aqm-file`` holds one or more TOML tables
 ``[queue.LABEL]`` (``type = ...`` and any parameters), so a user compares their own
@@ -13,6 +14,14 @@ settings. A queue without ``limit`` or ``limit_bytes`` takes the scenario's bott
 buffer. Writes ``DIR/compare.csv`` (one row per AQM and seed; the columns are listed
 in ``COLUMNS``), ``DIR/compare.png`` and ``DIR/runs/LABEL-sSEED.json`` (each run's
 summary).
+
+``--tcp`` makes the transport a second axis: for each variant named, every TCP flow of
+the scenario (``type = "tcp"``) takes ``variant = NAME`` and ``sack = true`` (the Linux
+senders all use SACK; not for Tahoe, which has none), and a paced variant (``bbr``,
+``prague``) drops the flow's ``prep_delay`` (its departure times hold it back instead;
+the simulator refuses both). Then ``compare.csv`` gains the column ``tcp`` (last; the
+others are as without it), the runs are ``runs/LABEL-TCP-sSEED.json`` and the plot's
+labels ``LABEL/TCP``. Without ``--tcp`` the flows are the scenario's.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import argparse
 import copy
 import csv
 import json
+import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -29,7 +39,17 @@ from typing import Any
 from .base import ArgumentError, PathLike, check_out_dir, positive_int, read_toml, staged_dir
 from .sim import Scenario, python_aqms_beside
 
-__all__ = ["COLUMNS", "with_queue", "compare", "queue_tables", "add_arguments", "run"]
+__all__ = [
+    "COLUMNS",
+    "TCP_COLUMN",
+    "with_queue",
+    "with_tcp",
+    "compare",
+    "queue_tables",
+    "tcp_variants",
+    "add_arguments",
+    "run",
+]
 
 #: The columns of ``compare.csv``.
 COLUMNS = [
@@ -45,6 +65,12 @@ COLUMNS = [
     "jain",
     "mean_queue",
 ]
+
+#: The column ``--tcp`` adds (after ``COLUMNS``).
+TCP_COLUMN = "tcp"
+
+#: Variants that pace (the simulator refuses them a ``prep_delay``).
+_PACED = ("bbr", "prague")
 
 
 def _bottleneck(data: Mapping[str, Any]) -> tuple[int, str]:
@@ -85,6 +111,51 @@ def with_queue(data: Mapping[str, Any], queue: Mapping[str, Any]) -> dict[str, A
     return out
 
 
+def with_tcp(data: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """The scenario `data` with every TCP flow (``type = "tcp"``) sending with `variant`:
+    ``variant = `variant```, ``sack = true`` (not for Tahoe) and, for a paced variant, no
+    ``prep_delay``. Other flows (open-loop, TELNET, web mice) are kept as they are."""
+    out = copy.deepcopy(dict(data))
+    for f in out.get("flow", []):
+        if f.get("type", "tcp") != "tcp":
+            continue
+        f["variant"] = variant
+        if variant != "tahoe":
+            f["sack"] = True
+        if variant in _PACED:
+            f.pop("prep_delay", None)
+    return out
+
+
+def tcp_variants(tcp: str | None) -> list[str]:
+    """The comma-separated TCP variants `tcp` (an empty list for none). ArgumentError
+    naming `tcp` for a name the simulator does not accept (the allowed ones listed) or
+    one named twice."""
+    names = [x.strip() for x in (tcp or "").split(",") if x.strip()]
+    if not names:
+        return []
+    allowed = _variant_names()
+    for n in names:
+        if n not in allowed:
+            raise ArgumentError("tcp", f": unknown TCP variant {n!r}; allowed {', '.join(allowed)}")
+    if len(set(names)) != len(names):
+        raise ArgumentError("tcp", f": a variant named twice in {tcp!r}")
+    return names
+
+
+def _variant_names() -> list[str]:
+    """The TCP variants the simulator accepts (from its error for an unknown one)."""
+    from . import _native
+
+    flow = {"src": "a", "dst": "b", "variant": "?"}
+    link = {"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}
+    try:
+        _native.Simulation({"duration": "1s", "link": [link], "flow": [flow]})
+    except ValueError as e:
+        return re.findall(r"`(\w+)`", str(e).split("expected", 1)[-1])
+    raise AssertionError("the simulator accepted variant '?'")
+
+
 def _metrics(summary: Mapping[str, Any], key: str) -> dict[str, Any]:
     link = summary["links"][key]
     goodputs = [f["goodput_bps"] / 1e6 for f in summary["flows"]]
@@ -102,13 +173,15 @@ def _metrics(summary: Mapping[str, Any], key: str) -> dict[str, Any]:
     }
 
 
-def _run_one(job: tuple[str, dict[str, Any], int]) -> tuple[str, int, dict[str, Any]]:
+def _run_one(
+    job: tuple[tuple[Any, ...], dict[str, Any], int],
+) -> tuple[tuple[Any, ...], int, dict[str, Any]]:
     from . import _native
 
-    label, data, seed = job
+    key, data, seed = job
     sim = _native.Simulation(data)
     sim.run_until(sim.duration)
-    return label, seed, sim.summary()
+    return key, seed, sim.summary()
 
 
 def compare(
@@ -116,31 +189,45 @@ def compare(
     queues: Mapping[str, Mapping[str, Any]],
     seeds: Sequence[int] = (1,),
     jobs: int = 1,
-) -> tuple[list[dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
-    """Run `scenario` once per queue (label -> queue table) and seed. Returns the rows of
-    ``compare.csv`` (in the order of `queues`, then `seeds`) and each run's summary;
-    `jobs` runs in parallel."""
+    tcp: Sequence[str] = (),
+) -> tuple[list[dict[str, Any]], dict[tuple[Any, ...], dict[str, Any]]]:
+    """Run `scenario` once per queue (label -> queue table) and seed, and with `tcp` (TCP
+    variants, see :func:`with_tcp`) once per variant too. Returns the rows of
+    ``compare.csv`` (in the order of `queues`, then `tcp`, then `seeds`; with `tcp`, each
+    row has a ``tcp`` column) and each run's summary, keyed (label, seed) or, with `tcp`,
+    (label, variant, seed); `jobs` runs in parallel."""
     positive_int("jobs", jobs)
     data = dict(scenario)
     key = data["bottleneck"].replace(" ", "")
+    axis: list[str | None] = list(tcp) or [None]
     runs = []
     for label, q in queues.items():
-        variant = with_queue(data, q)
-        for s in seeds:
-            runs.append((label, dict(variant, seed=s), s))
+        queued = with_queue(data, q)
+        for t in axis:
+            sc = queued if t is None else with_tcp(queued, t)
+            for s in seeds:
+                runs.append((_key(label, t, s), dict(sc, seed=s), s))
     if jobs > 1 and len(runs) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             done = list(pool.map(_run_one, runs))
     else:
         done = [_run_one(r) for r in runs]
-    summaries = {(label, s): summ for label, s, summ in done}
+    summaries = {k: summ for k, _, summ in done}
     rows = []
     for label, q in queues.items():
-        for s in seeds:
-            row = {"aqm": label, "type": q["type"], "seed": s}
-            row.update(_metrics(summaries[(label, s)], key))
-            rows.append(row)
+        for t in axis:
+            for s in seeds:
+                row: dict[str, Any] = {"aqm": label, "type": q["type"], "seed": s}
+                row.update(_metrics(summaries[_key(label, t, s)], key))
+                if t is not None:
+                    row[TCP_COLUMN] = t
+                rows.append(row)
     return rows, summaries
+
+
+def _key(label: str, tcp: str | None, seed: int) -> tuple[Any, ...]:
+    """A run's key: (label, seed), or (label, variant, seed) on the transport axis."""
+    return (label, seed) if tcp is None else (label, tcp, seed)
 
 
 def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
@@ -152,12 +239,13 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.6, 4.4))
-    labels = list(dict.fromkeys(r["aqm"] for r in rows))
+    name = {id(r): r["aqm"] + (f"/{r[TCP_COLUMN]}" if TCP_COLUMN in r else "") for r in rows}
+    labels = list(dict.fromkeys(name.values()))
     # ten colours and eleven marker shapes: every (colour, shape) pair differs for up
     # to 110 labels, so an eleventh AQM is not drawn like the first
     shapes = "osD^v<>ph*X"
     for i, label in enumerate(labels):
-        mine = [r for r in rows if r["aqm"] == label]
+        mine = [r for r in rows if name[id(r)] == label]
         x = [r["mean_delay_ms"] for r in mine]
         y = [r["goodput_mbps"] for r in mine]
         err = [[0.0] * len(mine), [r["delay_p95_ms"] - r["mean_delay_ms"] for r in mine]]
@@ -215,6 +303,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--aqm", dest="aqms", help="comma-separated queue types, each at its defaults"
     )
     parser.add_argument("--aqm-file", help="TOML file of [queue.LABEL] tables (type + parameters)")
+    parser.add_argument(
+        "--tcp",
+        metavar="VARIANTS",
+        help="comma-separated TCP variants (e.g. cubic,bbr,prague): each runs every TCP "
+        "flow in turn (with SACK; paced ones without prep_delay); compare.csv gains a "
+        "`tcp` column",
+    )
     parser.add_argument("--seeds", default="1", help="comma-separated seeds (default 1)")
     parser.add_argument("--duration", help="override the scenario's duration (e.g. 30s)")
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
@@ -244,23 +339,29 @@ def run(args: argparse.Namespace) -> int:
     if args.duration:
         sc = sc.replace(duration=args.duration)
     queues = queue_tables(args.aqms, args.aqm_file)
-    rows, summaries = compare(sc.to_dict(), queues, seeds, args.jobs)
+    tcp = tcp_variants(getattr(args, "tcp", None))
+    rows, summaries = compare(sc.to_dict(), queues, seeds, args.jobs, tcp)
     with staged_dir(out) as tmp:
         (tmp / "runs").mkdir()
-        for (label, s), summ in summaries.items():
-            (tmp / "runs" / f"{label}-s{s}.json").write_text(json.dumps(summ, indent=1))
+        for k, summ in summaries.items():
+            stem = "-".join(str(x) for x in k[:-1]) + f"-s{k[-1]}"
+            (tmp / "runs" / f"{stem}.json").write_text(json.dumps(summ, indent=1))
         with open(tmp / "compare.csv", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            fields = COLUMNS + [TCP_COLUMN] if tcp else COLUMNS
+            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
             w.writeheader()
             w.writerows(rows)
         plot(rows, tmp / "compare.png", sc.to_dict().get("name") or Path(args.scenario).stem)
     if not args.quiet:
+        head = f"{'tcp':>8s} " if tcp else ""
         print(
-            f"{'aqm':>12s} {'goodput':>8s} {'util':>6s} {'delay ms':>9s} {'p95 ms':>7s} {'drops':>7s} {'jain':>6s}"
+            f"{'aqm':>12s} {head}{'goodput':>8s} {'util':>6s} {'delay ms':>9s} {'p95 ms':>7s} "
+            f"{'drops':>7s} {'jain':>6s}"
         )
         for r in rows:
+            cell = f"{r[TCP_COLUMN]:>8s} " if tcp else ""
             print(
-                f"{r['aqm']:>12s} {r['goodput_mbps']:8.3f} {r['utilization']:6.3f} "
+                f"{r['aqm']:>12s} {cell}{r['goodput_mbps']:8.3f} {r['utilization']:6.3f} "
                 f"{r['mean_delay_ms']:9.2f} {r['delay_p95_ms']:7.2f} {r['drop_rate']:7.4f} "
                 f"{r['jain']:6.3f}"
             )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aqmlab import cli
-from aqmlab.compare import COLUMNS, compare, with_queue
+from aqmlab.compare import COLUMNS, TCP_COLUMN, compare, with_queue, with_tcp
 from aqmlab.sim import Scenario
 
 SCEN = Path(__file__).resolve().parents[2] / "scenarios" / "dumbbell_10mbps.toml"
@@ -99,3 +99,54 @@ def test_compare_command_refuses_bad_input_before_running(tmp_path, capsys):
     assert cli.main(["compare", str(SCEN), "--out", str(out)]) == 2
     assert "--aqm" in capsys.readouterr().err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_with_tcp_sets_every_tcp_flows_variant_and_leaves_the_others():
+    """--tcp's transport: every TCP flow takes the variant with SACK (a paced one loses
+    its prep_delay, which the simulator refuses beside pacing); other flows are kept."""
+    base = _base()
+    base["flow"][0]["prep_delay"] = 0.001
+    base["flow"].append({"type": "cbr", "src": "s", "dst": "k", "rate": "1Mbps"})
+    out = with_tcp(base, "prague")
+    tcp, cbr = out["flow"]
+    assert (tcp["variant"], tcp["sack"], "prep_delay" in tcp) == ("prague", True, False)
+    assert cbr == base["flow"][1]
+    assert with_tcp(base, "cubic")["flow"][0]["prep_delay"] == 0.001
+    assert "sack" not in with_tcp(base, "tahoe")["flow"][0]
+    assert base["flow"][0]["variant"] == "newreno"  # the input is not modified
+
+
+def test_compare_takes_the_transport_as_an_axis(tmp_path):
+    """With --tcp, each AQM runs with each variant: the rows follow the queues, then the
+    variants, then the seeds; each names its variant in the last column, the others are
+    those without --tcp; every run's summary names the variant of its flows."""
+    queues = {"dualpi2": {"type": "dualpi2"}}
+    rows, summaries = compare(_base(), queues, seeds=(1,), tcp=("cubic", "prague"))
+    assert [(r["aqm"], r["tcp"]) for r in rows] == [("dualpi2", "cubic"), ("dualpi2", "prague")]
+    assert list(rows[0]) == COLUMNS + [TCP_COLUMN]
+    for r in rows:
+        flows = summaries[(r["aqm"], r["tcp"], r["seed"])]["flows"]
+        assert {f["variant"] for f in flows} == {r["tcp"]}
+    # Prague's packets carry ECT(1) and are marked in DualPI2's L queue, CUBIC's are not
+    # ECN-capable here and are dropped in its C queue
+    assert rows[1]["mark_rate"] > 0 and rows[0]["mark_rate"] == 0
+    out = tmp_path / "out"
+    args = ["compare", str(SCEN), "--aqm", "pie", "--tcp", "cubic,bbr", "--duration", "25s"]
+    assert cli.main([*args, "--out", str(out), "-q"]) == 0
+    got = list(csv.DictReader(open(out / "compare.csv")))
+    assert [r["tcp"] for r in got] == ["cubic", "bbr"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == [
+        "pie-bbr-s1.json",
+        "pie-cubic-s1.json",
+    ]
+
+
+def test_compare_refuses_an_unknown_transport_before_running(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["compare", str(SCEN), "--aqm", "red", "--out", str(out)]
+    assert cli.main([*args, "--tcp", "cubic,quic"]) == 2
+    err = capsys.readouterr().err
+    assert "--tcp: unknown TCP variant 'quic'; allowed" in err and "prague" in err
+    assert cli.main([*args, "--tcp", "bbr,bbr"]) == 2
+    assert "--tcp: a variant named twice" in capsys.readouterr().err
+    assert not out.exists()

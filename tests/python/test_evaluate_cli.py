@@ -51,7 +51,9 @@ def test_list_prints_every_scenario_with_its_section(capsys):
 
 def test_selection_by_section_prefix_and_ecn():
     """A section prefix selects its scenarios with their ECN variants; 'ecn' only those."""
-    ids = [s.id for s in scenarios.SCENARIOS if scenarios.unavailable(s.id) is None]
+    ids = [
+        s.id for s in scenarios.SCENARIOS if scenarios.unavailable(s.id) is None and not s.opt_in
+    ]
     five = [r.id for r in selection.select("5")]
     assert [i for i in five if "+" not in i] == [i for i in ids if i.split(".")[0] == "5"]
     with_ecn = {s.id for s in scenarios.SCENARIOS if s.has_ecn and s.id in ids}
@@ -219,3 +221,42 @@ def test_a_scenario_the_simulator_cannot_run_is_left_out_or_refused(monkeypatch)
     assert "5.4" not in [r.id for r in selection.select("5")]
     with pytest.raises(ValueError, match="5.4.*ledbat"):
         selection.select("5.4")
+
+
+def test_the_l4s_scenario_runs_only_when_named():
+    """The L4S coexistence scenario is not one of RFC 7928's: neither the default nor
+    'ecn' selects it; its id does, with its ECN variant."""
+    assert "l4s" not in {r.scenario.id for r in selection.select(None)}
+    assert "l4s+ecn" not in {r.id for r in selection.select("ecn")}
+    assert [r.id for r in selection.select("l4s")] == ["l4s", "l4s+ecn"]
+    assert [r.id for r in selection.select("l4s+ecn")] == ["l4s+ecn"]
+
+
+@pytest.mark.slow
+def test_the_transport_is_an_axis(tmp_path):
+    """--tcp: every point once per variant, all its TCP flows sending with it; the tables
+    gain the key column tcp (after the others), the rest as without it."""
+    out = tmp_path / "out"
+    args = ["--quick", "--scenarios", "5.1.1", "--seeds", "1", "--jobs", "1", "--no-progress"]
+    rc = cli.main(
+        ["evaluate", *args, "--aqm", "dualpi2", "--tcp", "cubic,prague", "--out", str(out)]
+    )
+    assert rc == 0
+    m, f = load(out), load(out, "flows")
+    keys = [*columns.KEY_COLUMNS, columns.TCP_COLUMN]
+    assert list(m.columns[: len(keys)]) == keys
+    for c in (*columns.METRIC_COLUMNS, "wall_time"):
+        assert c in m.columns, c
+    assert sorted(zip(m["ecn"], m["tcp"])) == [
+        (False, "cubic"),
+        (False, "prague"),
+        (True, "cubic"),
+        (True, "prague"),
+    ]
+    assert list(f.columns[:6]) == [*columns.FLOW_KEY_COLUMNS, columns.TCP_COLUMN]
+    assert (f["flow_variant"] == f["tcp"]).all()
+    # Prague's packets are marked in DualPI2's L queue, ECN or not for the other flows
+    prague = m[m["tcp"] == "prague"]
+    assert (prague["mark_rate"] > 0).all()
+    # (the class columns are RFC 7928's: those of the L4S scenario's Prague class are its own)
+    assert "goodput_bps_prague" not in m.columns

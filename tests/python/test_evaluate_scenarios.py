@@ -108,7 +108,7 @@ def test_ids_sections_and_lookup() -> None:
     ids = [s.id for s in S.SCENARIOS]
     assert len(ids) == len(set(ids))
     for s in S.SCENARIOS:
-        assert s.id.startswith(s.section)
+        assert s.id.startswith(s.section) or s.opt_in
         assert S.get(s.id) is s
         assert s.title and s.description
         if s.has_ecn:
@@ -120,6 +120,7 @@ def test_ids_sections_and_lookup() -> None:
         "5.4",
         "8.2.3",
         "9.1",
+        "l4s",
     }
     with pytest.raises(ValueError, match="unknown id '5.9'.*allowed 5.1.1"):
         S.get("5.9")
@@ -235,14 +236,16 @@ def test_builds_are_deterministic_and_flows_named_by_class() -> None:
         assert (d1["seed"], d2["seed"]) == (4, 5) and dict(d2, seed=4) == d1
         hosts = set()
         for f in d1["flow"]:
-            assert f["name"] in S.CLASSES
+            assert f["name"] in S.classes_of(sc.id)
             assert (f["src"], f["dst"]) not in hosts
             hosts.add((f["src"], f["dst"]))
             if f["type"] == "tcp":
                 assert f["sack"] and not f["delayed_ack"] and f["packet_size"] == 1500
             if f["type"] in ("tcp", "web"):
                 assert f["initial_rto"] == 1.0  # RFC 6298 Section 2.1
-                assert f["prep_delay"] == pytest.approx(1500 * 8 / 10e6)  # one packet time
+                # one packet time (a paced flow has none: its departure times hold it)
+                paced = f.get("variant") == "prague"
+                assert paced or f["prep_delay"] == pytest.approx(1500 * 8 / 10e6)
 
 
 def test_queue_tables_buffer_and_ecn() -> None:
@@ -492,3 +495,24 @@ def test_runner_validates_points() -> None:
         evaluate_point.run.validate(dict(good, variant="x"))
     with pytest.raises(ValueError, match="point.seed"):
         evaluate_point.run.validate(dict(good, seed="1"))
+
+
+def test_l4s_scenario_sets_prague_beside_cubic() -> None:
+    """The L4S coexistence scenario: one Prague flow (paced, so without a preparation
+    delay) and one CUBIC flow on the dumbbell; its ECN variant makes CUBIC ECN-capable
+    and the AQM mark; the goodput ratio is Prague's over CUBIC's."""
+    d = S.build("l4s", "default", {"type": "dualpi2"}, 1, True, False)
+    prague, cubic = d["flow"]
+    assert (prague["name"], prague["variant"], "prep_delay" in prague) == (
+        "prague",
+        "prague",
+        False,
+    )
+    assert (cubic["name"], cubic["variant"], cubic["ecn"]) == ("cubic", "cubic", False)
+    e = S.build("l4s", "default", {"type": "pie"}, 1, True, True)
+    assert e["flow"][1]["ecn"] and e["link"][0]["queue_ab"]["ecn"]
+    from aqmlab.evaluate.metrics import RATIOS
+
+    assert RATIOS["l4s"] == ("prague", "cubic")
+    # the class columns of RFC 7928's scenarios stay theirs; l4s adds Prague's
+    assert "prague" not in S.classes_of("5.2") and "prague" in S.classes_of("l4s")

@@ -43,6 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: all; --list shows them)",
     )
     parser.add_argument(
+        "--tcp",
+        metavar="VARIANTS",
+        help="comma-separated TCP variants (e.g. cubic,bbr,prague): every run once with "
+        "each, all its TCP flows sending with it (with SACK; paced ones without "
+        "prep_delay); the tables gain a `tcp` column (default: the scenarios' own)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help=f"60 s runs with 10 s warm-up and {DEFAULT_SEEDS[True]} seeds, fewer variants "
@@ -107,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             seeds=args.seeds,
             retry_failed=args.retry_failed,
             start_method=start_method(),
+            tcp=args.tcp,
         )
     except KeyboardInterrupt:
         print(

@@ -4,7 +4,7 @@ the contract of its output, read by the code that writes the tables and by the r
 
 from __future__ import annotations
 
-__all__ = ["KEY_COLUMNS", "METRIC_COLUMNS", "FLOW_KEY_COLUMNS"]
+__all__ = ["KEY_COLUMNS", "METRIC_COLUMNS", "FLOW_KEY_COLUMNS", "TCP_COLUMN"]
 
 #: The columns that identify a row of metrics.parquet, then the metrics every row has
 #: (NaN where a scenario has no such quantity); class columns (``goodput_bps_<class>``,
@@ -30,3 +30,7 @@ METRIC_COLUMNS = (
 )
 #: The key columns of flows.parquet (the runner's per-flow fields follow).
 FLOW_KEY_COLUMNS = ("scenario", "variant", "ecn", "aqm", "seed")
+#: With ``--tcp``: the TCP variant every TCP flow of the run sent with, a key column
+#: after the others (metrics.parquet: after ``KEY_COLUMNS``; flows.parquet: after
+#: ``FLOW_KEY_COLUMNS``). Without ``--tcp`` the tables have no such column.
+TCP_COLUMN = "tcp"

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ..base import build_id as package_build_id
 from ..base import check_out_dir, positive_int, set_aside
+from ..compare import tcp_variants
 from ..sweeps import SweepSpec, clusters, execute, load_spec, store
 from ..sweeps import sweep as run_sweep
 from . import report, results
@@ -61,6 +62,8 @@ class Options:
     retry_failed: bool = False
     #: how the local cluster starts its workers (see ``aqmlab.sweep``)
     start_method: str | None = None
+    #: TCP variants, each a run of every point (``--tcp``; empty: the scenarios' own)
+    tcp: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.seeds is not None:
@@ -89,6 +92,7 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
     *,
     retry_failed: bool = False,
     start_method: str | None = None,
+    tcp: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Run the RFC 7928 scenarios for a set of AQMs; write and return the metrics.
 
@@ -99,6 +103,9 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
     (:func:`select`; default all). `quick`: 60 s runs (10 s warm-up) instead of 300 s
     (30 s), 3 seeds instead of 5; `seeds` overrides the number of seeds (1..seeds).
     `jobs` / `scheduler` / `start_method`: the Dask cluster, as for ``aqmlab.sweep``.
+    `tcp`: TCP variants (``"cubic,bbr,prague"`` or a list): every point runs once with
+    each, all its TCP flows sending with it (:func:`aqmlab.compare.with_tcp`); the
+    tables gain the key column ``tcp``.
 
     Writes ``out/sweeps/``, ``metrics.parquet``, ``flows.parquet``, ``evaluate.json``,
     ``plots/`` and ``index.html``. Returns metrics.parquet's rows (failed points are left
@@ -106,7 +113,10 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
     sweep's counts). Bad arguments raise ValueError before anything is written.
     """
     t0 = time.perf_counter()
-    options = Options(bool(quick), seeds, jobs, scheduler, progress, retry_failed, start_method)
+    transports = tuple(tcp_variants(tcp if isinstance(tcp, str) or tcp is None else ",".join(tcp)))
+    options = Options(
+        bool(quick), seeds, jobs, scheduler, progress, retry_failed, start_method, transports
+    )
     queues = queues_from(aqms, aqm_file)
     runs = select(scenarios)
     out = check_out_dir(out, inside=True)
@@ -119,6 +129,7 @@ def evaluate(  # noqa: PLR0913 - the public signature (docs/evaluate.md)
         "aqms": queues,
         "scenarios": [r.id for r in runs],
         "quick": options.quick,
+        **({"tcp": list(options.tcp)} if options.tcp else {}),
         "seeds": list(range(1, options.seed_count + 1)),
         "jobs": jobs,
         "scheduler": None if scheduler is None else str(scheduler),
@@ -146,7 +157,7 @@ def checked_specs(
     specs = []
     for r in runs:
         try:
-            s = load_spec(sweep_spec(r, queues, options.quick, options.seed_count))
+            s = load_spec(sweep_spec(r, queues, options.quick, options.seed_count, options.tcp))
             execute.validate_points(s)
         except ValueError as e:
             raise ValueError(f"scenario {r.id}: {e}") from None

@@ -51,6 +51,7 @@ RATIOS: dict[str, tuple[str, str]] = {
     "5.2": ("cubic", "bulk"),
     "5.4": ("ledbat", "bulk"),
     "6": ("rtt", "ref"),
+    "l4s": ("prague", "cubic"),
 }
 
 

@@ -12,6 +12,9 @@ A point is a dict::
     {"scenario": "8.2.3", "variant": "default", "ecn": False, "quick": True,
      "queue": {"type": "codel"}, "seed": 1}
 
+and, on ``--tcp``'s axis, ``"tcp": "prague"``: every TCP flow sends with that variant
+(:func:`aqmlab.compare.with_tcp`).
+
 The module keeps no state between calls and prints nothing, so Dask workers can
 import it and run points side by side; ``wall_time`` is the sweep's own column.
 """
@@ -25,6 +28,7 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any
 
+from ..compare import with_tcp
 from ..sim import Scenario, simulate
 from ..sweeps.runners import Runner
 from . import metrics, scenarios
@@ -84,6 +88,9 @@ def scenario_of(point: Mapping[str, Any]) -> dict[str, Any]:
     """The simulator scenario of `point`, with its congestion-signal trace."""
     sid, variant, ecn, quick, queue, seed = _point(point)
     data = scenarios.build(sid, variant, queue, seed, quick, ecn)
+    tcp = point.get("tcp")
+    if tcp:
+        data = with_tcp(data, str(tcp))
     traced = [scenarios.BOTTLENECK]
     if scenarios.get(sid).both_directions:
         traced.append("r->l")
@@ -125,7 +132,11 @@ def _run(point: dict[str, Any]) -> dict[str, Any]:
         res = simulate(scenario, progress=False, trace_dir=tmp)
     times, flows = _signals(res.traces, scenarios.BOTTLENECK)
     layout = metrics.Layout(
-        sc.id, scenarios.CLASSES, scenarios.LONG_LIVED, scenarios.BASE_RTT, scenarios.BOTTLENECK
+        sc.id,
+        scenarios.classes_of(sc.id),
+        scenarios.LONG_LIVED,
+        scenarios.BASE_RTT,
+        scenarios.BOTTLENECK,
     )
     row = metrics.row(
         layout,

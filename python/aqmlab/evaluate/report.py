@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..base import replace_file
-from .columns import KEY_COLUMNS
+from .columns import KEY_COLUMNS, TCP_COLUMN
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -305,7 +305,7 @@ def _cell(mean: float, std: float, fmt: str, scale: float) -> str:
 
 def table_columns(df: pd.DataFrame) -> list[str]:
     """The metric columns a scenario's table shows: those with a finite value."""
-    cols = [c for c in df.columns if c not in KEY_COLUMNS and c != "wall_time"]
+    cols = [c for c in df.columns if c not in (*KEY_COLUMNS, TCP_COLUMN, "wall_time")]
     cols = [c for c in cols if df[c].notna().any()]
     if "loss_target" in cols and "loss_rate" in cols:  # the target beside the measured rate
         cols.remove("loss_target")
@@ -429,13 +429,18 @@ def write(
     the index's path."""
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
+    if TCP_COLUMN in metrics.columns:
+        # (on the transport axis the report sets each AQM and variant apart)
+        metrics = metrics.assign(aqm=metrics["aqm"] + "/" + metrics[TCP_COLUMN])
     h = _head(info, runs)
     for r in runs:
         rid = r["id"]
         df = _rows_of(metrics, r)
         h.append(f"<section id='s-{html.escape(rid)}'>")
         h.append(f"<h2>{html.escape(rid)}: {html.escape(r['title'])}</h2>")
-        h.append(f"<p class='meta'>RFC 7928 Section {html.escape(str(r['section']))}</p>")
+        sec = str(r["section"])
+        where = f"RFC 7928 Section {sec}" if sec[:1].isdigit() else "beyond RFC 7928"
+        h.append(f"<p class='meta'>{html.escape(where)}</p>")
         h.append(_paragraphs(r.get("description", "")))
         if df.empty:
             h.append("<p class='error'>no finished runs</p></section>")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ..base import replace_file
 from ..sweeps import store
-from .columns import FLOW_KEY_COLUMNS, KEY_COLUMNS, METRIC_COLUMNS
+from .columns import FLOW_KEY_COLUMNS, KEY_COLUMNS, METRIC_COLUMNS, TCP_COLUMN
 from .selection import Run
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +23,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["assemble", "write_tables", "write_json", "load", "describe"]
 
 #: The sweep's own columns, not metrics.
-_SWEEP_COLUMNS = {"point", "point_id", "variant", "queue", "aqm", "seed", "wall_time", "error"}
+_SWEEP_COLUMNS = {
+    "point",
+    "point_id",
+    "variant",
+    "queue",
+    "aqm",
+    "tcp",
+    "transport",
+    "seed",
+    "wall_time",
+    "error",
+}
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -57,7 +68,10 @@ def assemble(
             "type": [queues[p.params["aqm"]]["type"] for p in pts],
             "seed": [int(p.seed) for p in pts],
         }
+        if any("tcp" in p.params for p in pts):
+            keys[TCP_COLUMN] = [p.params["tcp"] for p in pts]
         k = pd.DataFrame(keys, index=df.index)
+        flow_keys = [*FLOW_KEY_COLUMNS, *([TCP_COLUMN] if TCP_COLUMN in k else [])]
         err = df["error"].notna()
         for i in k.index[err]:
             failed.append(
@@ -76,7 +90,7 @@ def assemble(
         parts.append(part)
         if "flows_json" in df.columns:
             for i in k.index[ok]:
-                head = {c: _plain(k.at[i, c]) for c in FLOW_KEY_COLUMNS}
+                head = {c: _plain(k.at[i, c]) for c in flow_keys}
                 for f in json.loads(df.at[i, "flows_json"]):
                     flow_rows.append({**head, **_flow_fields(f)})
     metrics = _order_columns(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame())
@@ -111,12 +125,13 @@ def _order_columns(df: pd.DataFrame) -> pd.DataFrame:
     for c in (*METRIC_COLUMNS, "wall_time"):
         if c not in df.columns:
             df[c] = np.nan
+    tcp = [TCP_COLUMN] if TCP_COLUMN in df.columns else []
     rest = sorted(
         c
         for c in df.columns
-        if c not in KEY_COLUMNS and c not in METRIC_COLUMNS and c != "wall_time"
+        if c not in KEY_COLUMNS and c not in METRIC_COLUMNS and c not in (*tcp, "wall_time")
     )
-    df = df[[*KEY_COLUMNS, *METRIC_COLUMNS, *rest, "wall_time"]]
+    df = df[[*KEY_COLUMNS, *tcp, *METRIC_COLUMNS, *rest, "wall_time"]]
     return df.astype({"ecn": bool, "seed": np.int64})
 
 

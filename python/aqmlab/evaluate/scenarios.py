@@ -36,6 +36,7 @@ from .setup import (
     BURST_PACKETS,
     BURST_RATE,
     CLASSES,
+    EXTRA_CLASSES,
     INITIAL_RTO,
     IW3,
     IW10,
@@ -82,6 +83,8 @@ __all__ = [
     "get",
     "build",
     "CLASSES",
+    "EXTRA_CLASSES",
+    "classes_of",
     "LONG_LIVED",
     "KEY_PARAMETERS",
     "PARAMETER_GROUPS",
@@ -240,6 +243,13 @@ def _s52(net: _Net, ctx: _Ctx) -> None:
     net.add(_tcp("bulk", ctx))
 
 
+def _sl4s(net: _Net, ctx: _Ctx) -> None:
+    prague = _tcp("prague", ctx, variant="prague")
+    del prague["prep_delay"]  # (paced: the simulator refuses a preparation delay)
+    net.add(prague)
+    net.add(_tcp("cubic", ctx, variant="cubic"))
+
+
 def _udp(factor: float) -> Callable[[_Net, _Ctx], None]:
     def flows(net: _Net, ctx: _Ctx) -> None:
         net.add(_tcp("bulk", ctx))
@@ -352,6 +362,8 @@ class EvalScenario:
     both_directions: bool = False
     #: the target loss rate of the congestion level its flow count is chosen for
     loss_target: float | None = None
+    #: run only when named (not one of RFC 7928's, not in the default selection)
+    opt_in: bool = False
 
     def variants(self, quick: bool = False, queue: Mapping[str, Any] | None = None) -> list[str]:
         """The variants of this scenario (``["default"]`` when it has none); 8.3's depend
@@ -412,6 +424,10 @@ _TEXT = {
     "and a VoIP-like UDP CBR (200-byte packets every 20 ms, 80 kb/s).",
     "9.2": f"{N_MEDIUM} long-lived NewReno flows l->r and {N_MEDIUM} r->l (reverse); the AQM "
     "under test on both directions of the bottleneck.",
+    "l4s": "L4S coexistence (not in RFC 7928; run when named, e.g. --scenarios l4s --aqm "
+    "dualpi2,fq_codel,pie): one TCP Prague flow (ECT(1), paced) beside one CUBIC flow; "
+    "goodput ratio Prague/CUBIC. Its ECN variant makes CUBIC ECN-capable and the AQM mark "
+    "(a Classic ECN queue for Prague unless it is DualPI2).",
 }
 
 
@@ -459,9 +475,16 @@ SCENARIOS: list[EvalScenario] = [
     _sc(
         "9.2", "9.2", "Two-way traffic", False, _s92, both_directions=True, loss_target=LOSS_MEDIUM
     ),
+    _sc("l4s", "L4S", "L4S coexistence: TCP Prague beside CUBIC", True, _sl4s, opt_in=True),
 ]
 
 _BY_ID = {s.id: s for s in SCENARIOS}
+
+
+def classes_of(id: str) -> tuple[str, ...]:
+    """The flow classes whose metrics scenario `id` lists: RFC 7928's
+    (:data:`CLASSES`), and for a scenario beyond it the extra ones too."""
+    return CLASSES + EXTRA_CLASSES if get(id).opt_in else CLASSES
 
 
 def get(id: str) -> EvalScenario:
@@ -494,7 +517,7 @@ def _ecn_queue(queue: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Flow variants a scenario needs from the simulator beyond NewReno and CUBIC.
-_NEEDS_VARIANT = {"5.4": "ledbat"}
+_NEEDS_VARIANT = {"5.4": "ledbat", "l4s": "prague"}
 
 
 @functools.cache

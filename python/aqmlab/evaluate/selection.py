@@ -95,14 +95,15 @@ def select(tokens: str | Sequence[str] | None) -> list[Run]:
     A token is a scenario id or an RFC section prefix (``5``, ``5.3``, ``8.2.4``), which
     selects the matching scenarios with their ECN variants; ``<prefix>+ecn`` selects only
     the ECN variants of the matching scenarios, and ``ecn`` all of them. The result keeps
-    the RFC order. ValueError names an unknown token and lists the ids. A scenario the
+    the RFC order. A scenario beyond RFC 7928 (``l4s``) runs only when named by its id
+    (``l4s``, ``l4s+ecn``): it is in neither the default nor ``ecn``. ValueError names an unknown token and lists the ids. A scenario the
     installed simulator cannot run (:func:`.scenarios.unavailable`) is left out of a
     selection by prefix (and of the default) and refused when named by its id.
     """
     runs = all_runs()
     why = {r.id: unavailable(r.scenario.id) for r in runs}
     if tokens is None:
-        return [r for r in runs if why[r.id] is None]
+        return [r for r in runs if why[r.id] is None and not r.scenario.opt_in]
     if isinstance(tokens, str):
         tokens = tokens.split(",")
     toks = [t.strip() for t in tokens if t.strip()]
@@ -116,6 +117,8 @@ def select(tokens: str | Sequence[str] | None) -> list[Run]:
             hit = [r for r in runs if r.ecn and _matches(r.scenario.id, t[: -len("+ecn")])]
         else:
             hit = [r for r in runs if _matches(r.scenario.id, t)]
+        # (a scenario run only when named is left out of "ecn" and of prefixes)
+        hit = [r for r in hit if not r.scenario.opt_in or t.split("+")[0] == r.scenario.id]
         if not hit:
             ids = ", ".join(r.id for r in runs)
             raise ArgumentError("scenarios", f": no scenario {t!r}; the scenarios are: {ids}, ecn")
@@ -170,10 +173,15 @@ def queues_from(
 
 
 def sweep_spec(
-    run: Run, queues: Mapping[str, Mapping[str, Any]], quick: bool, seeds: int
+    run: Run,
+    queues: Mapping[str, Mapping[str, Any]],
+    quick: bool,
+    seeds: int,
+    tcp: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The sweep of `run`: base = the runner's point dict, one axis of (variant, queue)
-    pairs labelled by the AQM, `seeds` replications (seeds 1..seeds)."""
+    pairs labelled by the AQM, with `tcp` (TCP variants) a second axis of the point's
+    ``tcp``, `seeds` replications (seeds 1..seeds)."""
     values: list[list[Any]] = []
     labels: list[str] = []
     for label, q in queues.items():
@@ -188,13 +196,24 @@ def sweep_spec(
         "queue": {},
         "seed": 1,
     }
+    axes: list[dict[str, Any]] = [
+        {"paths": ["variant", "queue"], "name": "aqm", "values": values, "labels": labels}
+    ]
+    if tcp:
+        base["tcp"] = tcp[0]
+        axes.append(
+            {
+                "paths": ["tcp"],
+                "name": "transport",
+                "values": [[t] for t in tcp],
+                "labels": list(tcp),
+            }
+        )
     return {
         "name": f"evaluate {run.dirname(quick)}",
         "base": base,
         "replications": seeds,
         "runner": RUNNER,
         "metrics": ["*", "flows_json"],
-        "axis": [
-            {"paths": ["variant", "queue"], "name": "aqm", "values": values, "labels": labels}
-        ],
+        "axis": axes,
     }

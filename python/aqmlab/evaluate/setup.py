@@ -122,7 +122,9 @@ CLASSES = (
 )
 #: Classes of the long-lived flows whose data crosses the bottleneck: Jain's index and
 #: the loss synchronisation are over these (9.2's reverse flows send the other way).
-LONG_LIVED = ("bulk", "cubic", "ledbat", "ref", "rtt")
+LONG_LIVED = ("bulk", "cubic", "ledbat", "ref", "rtt", "prague")
+#: Classes of the scenarios beyond RFC 7928 (``l4s``), whose metrics alone list them.
+EXTRA_CLASSES = ("prague",)
 
 
 def congestion_flows(p: float) -> int:
