@@ -13,7 +13,10 @@ analysis models work without touching the compiled extension:
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["aqm", "analysis", "Scenario", "simulate", "sweep", "__version__"]
 

@@ -14,13 +14,18 @@ handed to pandas, so the output never depends on which path wrote it.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.machinery
 import math
+import os
+import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
-__all__ = ["write_records", "record_columns"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+__all__ = ["write_records", "record_columns", "link_records", "large_strings"]
 
 _I64 = (-(2**63), 2**63 - 1)
 
@@ -38,18 +43,33 @@ def _pandas_major() -> int | None:
 
 
 def _find_pandas_major() -> int | None:
+    # (the spec of an imported pandas, else the path finder's: importlib.util, which
+    # would also ask the other finders, imports contextlib and more for it)
+    module = sys.modules.get("pandas")
     try:
-        spec = importlib.util.find_spec("pandas")
-    except (ImportError, ValueError):
+        spec = module.__spec__ if module is not None else None
+        spec = spec or importlib.machinery.PathFinder.find_spec("pandas")
+    except (ImportError, ValueError, AttributeError):
         return None
     if spec is None or not spec.origin:
         return None
-    for d in Path(spec.origin).resolve().parent.parent.glob("pandas-*.dist-info"):
-        try:
-            return int(d.name.split("-")[1].split(".")[0])
-        except (IndexError, ValueError):
-            continue
+    site = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
+    try:
+        names = sorted(os.listdir(site))
+    except OSError:
+        return None
+    for d in names:
+        if d.startswith("pandas-") and d.endswith(".dist-info"):
+            try:
+                return int(d.split("-")[1].split(".")[0])
+            except (IndexError, ValueError):
+                continue
     return None
+
+
+def large_strings() -> bool:
+    """Whether string columns are written as Arrow's large strings (pandas 3 or later)."""
+    return (_pandas_major() or 0) >= 3
 
 
 def _kind(t: type) -> str:
@@ -120,12 +140,19 @@ def record_columns(
         if kind == "float64":
             # pandas stores NaN as null
             values = [None if v is None or math.isnan(v) else float(v) for v in values]
-        elif kind == "string" and (_pandas_major() or 0) >= 3:
+        elif kind == "string" and large_strings():
             kind = "large_string"
         out.append((name, kind, values))
     if records and not out:
         return None  # rows without columns: pandas' own file
     return out
+
+
+def link_records(summary: Mapping[str, Any]) -> list:
+    """A summary's link directions as records (``link``: the name), in index order."""
+    links = [dict(v, link=k) for k, v in summary["links"].items()]
+    links.sort(key=lambda r: r["index"])
+    return links
 
 
 def write_records(

@@ -1,12 +1,13 @@
 """The floor of the package: what any module of aqmlab may use, importing nothing of
-aqmlab and no heavy dependency itself.
+aqmlab but the floor's own leaves (:mod:`aqmlab.arguments`, :mod:`aqmlab.outdir`) and
+no heavy dependency itself.
 
-- Argument checks: :class:`ArgumentError` (a ``ValueError`` that knows which argument
-  it is about, so that a command line can name its flag instead), :func:`positive_int`,
-  :func:`int_at_least`, :func:`integer`, :func:`positive`, :func:`non_negative`,
-  :func:`in_range`.
+- Argument checks (from :mod:`aqmlab.arguments`): :class:`ArgumentError` (a
+  ``ValueError`` that knows which argument it is about, so that a command line can name
+  its flag instead), :func:`positive_int`, :func:`int_at_least`, :func:`integer`,
+  :func:`positive`, :func:`non_negative`, :func:`in_range`.
 - Output locations: :func:`check_out_dir`, :func:`check_out_file` (can it be created
-  here? asked before any work starts).
+  here? asked before any work starts; :mod:`aqmlab.outdir` gives them with strings).
 - Atomic writes: :func:`staged_dir` (a directory built beside its target and renamed
   onto it), :func:`replace_file` (the same for a file), :func:`write_text`,
   :func:`write_bytes`, :func:`set_aside` (an old output moved out of the way, nothing
@@ -22,9 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import math
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -33,6 +32,17 @@ from pathlib import Path
 from typing import Any, Union
 
 import aqmlab
+
+from . import outdir
+from .arguments import (
+    ArgumentError,
+    in_range,
+    int_at_least,
+    integer,
+    non_negative,
+    positive,
+    positive_int,
+)
 
 __all__ = [
     "ArgumentError",
@@ -58,116 +68,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-# ------------------------------------------------------------------ argument checks
-class ArgumentError(ValueError):
-    """A bad argument of a function: ``argument`` is its parameter name, ``detail`` what
-    is wrong with it. The message reads ``"<argument> <detail>"`` (``"jobs must be an
-    integer >= 1, got 0"``); a command line that took the value from a flag names the
-    flag instead (``"--jobs must be ..."``, see :mod:`aqmlab.cli`)."""
-
-    def __init__(self, argument: str, detail: str) -> None:
-        self.argument = argument
-        self.detail = detail
-        super().__init__(self.naming(argument))
-
-    def naming(self, name: str) -> str:
-        """The message with the argument called `name` (a flag, say)."""
-        sep = "" if self.detail[:1] in (":", ",") else " "
-        return f"{name}{sep}{self.detail}"
-
-
-def _real(value: Any) -> float | None:
-    """`value` as a float, or None if it is not a real number (a bool is not one)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _number(name: str, value: Any) -> float:
-    x = _real(value)
-    if x is None or math.isnan(x):
-        raise ArgumentError(name, f"must be a number, got {value!r}")
-    return x
-
-
-def integer(name: str, value: Any, *, minimum: int) -> int:
-    """`value` as an int >= `minimum`; a float with no fractional part is accepted, a
-    bool is not. ArgumentError naming `name` otherwise."""
-    x = _real(value)
-    if x is None or not math.isfinite(x) or x != int(x) or int(x) < minimum:
-        raise ArgumentError(name, f"must be an integer >= {minimum}, got {value!r}")
-    return int(x)
-
-
-def int_at_least(name: str, value: Any, minimum: int) -> int:
-    """`value`, an int >= `minimum`; ArgumentError naming `name` otherwise. Unlike
-    :func:`integer`, a float is refused (``jobs=2.0`` is a mistake), and a bool too."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ArgumentError(name, f"must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
-def positive_int(name: str, value: Any) -> int:
-    """`value`, an int >= 1 (a count: jobs, seeds, replications); ArgumentError naming
-    `name` otherwise (see :func:`int_at_least`)."""
-    return int_at_least(name, value, 1)
-
-
-def positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
-    """`value` > 0 (finite unless `allow_inf`) as a float; ArgumentError naming `name`."""
-    x = _number(name, value)
-    if not x > 0:
-        raise ArgumentError(name, f"must be > 0, got {value!r}")
-    if math.isinf(x) and not allow_inf:
-        raise ArgumentError(name, f"must be finite, got {value!r}")
-    return x
-
-
-def non_negative(name: str, value: Any) -> float:
-    """`value` >= 0 and finite as a float; ArgumentError naming `name` otherwise."""
-    x = _number(name, value)
-    if not x >= 0 or math.isinf(x):
-        raise ArgumentError(name, f"must be >= 0 and finite, got {value!r}")
-    return x
-
-
-def in_range(
-    name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False
-) -> float:
-    """`value` in [lo, hi] (an end open when asked) as a float; ArgumentError naming `name`."""
-    x = _number(name, value)
-    ok_lo = x > lo if lo_open else x >= lo
-    ok_hi = x < hi if hi_open else x <= hi
-    if not (ok_lo and ok_hi):
-        interval = f"{'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
-        raise ArgumentError(name, f"must be in {interval}, got {value!r}")
-    return x
-
-
 # ------------------------------------------------------------------ output locations
-def _nearest_existing(p: Path) -> Path:
-    """`p` or its nearest ancestor that exists."""
-    p = Path(os.path.abspath(p))
-    while not p.exists() and p != p.parent:
-        p = p.parent
-    return p
-
-
-def _probe(where: Path, what: str, name: str) -> None:
-    """Create and remove a directory in `where`; ArgumentError naming `name` if impossible."""
-    if not where.is_dir():
-        raise ArgumentError(name, f"{what}: {where} is not a directory")
-    try:
-        d = tempfile.mkdtemp(prefix=".aqmlab-probe-", dir=where)
-    except OSError as e:
-        detail = f"{what}: cannot create a directory in {where}: {e.strerror or e}"
-        raise ArgumentError(name, detail) from None
-    os.rmdir(d)
-
-
 def check_out_dir(path: PathLike, name: str = "out", *, inside: bool = False) -> Path:
     """Check that the output directory `path` can be created, or replaced, before any
     work starts; returns it as a Path. ArgumentError naming the argument `name` when it
@@ -177,75 +78,36 @@ def check_out_dir(path: PathLike, name: str = "out", *, inside: bool = False) ->
     Output written beside the target and renamed at the end needs the parent writable;
     `inside` also checks an existing target's own inside (for output added to an
     existing directory: a sweep's dataset, the catalogue)."""
-    p = Path(path)
-    if str(path) == "":
-        raise ArgumentError(name, ": expected a directory, got an empty string")
-    if p.exists() and not p.is_dir():
-        raise ArgumentError(name, f"{path}: exists and is not a directory")
-    _probe(_nearest_existing(p.parent), str(path), name)
-    if inside and p.is_dir():
-        _probe(p, str(path), name)
-    return p
+    outdir.check_dir(path, name, inside=inside)
+    return Path(path)
 
 
 def check_out_file(path: PathLike, name: str = "output") -> Path:
     """Check that the output file `path` can be written (created beside and renamed onto
     it) before any work starts; ArgumentError naming the argument `name` if not."""
-    p = Path(path)
-    if str(path) == "":
-        raise ArgumentError(name, ": expected a file name, got an empty string")
-    if p.is_dir():
-        raise ArgumentError(name, f"{path}: is a directory, expected a file name")
-    _probe(_nearest_existing(p.parent), str(path), name)
-    return p
+    outdir.check_file(path, name)
+    return Path(path)
 
 
 # ------------------------------------------------------------------ atomic writes
-def _swap_in(tmp: Path, out: Path) -> None:
-    """Rename `tmp` onto `out`; an existing `out` (a directory) is moved aside first and
-    removed after."""
-    if out.exists() or out.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-        os.rename(out, old / out.name)
-        os.rename(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(tmp, out)
-
-
-def _keep_failed(tmp: Path, failed: Path) -> None:
-    """Rename the work directory `tmp` to `failed` (replacing an earlier one), or remove it."""
-    try:
-        if failed.is_dir():
-            shutil.rmtree(failed)
-        os.rename(tmp, failed)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 @contextmanager
 def staged_dir(out: PathLike, *, keep_failed: str | None = None) -> Iterator[Path]:
     """Yield a fresh temporary directory beside `out`; when the block ends normally it
     becomes `out` (replacing an existing one), so `out` is complete or as it was. When
     the block raises, the temporary directory is removed, or, with `keep_failed` (a
     suffix such as ``".failed"``), kept as ``out`` + suffix for its logs (replacing an
-    earlier one)."""
+    earlier one). (:mod:`aqmlab.outdir` does the work, with strings.)"""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = Path(outdir.stage(out))
     try:
         yield tmp
     except BaseException:
         if keep_failed:
-            _keep_failed(tmp, out.with_name(out.name + keep_failed))
+            outdir.keep_failed(tmp, out.with_name(out.name + keep_failed))
         else:
-            shutil.rmtree(tmp, ignore_errors=True)
+            outdir.discard(tmp)
         raise
-    try:
-        _swap_in(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    outdir.swap_in(tmp, out)
 
 
 def _umask() -> int:

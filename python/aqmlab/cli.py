@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
-from pathlib import Path
-from typing import Callable
 
 import aqmlab
 
-from .base import ArgumentError
+from .arguments import ArgumentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 # (name, one-line help, module, add-arguments function, run function); a command whose
 # module is None is planned but not built yet and says so.
@@ -105,37 +106,39 @@ _COMMANDS = [
 
 
 def _available(module: str | None) -> bool:
-    """Whether the command's module is present: looked up as a file of this package,
-    without importing it or its parent packages (``aqmlab.reproduce``'s own imports
-    cost a second, which every other command would pay)."""
+    """Whether the command's module (one of this package's) is present: looked up as a
+    file, without importing it or its parent packages (``aqmlab.reproduce``'s own
+    imports cost a second, which every other command would pay)."""
     if module is None:
         return False
-    parts = module.split(".")
-    if parts[0] != "aqmlab":
-        try:
-            return importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            return False
-    p = Path(__file__).resolve().parent.joinpath(*parts[1:])
-    return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+    p = os.path.join(os.path.dirname(os.path.realpath(__file__)), *module.split(".")[1:])
+    return os.path.isfile(p + ".py") or os.path.isfile(os.path.join(p, "__init__.py"))
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only the module of `command` (the one being run) is imported."""
+    """The parser of `command` (the one being run; its module alone is imported), or of
+    every command when `command` is None or not one of them."""
     parser = argparse.ArgumentParser(
         prog="aqmlab",
         description="Simulate, analyse, tune and reproduce active queue management (AQM) algorithms.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--version", action=_Version, nargs=0, help="show the version number and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, help_, module, add, run in _COMMANDS:
+    # (prog given: argparse would otherwise build a help formatter to find it, whose
+    # import of shutil loads the compression modules)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="aqmlab")
+    # The command being run alone, when it is one (each parser costs as much as the
+    # run's own imports); all of them for the list in --help or an unknown name.
+    chosen = [c for c in _COMMANDS if c[0] == command] or _COMMANDS
+    for name, help_, module, add, run in chosen:
         built = _available(module)
         p = sub.add_parser(
             name,
             help=help_ if built else f"{help_} [not built yet]",
             description=help_ if built else f"{help_}. Not built yet.",
+            formatter_class=HelpFormatter,
         )
         if built and name == command:
             mod = importlib.import_module(module)
@@ -147,6 +150,38 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             p.set_defaults(_run=_not_built(name), _parser=p)
     return parser
+
+
+def terminal_columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` gives it: ``COLUMNS``,
+    else the width of standard output's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, given the width it would find itself (the terminal's,
+    less 2): argparse builds one for each argument added, and one that finds the width
+    imports shutil, with the compression modules shutil loads, which a command that
+    prints no help has no use for."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class _Version(argparse.Action):

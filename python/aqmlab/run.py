@@ -1,18 +1,38 @@
 """``aqmlab run``: one scenario file on the simulator, its files written whole; the
-table of its busy link directions; the plots of its traces."""
+table of its busy link directions; the plots of its traces.
+
+The command's path imports only what it runs: ``argparse`` and the interpreter's own
+modules, the command table, this module and the small ones it uses
+(:mod:`aqmlab.arguments`, :mod:`aqmlab.outdir`, :mod:`aqmlab.progress`,
+``aqmlab._tables``), and the compiled extension, which reads the file's text, runs it
+and writes summary.json and the Parquet files from the summary it holds (no Python dict
+of it is built under ``-q``; ``tests/python/test_imports.py`` holds the list). A queue
+written in Python, traces, ``--plot``, or tables whose column types pandas must decide
+take :mod:`aqmlab.sim` (and pandas where they need it)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any
 
-from .base import check_out_dir
-from .sim import simulate_toml
+from . import _tables, outdir
+from .progress import drive
 
-__all__ = ["add_arguments", "run", "links_table", "auto_threads", "plot_traces", "RUN_COLUMNS"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+    from typing import Any
+
+__all__ = [
+    "add_arguments",
+    "run",
+    "run_to_dir",
+    "links_table",
+    "auto_threads",
+    "plot_traces",
+    "RUN_COLUMNS",
+]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,13 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run one scenario file; write DIR/summary.json and Parquet files. Exit status 0 on
     success; an output directory that cannot be created or an invalid scenario raises
-    ValueError (the CLI prints it and exits 2) before anything runs or is written. The
-    path imports neither pandas nor pyarrow nor numpy (unless traces or --plot ask for
-    them): the simulator reads the file's text once, and the extension writes
-    summary.json and the Parquet files."""
-    check_out_dir(args.out)
+    ValueError (the CLI prints it and exits 2) before anything runs or is written."""
+    outdir.check_dir(args.out, "out")
     try:
-        text = Path(args.scenario).read_text()
+        with open(args.scenario) as f:
+            text = f.read()
     except OSError as e:
         print(f"aqmlab run: error: cannot read {args.scenario}: {e.strerror or e}", file=sys.stderr)
         return 2
@@ -71,21 +89,75 @@ def run(args: argparse.Namespace) -> int:
         (changes if args.threads else defaults)["threads"] = auto_threads()
     else:
         changes["threads"] = int(args.threads)
-    res = simulate_toml(
-        text,
-        Path(args.scenario).parent,
-        changes,
-        defaults,
-        progress=False if args.no_progress or args.quiet else None,
-    )
+    progress = False if args.no_progress or args.quiet else None
+    if args.plot or "python" in text or "trace" in text:
+        # (a queue ``type = "python"`` perhaps, whose module is looked for beside the
+        # file; traces, perhaps, which pandas reads)
+        summary = _run_through_sim(args, text, changes, defaults, progress)
+    else:
+        sim = run_to_dir(text, args.out, changes, defaults, progress)
+        summary = None if args.quiet else sim.summary()
+    if summary is not None:
+        s = summary
+        print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {args.out}")
+        print(links_table(s))
+    return 0
+
+
+def run_to_dir(
+    text: str,
+    out: str | os.PathLike[str],
+    changes: dict[str, Any] | None = None,
+    defaults: dict[str, Any] | None = None,
+    progress: Any = None,
+) -> Any:
+    """Run a scenario file's TOML `text` (keys of `changes` set over the file's, those of
+    `defaults` where it has none; no traces) and write summary.json, flows.parquet and
+    links.parquet into the directory `out`, whole (built beside it and renamed onto it):
+    the files of :meth:`aqmlab.sim.Result.to_dir`, written by the extension from the
+    summary it holds. Returns the finished simulation (``summary()`` gives its
+    summary). `progress`: as in :func:`aqmlab.simulate`. A queue written in Python is
+    looked for on ``sys.path`` only (:func:`aqmlab.sim.simulate_toml` also looks beside
+    the file)."""
+    from . import _native
+
+    sim = _native.Simulation(text, None, dict(changes or {}), dict(defaults or {}))
+    drive(sim, progress)
+    tmp = outdir.stage(out)
+    try:
+        if not sim.write_files(tmp, _tables.large_strings()):
+            _write_in_python(sim.summary(), tmp)
+    except BaseException:
+        outdir.discard(tmp)
+        raise
+    outdir.swap_in(tmp, out)
+    return sim
+
+
+def _write_in_python(summary: dict[str, Any], tmp: str) -> None:
+    """The files written from the Python summary (where pandas decides a column's type)."""
+    from .sim import Result
+
+    Result(summary, {})._write_into(tmp)
+
+
+def _run_through_sim(
+    args: argparse.Namespace,
+    text: str,
+    changes: dict[str, Any],
+    defaults: dict[str, Any],
+    progress: Any,
+) -> dict[str, Any] | None:
+    """The run through :func:`aqmlab.sim.simulate_toml` (a queue in Python, found beside
+    the file; traces; --plot); the summary to print, None under -q."""
+    from .sim import simulate_toml
+
+    directory = os.path.dirname(args.scenario) or "."
+    res = simulate_toml(text, directory, changes, defaults, progress=progress)
     out = res.to_dir(args.out)
     if args.plot:
         plot_traces(res, out)
-    if not args.quiet:
-        s = res.summary
-        print(f"{args.scenario}: {s['events']} events in {s['wall_seconds']:.2f} s -> {out}")
-        print(links_table(s))
-    return 0
+    return None if args.quiet else res.summary
 
 
 #: The columns ``aqmlab run`` prints for each link direction that saw arrivals.

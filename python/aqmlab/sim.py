@@ -23,13 +23,13 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Callable, Union
 
 from . import _tables
 from .base import load_toml, positive_int, staged_dir
+from .progress import drive
 
 __all__ = [
     "Scenario",
@@ -172,7 +172,7 @@ class Result:
         if self._links is None:
             import pandas as pd
 
-            df = pd.DataFrame(_link_records(self.summary))
+            df = pd.DataFrame(_tables.link_records(self.summary))
             if "drop_run_hist" in df:
                 df = df.drop(columns=["drop_run_hist"])
             if len(df):
@@ -193,21 +193,26 @@ class Result:
         pyarrow or numpy."""
         out = Path(out)
         with staged_dir(out) as tmp:
-            (tmp / "summary.json").write_text(summary_text(self.summary))
-            _tables.write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
-            _tables.write_records(
-                _link_records(self.summary),
-                tmp / "links.parquet",
-                drop=("drop_run_hist",),
-                first="link",
-                frame=self._links,
-            )
-            for name, df in self.traces.items():
-                df.to_parquet(tmp / f"trace_{name}.parquet", index=False)
-            for p in self.pcap_files:
-                if p.exists():
-                    shutil.copy(p, tmp / p.name)
+            self._write_into(tmp)
         return out
+
+    def _write_into(self, tmp: str | os.PathLike) -> None:
+        """The files of :meth:`to_dir`, written into the directory `tmp`."""
+        tmp = Path(tmp)
+        (tmp / "summary.json").write_text(summary_text(self.summary))
+        _tables.write_records(self.summary["flows"], tmp / "flows.parquet", frame=self._flows)
+        _tables.write_records(
+            _tables.link_records(self.summary),
+            tmp / "links.parquet",
+            drop=("drop_run_hist",),
+            first="link",
+            frame=self._links,
+        )
+        for name, df in self.traces.items():
+            df.to_parquet(tmp / f"trace_{name}.parquet", index=False)
+        for p in self.pcap_files:
+            if p.exists():
+                shutil.copy(p, tmp / p.name)
 
     def __repr__(self) -> str:
         n_links = len(self.summary.get("links", {}))
@@ -224,13 +229,6 @@ def summary_text(summary: Any) -> str:
         return _native.json_dumps(summary)
     except (TypeError, ValueError):
         return json.dumps(summary, indent=2)
-
-
-def _link_records(summary: Mapping[str, Any]) -> list:
-    """The summary's link directions as records (``link``: the name), in index order."""
-    links = [dict(v, link=k) for k, v in summary["links"].items()]
-    links.sort(key=lambda r: r["index"])
-    return links
 
 
 ProgressArg = Union[None, bool, Callable[[float, float], None]]
@@ -300,7 +298,7 @@ def _simulated(
         tdir = Path(trace_dir) if trace_dir is not None else None
     try:
         sim = build(str(tdir) if tdir is not None else None)
-        _drive(sim, progress)
+        drive(sim, progress)
         summary = sim.summary()
         traces = _read_traces(tdir) if tdir is not None else {}
         res = Result(summary, traces, tdir)
@@ -328,38 +326,11 @@ def simulation(
     return _native.Simulation(data, None if trace_dir is None else str(trace_dir))
 
 
-def _drive(sim: Any, progress: ProgressArg) -> None:
-    duration = sim.duration
-    steps = 200
-    bar = None
-    t0 = time.monotonic()
-    for k in range(1, steps + 1):
-        # Only the clock is read between steps: early hand-overs may run ahead.
-        sim.run_until(duration * k / steps, exact=False)
-        if callable(progress):
-            progress(sim.now, duration)
-        elif progress is not False and bar is None:
-            elapsed = time.monotonic() - t0
-            # Show a bar when asked, or when the run will take more than ~3 s.
-            if progress is True or (elapsed > 0.5 and elapsed * steps / k > 3.0):
-                from tqdm import tqdm
-
-                bar = tqdm(
-                    total=round(duration, 6),
-                    unit="sim-s",
-                    leave=False,
-                    bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]",
-                )
-        if bar is not None:
-            bar.update(round(sim.now - bar.n, 6))
-    if bar is not None:
-        bar.close()
-
-
-def _read_traces(tdir: Path) -> dict[str, Any]:
+def _read_traces(tdir: str | os.PathLike) -> dict[str, Any]:
+    """The traces of :data:`TRACE_FILES` found in `tdir`, as DataFrames."""
     out = {}
     for name, fname in TRACE_FILES.items():
-        p = tdir / fname
+        p = Path(tdir) / fname
         if p.exists():
             import pandas as pd
 

@@ -32,7 +32,7 @@ def _sweep_spec(tmp_path: Path) -> str:
 # (argv before the output, output option, what the work is (module, function: the name
 # the command calls it by))
 COMMANDS = [
-    (lambda t: ["run", SCENARIO], "--out", ("aqmlab.run", "simulate_toml")),
+    (lambda t: ["run", SCENARIO], "--out", ("aqmlab.run", "run_to_dir")),
     (lambda t: ["compare", SCENARIO], "--out", ("aqmlab.compare", "compare")),
     (lambda t: ["reproduce", "floyd1993-fig3"], "--out", ("aqmlab.reproduce.catalogue", "run")),
     (lambda t: ["sweep", _sweep_spec(t)], "--out", ("aqmlab.sweeps.execute", "sweep")),

@@ -12,18 +12,25 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python" / "aqmlab"
 
 #: What a function may import: the dependencies whose import costs a tenth of a second
 #: or more, the compiled extension (the analysis models and ``import aqmlab`` work
-#: without it), and the TOML parser, which ``aqmlab run`` (whose file the simulator
-#: reads) would import for nothing: its import compiles its regular expressions, a
-#: third of the command's imports (30 of 90 ms of CPU on a loaded 2-core machine).
-#: Everything else is imported at the top of the module.
+#: without it), and what ``aqmlab run`` would import for nothing on its way (a file
+#: without a Python queue or traces, no --plot): the TOML parser (the simulator reads
+#: the file; the parser's import compiles its regular expressions, 30 of 90 ms of CPU
+#: on a loaded 2-core machine), shutil (with the compression modules it loads: needed
+#: to remove an output being replaced) and aqmlab.sim (pathlib, tempfile, json, copy,
+#: typing and the rest of the API, for those other files). Everything else is imported
+#: at the top of the module.
 HEAVY = (
     "tomllib",
     "tomli",
+    "shutil",
+    "aqmlab.sim",
     "numpy",
     "scipy",
     "pandas",
@@ -205,3 +212,80 @@ def test_the_top_level_imports_have_no_cycle():
         if m not in state:
             visit(m, [])
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+#: The modules of aqmlab that ``aqmlab run`` imports for a file without a Python queue
+#: or traces: the command table and the command, the floor it uses (argument errors,
+#: output directories, the progress loop, the tables' string type) and the extension,
+#: which runs the file and writes the run's files.
+RUN_PATH = {
+    "aqmlab",
+    "aqmlab.cli",
+    "aqmlab.run",
+    "aqmlab.arguments",
+    "aqmlab.outdir",
+    "aqmlab.progress",
+    "aqmlab._tables",
+    "aqmlab._native",
+}
+
+#: What that path has no use for (the interpreter's start may have imported some of them
+#: already, which costs the command nothing): the Python API's modules and what they
+#: import (paths, temporary files, JSON, copies, typing, hashes), the heavy dependencies,
+#: and the modules that find or read packages' metadata.
+NOT_ON_RUN_PATH = (
+    "pathlib",
+    "typing",
+    "tempfile",
+    "random",
+    "shutil",
+    "zlib",
+    "bz2",
+    "lzma",
+    "json",
+    "copy",
+    "hashlib",
+    "contextlib",
+    "dataclasses",
+    "importlib.util",
+    "importlib.metadata",
+    "tomllib",
+    "tomli",
+    "tqdm",
+    "numpy",
+    "pandas",
+    "pyarrow",
+)
+
+
+def _run_path_imports(tmp_path: Path, *flags: str) -> tuple[set, str]:
+    """The modules a fresh interpreter imports to run ``aqmlab run`` on a file without
+    traces or a Python queue into a new directory (beyond those of its start), and what
+    it printed."""
+    scenario = ROOT / "scenarios" / "dumbbell_10mbps.toml"
+    assert "trace" not in scenario.read_text() and "python" not in scenario.read_text()
+    out = tmp_path / f"out{len(flags)}"
+    code = (
+        "import sys; before = set(sys.modules); from aqmlab.cli import main; "
+        f"rc = main(['run', {str(scenario)!r}, '--out', {str(out)!r}, '--duration', '2s', '--warmup', '1s', "
+        f"*{list(flags)!r}]); print(); "
+        "print(repr([rc, sorted(set(sys.modules) - before)]))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    rc, new = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    assert rc == 0 and (out / "summary.json").is_file()
+    return set(new), r.stdout
+
+
+@pytest.mark.parametrize("flags", [("-q",), ()], ids=["quiet", "table"])
+def test_aqmlab_run_imports_only_what_it_runs(tmp_path, flags):
+    """``aqmlab run`` (quiet, or printing its table) imports of aqmlab the modules of
+    RUN_PATH only, and none of NOT_ON_RUN_PATH."""
+    new, printed = _run_path_imports(tmp_path, *flags)
+    assert {m for m in new if m.split(".")[0] == "aqmlab"} <= RUN_PATH, sorted(new)
+    unwanted = [m for m in new if any(m == n or m.startswith(n + ".") for n in NOT_ON_RUN_PATH)]
+    assert unwanted == [], unwanted
+    assert ("r1->r2" in printed) == (flags == ())

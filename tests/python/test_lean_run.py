@@ -17,9 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aqmlab import Scenario, cli, simulate
+from aqmlab import Scenario, _native, _tables, cli, simulate
 from aqmlab import run as run_module
 from aqmlab._tables import write_records
+from aqmlab.sim import Result
+from aqmlab.sweeps.testing import to_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "python" / "aqmlab" / "scenarios"
@@ -107,6 +109,89 @@ def test_the_files_are_those_pandas_wrote(tmp_path, name):
     # and the DataFrames a user asks for are those of the files
     pd.testing.assert_frame_equal(res.flows, ref["flows"])
     pd.testing.assert_frame_equal(res.links, ref["links"])
+
+
+COUNTING_AQM = """
+class Counting:
+    def __init__(self, limit):
+        self.limit, self.seen = limit, 0
+
+    def enqueue(self, now, pkt, q):
+        self.seen += 1
+        return "drop_overflow" if q.packets >= self.limit else "enqueue"
+
+    def stats(self):
+        return {"seen": float(self.seen)}
+"""
+
+
+def _files_both_ways(tmp_path: Path, text: str) -> tuple[bool, Path, Path]:
+    """A run of the TOML `text`, its files written by the extension from the summary
+    it holds (into rust/, if it takes them) and from summary()'s dict (into python/)."""
+    sim = _native.Simulation(text, None, {}, {})
+    sim.run_until(sim.duration)
+    rust, python = tmp_path / "rust", tmp_path / "python"
+    rust.mkdir()
+    written = sim.write_files(str(rust), _tables.large_strings())
+    Result(sim.summary(), {}).to_dir(python)
+    return written, rust, python
+
+
+RUN_FILES = ["summary.json", "flows.parquet", "links.parquet"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MIXED",
+        "MIXED+ns2",
+        "dumbbell_10mbps.toml",
+        "dumbbell_10mbps_fq_codel.toml",
+        "zheng2008.toml",
+    ],
+)
+def test_the_files_from_the_summary_in_rust_are_those_of_its_dict(tmp_path, name):
+    """Simulation.write_files writes summary.json, flows.parquet and links.parquet with
+    the bytes Result.to_dir writes from the same run's summary() (web mice and open-loop
+    flows with their missing values, a profile's keys, FQ-CoDel, many flows)."""
+    if name.startswith("MIXED"):
+        d = dict(MIXED, profile="ns2") if name == "MIXED+ns2" else MIXED
+        text = to_toml(d)
+    else:
+        d = Scenario.from_file(SCENARIOS / name).to_dict()
+        d.pop("trace", None)
+        d.update(duration=min(float(Scenario(d).normalized()["duration"]), 20.0), warmup=0)
+        text = to_toml(d)
+    written, rust, python = _files_both_ways(tmp_path, text)
+    assert written
+    for f in RUN_FILES:
+        assert (rust / f).read_bytes() == (python / f).read_bytes(), f
+    assert sorted(p.name for p in rust.iterdir()) == sorted(RUN_FILES)
+
+
+def test_tables_whose_types_pandas_decides_are_left_to_python(tmp_path, monkeypatch):
+    """A Python queue's stats (a dict in each link row) make a column whose type pandas
+    decides: write_files writes nothing and says so; aqmlab run writes the files through
+    Python (pandas), those of Result.to_dir."""
+    (tmp_path / "counting_aqm.py").write_text(COUNTING_AQM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    d = dict(MIXED)
+    d["link"] = [
+        MIXED["link"][0],
+        dict(
+            MIXED["link"][1],
+            queue={"type": "python", "class": "counting_aqm:Counting", "limit": 30},
+        ),
+    ]
+    text = to_toml(d)
+    written, rust, python = _files_both_ways(tmp_path, text)
+    assert not written and list(rust.iterdir()) == []
+    links = pd.read_parquet(python / "links.parquet")
+    assert links["aqm_stats"].notna().any()
+    out = tmp_path / "cli"
+    run_module.run_to_dir(text, out, progress=False)
+    for f in RUN_FILES[1:]:
+        assert (out / f).read_bytes() == (python / f).read_bytes(), f
 
 
 def test_the_files_load_in_polars(tmp_path):

@@ -83,6 +83,19 @@ def test_any_json_data_is_written_as_json_writes_it(data):
     assert _native.json_dumps(data) == json.dumps(data, indent=2)
 
 
+@settings(
+    max_examples=3000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.floats(width=32, allow_nan=False, allow_infinity=False)
+)
+def test_any_float_is_written_in_its_repr(x):
+    """A float's text is ``repr(x)``: the shortest digits that read back as x (the
+    extension's formatter finds them), fixed or exponent notation as Python places them."""
+    assert _native.json_dumps(x) == repr(x)
+
+
 def test_what_the_extension_does_not_take_goes_to_json():
     """Ints beyond 64 bits, other types, deep nesting: summary_text hands them to json
     (whose own errors then apply, a container that holds itself among them)."""

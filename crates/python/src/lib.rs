@@ -9,7 +9,9 @@ mod gateway;
 mod parquet;
 mod pyaqm;
 mod pyjson;
+mod records;
 mod sim;
+mod tree;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

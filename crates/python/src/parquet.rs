@@ -96,12 +96,16 @@ fn batch(columns: &[Column<'_>]) -> PyResult<RecordBatch> {
 /// cannot be written.
 #[pyfunction]
 fn write_parquet(path: std::path::PathBuf, columns: Vec<Column<'_>>) -> PyResult<()> {
-    let batch = batch(&columns)?;
+    write_batch(&path, &batch(&columns)?)
+}
+
+/// Write `batch` to the Parquet file `path` (OSError where it cannot be written).
+pub fn write_batch(path: &std::path::Path, batch: &RecordBatch) -> PyResult<()> {
     let io = |e: &dyn std::fmt::Display| PyOSError::new_err(format!("{}: {e}", path.display()));
-    let file = std::fs::File::create(&path).map_err(|e| io(&e))?;
+    let file = std::fs::File::create(path).map_err(|e| io(&e))?;
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
     let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(|e| io(&e))?;
-    w.write(&batch).map_err(|e| io(&e))?;
+    w.write(batch).map_err(|e| io(&e))?;
     w.close().map_err(|e| io(&e))?;
     Ok(())
 }

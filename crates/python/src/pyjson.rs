@@ -21,6 +21,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::tree::Tree;
+
 /// Containers nested deeper than this are left to Python (its encoder also detects
 /// a container that holds itself).
 pub const MAX_DEPTH: usize = 64;
@@ -31,12 +33,11 @@ pub const MAX_DEPTH: usize = 64;
 /// sign and at least two exponent digits (CPython's `format_float_short`), appended to
 /// `out`. Finite `x`; `scratch` is a buffer to reuse.
 fn push_float_repr(out: &mut String, x: f64, scratch: &mut String) {
-    // (Rust's `{:e}` gives the same shortest round-trip digits: "1.2345e-5", "0e0")
-    scratch.clear();
-    let _ = write!(scratch, "{:e}", x.abs());
-    let (mantissa, exp) = scratch.split_once('e').expect("an exponent");
-    let exp: i32 = exp.parse().expect("an integer exponent");
-    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // (zmij gives the shortest round-trip digits, the closest where several are as
+    // short, as Python's repr does: "1.2345e-5", "0.001", "544431068535091.6", "0.0")
+    let mut buf = zmij::Buffer::new();
+    let (digits, exp) = shortest_digits(buf.format_finite(x.abs()), scratch);
+    let (first, rest) = digits.split_at(1);
     if x.is_sign_negative() {
         out.push('-');
     }
@@ -67,8 +68,44 @@ fn push_float_repr(out: &mut String, x: f64, scratch: &mut String) {
             out.push('.');
             out.push_str(rest);
         }
-        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        if exp.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(exp.abs()));
     }
+}
+
+/// The significant digits of a non-negative number written in fixed (`"0.00125"`,
+/// `"1250.0"`) or exponent notation (`"1.25e-8"`, `"1e+16"`), without leading or
+/// trailing zeros (`"0"` for zero), and the decimal exponent of the first digit:
+/// `("125", -3)`, `("125", 3)`, `("125", -8)`, `("1", 16)`. `scratch` holds the digits.
+fn shortest_digits<'s>(text: &str, scratch: &'s mut String) -> (&'s str, i32) {
+    scratch.clear();
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.trim_start_matches('+').parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let exp = if int.is_empty() {
+        // 0.000ddd: the first digit is `zeros + 1` places after the point
+        let zeros = frac.len() - frac.trim_start_matches('0').len();
+        scratch.push_str(&frac[zeros..]);
+        exp - zeros as i32 - 1
+    } else {
+        scratch.push_str(int);
+        scratch.push_str(frac);
+        exp + int.len() as i32 - 1
+    };
+    let kept = scratch.trim_end_matches('0').len();
+    scratch.truncate(kept);
+    if scratch.is_empty() {
+        scratch.push('0');
+        return (scratch, 0);
+    }
+    (scratch, exp)
 }
 
 /// A float as Python's `json` writes it.
@@ -85,6 +122,11 @@ fn push_float(out: &mut String, x: f64, scratch: &mut String) {
 /// `s` as a JSON string with `ensure_ascii` (see the module's documentation).
 fn push_string(out: &mut String, s: &str) {
     out.push('"');
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -204,6 +246,49 @@ fn push_items<'py>(
     newline(&mut w.out, depth);
     w.out.push(brackets.1);
     Ok(())
+}
+
+/// The Python value of `tree` as `json.dumps(value, indent=2)` writes it (the layout
+/// of [`json_dumps`]; an int key as its digits).
+pub fn tree_text(tree: &Tree) -> String {
+    let mut w = Writer { out: String::with_capacity(1 << 16), scratch: String::new() };
+    push_tree(&mut w, tree, 0);
+    w.out
+}
+
+fn push_tree(w: &mut Writer, tree: &Tree, depth: usize) {
+    let (open, close, len) = match tree {
+        Tree::None => return w.out.push_str("null"),
+        Tree::Bool(b) => return w.out.push_str(if *b { "true" } else { "false" }),
+        Tree::Int(i) => return w.out.push_str(itoa::Buffer::new().format(*i)),
+        Tree::Float(x) => return push_float(&mut w.out, *x, &mut w.scratch),
+        Tree::Str(s) => return push_string(&mut w.out, s),
+        Tree::List(items) => ('[', ']', items.len()),
+        Tree::Map(items) => ('{', '}', items.len()),
+    };
+    w.out.push(open);
+    if len == 0 {
+        w.out.push(close);
+        return;
+    }
+    for i in 0..len {
+        if i > 0 {
+            w.out.push(',');
+        }
+        newline(&mut w.out, depth + 1);
+        let v = match tree {
+            Tree::List(items) => &items[i],
+            Tree::Map(items) => {
+                push_string(&mut w.out, &items[i].0);
+                w.out.push_str(": ");
+                &items[i].1
+            }
+            _ => unreachable!("a container"),
+        };
+        push_tree(w, v, depth + 1);
+    }
+    newline(&mut w.out, depth);
+    w.out.push(close);
 }
 
 /// `obj` as `json.dumps(obj, indent=2)` writes it; TypeError for what is not taken

@@ -4,11 +4,16 @@
 //! happens in Rust with the GIL released, in chunks so that Python can show progress;
 //! the summary comes back as plain Python data (dicts, lists, numbers).
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::{check_shape, guard, panic_error};
+use crate::parquet::write_batch;
+use crate::records;
 
 fn sim_error(e: ::sim::SimError) -> PyErr {
     match e {
@@ -107,6 +112,8 @@ pub struct PySimulation {
     duration: f64,
     /// A queue of the scenario is a Python class.
     python: bool,
+    /// The summary, once taken at the run's end (the same each time after).
+    last: Option<::sim::Summary>,
 }
 
 #[pymethods]
@@ -128,7 +135,7 @@ impl PySimulation {
         let sim = guard(|| {
             ::sim::Sim::new(sc, trace_dir.as_deref().map(std::path::Path::new)).map_err(sim_error)
         })?;
-        Ok(PySimulation { sim: Some(sim), duration, python })
+        Ok(PySimulation { sim: Some(sim), duration, python, last: None })
     }
 
     /// Run up to `t` seconds (clamped to the duration), without the GIL. With
@@ -197,17 +204,61 @@ impl PySimulation {
         self.sim.as_ref().is_some_and(|s| s.is_finished())
     }
 
-    /// The summary as a dict (complete once the run reached its duration).
+    /// The summary as a dict (complete once the run reached its duration; from then
+    /// on the same each time, its wall time taken when first asked).
     fn summary<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let Some(sim) = self.sim.as_mut() else {
-            return Err(PyRuntimeError::new_err("this simulation failed earlier"));
-        };
-        let s = guard(|| {
-            sim.settle();
-            Ok(sim.summary())
-        })?;
-        pythonize::pythonize(py, &s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        let s = self.current_summary()?;
+        pythonize::pythonize(py, &*s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
+
+    /// Write summary.json, flows.parquet and links.parquet into the directory `dir`
+    /// from the summary held here: the bytes `aqmlab.sim.Result.to_dir` writes from
+    /// [`summary`]'s dict, without building it (`large_strings`: the string columns
+    /// as large_string, as pandas 3 writes them). Returns False, having written
+    /// nothing, where a table's column types are pandas' to decide (see
+    /// `crate::records`) or the summary holds what Python's `json` is left to write.
+    fn write_files(&mut self, py: Python<'_>, dir: PathBuf, large_strings: bool) -> PyResult<bool> {
+        let s = self.current_summary()?;
+        py.detach(|| guard(|| write_summary_files(&s, &dir, large_strings)))
+    }
+}
+
+impl PySimulation {
+    /// The summary so far; once the run reached its duration, the one taken then (its
+    /// wall time included), so that the files and what is printed agree.
+    fn current_summary(&mut self) -> PyResult<Cow<'_, ::sim::Summary>> {
+        if self.last.is_none() {
+            let Some(sim) = self.sim.as_mut() else {
+                return Err(PyRuntimeError::new_err("this simulation failed earlier"));
+            };
+            let s = guard(|| {
+                sim.settle();
+                Ok(sim.summary())
+            })?;
+            if !sim.is_finished() {
+                return Ok(Cow::Owned(s));
+            }
+            self.last = Some(s);
+        }
+        Ok(Cow::Borrowed(self.last.as_ref().expect("taken above")))
+    }
+}
+
+/// The files of [`PySimulation::write_files`].
+fn write_summary_files(s: &::sim::Summary, dir: &Path, large_strings: bool) -> PyResult<bool> {
+    let Ok(tree) = crate::tree::to_tree(s) else { return Ok(false) };
+    let names = records::link_names(&tree);
+    let tables = records::flow_records(&tree).zip(records::link_records(&tree, &names));
+    let Some((flows, links)) = tables else { return Ok(false) };
+    let flows = records::record_batch(&flows, &[], None, large_strings);
+    let links = records::record_batch(&links, &["drop_run_hist"], Some("link"), large_strings);
+    let Some((flows, links)) = flows.zip(links) else { return Ok(false) };
+    let path = dir.join("summary.json");
+    std::fs::write(&path, crate::pyjson::tree_text(&tree))
+        .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+    write_batch(&dir.join("flows.parquet"), &flows)?;
+    write_batch(&dir.join("links.parquet"), &links)?;
+    Ok(true)
 }
 
 /// Add the simulator's classes and functions to `aqmlab._native`.
