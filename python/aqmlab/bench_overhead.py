@@ -3,8 +3,10 @@
 The installed ``aqmlab run FILE`` (whole process: the interpreter's start, the module
 imports, the run, summary.json and the Parquet files) and the simulator's own binary
 ``aqmlab-sim FILE`` (the run and a printed summary, nothing else) are run in turns,
-``repeat`` pairs, each as a whole process; for each the wall time, the CPU time and
-the peak memory (``os.wait4``), and their differences per pair. The binary is the
+``repeat`` pairs, each as a whole process, the command writing into a new directory
+each time; for each the wall time, the CPU time and the peak memory (``os.wait4``: a
+child's peak counts this process's size when it was started, which the system's
+``/usr/bin/time -v`` does not), and their differences per pair. The binary is the
 source tree's ``target/release/aqmlab-sim`` (``cargo build --release -p sim --bin
 aqmlab-sim``) or the one given. Both run the file's own ``threads`` (default 1: the
 command is given ``--threads`` so), so that the difference is the overhead and not a
@@ -78,11 +80,13 @@ def measure_overhead(scenario: str, binary: Path, repeat: int) -> list[dict[str,
     `scenario`; one record per pair (``run``, ``binary``: their figures)."""
     pairs = []
     with tempfile.TemporaryDirectory(prefix="aqmlab-bench-overhead-") as tmp:
-        out = str(Path(tmp) / "out")
         # (the binary runs the file's threads, default 1; so does the command here)
         threads = str(read_toml(scenario).get("threads", 1))
-        run_cmd = _aqmlab_cli() + ["run", scenario, "--out", out, "-q", "--threads", threads]
         for k in range(repeat):
+            # (a new output directory each time, as the peer harness gives: replacing one
+            # would add the import of shutil, which removes the old one)
+            out = str(Path(tmp) / f"out{k}")
+            run_cmd = _aqmlab_cli() + ["run", scenario, "--out", out, "-q", "--threads", threads]
             first_run = k % 2 == 0  # alternate which goes first
             rec: dict[str, Any] = {}
             for which in ("run", "binary") if first_run else ("binary", "run"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -267,5 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(args._run, args, args._parser, f"aqmlab {args.command}")
 
 
+def command() -> int:
+    """The ``aqmlab`` command (its entry point, and ``python -m aqmlab``'s): :func:`main`,
+    then :func:`gc.freeze`, so that the interpreter's exit does not walk every object
+    of the imports looking for reference cycles, which nothing after the command needs
+    collected (10 million instructions of aqmlab run's 163 million on S1 1 s)."""
+    status = main()
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(command())
