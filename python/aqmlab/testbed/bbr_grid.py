@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .core import run_testbed
 from .scenario import payload_per_packet
 
 RATE_BPS = 20e6
@@ -326,8 +327,6 @@ def main(argv: list[str] | None = None) -> int:
     want = [c for c in a.cells.split(",") if c]
     chosen = [c for c in cells() if not want or any(cell_name(*c).startswith(w) for w in want)]
     if not a.table_only:
-        from .core import run_testbed
-
         for c in chosen:
             name = cell_name(*c)
             print(f"running {name} ...", file=sys.stderr, flush=True)
