@@ -7,7 +7,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Callable
 
-from . import blocks, peers, reproductions, timings
+from . import blocks, peers, reproductions, testbed, timings
 from .blocks import ROOT
 
 README = ROOT / "README.md"
@@ -24,6 +24,7 @@ def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
             "peers-e": peers.e_table,
             "peers-bbr": peers.bbr_table,
         },
+        ROOT / "docs" / "testbed.md": {"testbed-linux": testbed.linux_table},
     }
 
 

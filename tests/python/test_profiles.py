@@ -66,3 +66,25 @@ def test_cli_prints_a_profile() -> None:
     ).stdout
     p = json.loads(out)
     assert p["name"] == "linux" and p["tcp"]["sack"]["value"] is True
+
+
+def test_linux_gives_hystart_to_cubic_and_renos_growth_to_the_reno_family() -> None:
+    """Linux's HyStart is tcp_cubic.c's and its reno (tcp_cong.c) has none, while reno
+    and dctcp grow by the packets each ACK acknowledges (`tcp_reno_cong_avoid`): under
+    `linux` a CUBIC flow gets `hystart` and not `reno_growth`, a NewReno or DCTCP flow
+    the other way round; a key written in the flow wins."""
+    sc = copy.deepcopy(BASE)
+    sc["profile"] = "linux"
+    sc["flow"] = [
+        {"src": "s1", "dst": "k1"},
+        {"src": "s1", "dst": "k1", "variant": "newreno"},
+        {"src": "s1", "dst": "k1", "variant": "dctcp", "ecn": True},
+        {"src": "s1", "dst": "k1", "variant": "newreno", "hystart": True},
+    ]
+    sc["link"][1]["queue"] = {"type": "red", "limit": 100, "ecn": True}
+    flows = [f["tcp"] for f in Scenario(sc).normalized()["flows"]]
+    assert flows[0]["variant"] == "cubic"
+    assert (flows[0].get("hystart"), flows[0].get("reno_growth")) == (True, None)
+    for f in flows[1:3]:
+        assert (f.get("hystart"), f["reno_growth"]) == (None, "segments"), f
+    assert (flows[3]["hystart"], flows[3]["reno_growth"]) == (True, "segments")

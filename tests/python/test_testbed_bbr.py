@@ -82,11 +82,13 @@ def test_the_grid_has_the_cells_and_buffers_it_names():
 def test_a_cell_is_inside_when_every_bound_holds():
     """Utilization within 2 points, mean queue within 25 % and retransmission rate
     within 30 % of the testbed's, BBR's share within 0.1 (where there is a share)."""
-    t = grid.Side(0.95, 20.0, 0.01, None, None)
-    assert all(grid.verdicts(t, grid.Side(0.93, 25.0, 0.013, None, None)).values())
-    v = grid.verdicts(t, grid.Side(0.929, 25.1, 0.0131, None, None))
+    t = grid.Side(0.95, 20.0, retx_rate=0.01)
+    assert all(grid.verdicts(t, grid.Side(0.93, 25.0, retx_rate=0.013)).values())
+    v = grid.verdicts(t, grid.Side(0.929, 25.1, retx_rate=0.0131))
     assert v == {"utilization": False, "mean_queue": False, "retx_rate": False}
-    share = grid.verdicts(grid.Side(1, 1, 0, 0.5, None), grid.Side(1, 1, 0, 0.61, None))
+    share = grid.verdicts(
+        grid.Side(1, 1, retx_rate=0, share=0.5), grid.Side(1, 1, retx_rate=0, share=0.61)
+    )
     assert share == {"utilization": True, "mean_queue": True, "retx_rate": True, "share": False}
 
 

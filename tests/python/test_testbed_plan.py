@@ -138,6 +138,25 @@ def test_gateway_arguments_carry_the_queues():
     assert args[args.index("--duration") + 1] == "8.0" and args[args.index("--warmup") + 1] == "2.0"
 
 
+def test_the_gateway_runs_the_queue_the_profile_gives():
+    """The linux profile's RED counts bytes and draws one random number per mark
+    (`aqmlab profiles linux`): the gateway gets those keys as the simulator fills them,
+    a key written in the table wins, and a queue table's own profile comes first."""
+    cbr = [{"type": "cbr", "rate": "1Mbps"}]
+    sc = {**dumbbell(RED, cbr), "profile": "linux"}
+    assert plan(sc).queue_ab == {**RED, "queue_in_bytes": True, "efficient": True}
+    sc = {**dumbbell({**RED, "efficient": False}, cbr), "profile": "linux"}
+    assert plan(sc).queue_ab["efficient"] is False
+    pl = plan(dumbbell({**RED, "profile": "linux"}, cbr))
+    assert (pl.queue_ab["queue_in_bytes"], "profile" in pl.queue_ab) == (True, False)
+    assert plan(dumbbell(RED, cbr)).queue_ab == RED  # rfc: nothing filled
+    n = aqmlab.Scenario({**dumbbell(RED, cbr), "profile": "linux"}).normalized()
+    assert {k: n["links"][1]["queue_ab"][k] for k in ("queue_in_bytes", "efficient")} == {
+        "queue_in_bytes": True,
+        "efficient": True,
+    }
+
+
 def test_window_clamps_are_primed_before_time_zero():
     """With a max_window the gateway's clock runs PRIME_LEAD_S before the scenario's
     time 0 (the clamps are set up then): its window is the scenario's after the lead."""

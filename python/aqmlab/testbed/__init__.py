@@ -18,8 +18,9 @@ Public entry points:
 
 ``python -m aqmlab.testbed SCENARIO --out DIR`` runs it without the main CLI;
 ``python -m aqmlab.testbed.bench`` measures the gateway's forwarding capacity;
-``python -m aqmlab.testbed.bbr_grid`` runs Linux's BBR beside the simulator's over the
-grid of docs/testbed.md.
+``python -m aqmlab.testbed.bbr_grid`` runs Linux's BBR beside the simulator's, and
+``python -m aqmlab.testbed.linux_grid`` Linux's CUBIC and Reno beside the ``linux``
+profile's, over the grids of docs/testbed.md (:mod:`.grid` runs both).
 """
 
 from .core import WindowError, add_arguments, predict, run, run_testbed

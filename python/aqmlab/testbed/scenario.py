@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aqmlab.profiles import profile
 from aqmlab.sim import Scenario
 
 # Kernel congestion control used for each simulator TCP variant. Linux has no Tahoe,
@@ -131,14 +132,32 @@ def _sides(n: dict[str, Any], bott: int) -> dict[str, str]:
     return side
 
 
+def _with_profile(q: Mapping[str, Any], top: str | None) -> dict[str, Any]:
+    """A queue table as the simulator reads it: the keys its profile (the table's own,
+    then the scenario's) sets for its type filled in where the table does not write
+    them (crates/sim's scenario/profiles.rs), so that the gateway runs the simulator's
+    queue (the linux profile's RED counts bytes, as sch_red does)."""
+    out = dict(q)
+    own = out.pop("profile", None)
+    for name in dict.fromkeys(p for p in (own, top) if p):
+        for k, v in profile(name)["queue"].get(out.get("type"), {}).items():
+            out.setdefault(k, v["value"])
+    return out
+
+
 def _queues(raw: Mapping[str, Any], n: dict[str, Any], bott: int) -> tuple[dict, dict]:
-    """The bottleneck's queue tables as the scenario gives them (the gateway parses
-    them with the simulator's code), else the simulator's default."""
+    """The bottleneck's queue tables as the scenario gives them with its profile's
+    keys (the gateway parses them with the simulator's code), else the simulator's
+    default."""
     L = (raw.get("link") or [])[bott]
     given = n["links"][bott]
-    qab = L.get("queue_ab") or L.get("queue") or given["queue_ab"]
-    qba = L.get("queue_ba") or L.get("queue") or given["queue_ba"]
-    return dict(qab), dict(qba)
+    top = raw.get("profile")
+    qab = L.get("queue_ab") or L.get("queue")
+    qba = L.get("queue_ba") or L.get("queue")
+    return (
+        _with_profile(qab, top) if qab else dict(given["queue_ab"]),
+        _with_profile(qba, top) if qba else dict(given["queue_ba"]),
+    )
 
 
 def _flow_plan(

@@ -32,6 +32,13 @@ const EXCLUSIVE: &[(&str, &str)] = &[("init_cwnd", "initial_window")];
 /// keys, `bbr_`, go only into BBR flows.)
 const NEED_SACK: &[&str] = &["prr", "rack"];
 
+/// Keys a profile fills only into flows of some variants: Linux's HyStart is
+/// tcp_cubic.c's (its `hystart` parameter; Linux's reno, tcp_cong.c, has none), and its
+/// Reno growth is that of the variants whose window grows as Reno's (tcp_cong.c's
+/// `tcp_reno_cong_avoid`, which reno and dctcp use).
+const FOR_VARIANTS: &[(&str, &[&str])] =
+    &[("hystart", &["cubic"]), ("reno_growth", &["tahoe", "reno", "newreno", "dctcp"])];
+
 /// Does the scenario `v` name a profile anywhere (at its top, on a flow, in a queue
 /// table)?
 pub(super) fn named(v: &Value) -> bool {
@@ -154,12 +161,15 @@ fn flow(
             }
         });
         let sack = t.get("sack").and_then(Value::as_bool).unwrap_or(false);
-        let bbr = t.get("variant").and_then(Value::as_str) == Some("bbr");
+        let variant = t.get("variant").and_then(Value::as_str).unwrap_or("newreno");
+        let bbr = variant == "bbr";
+        let for_variant = FOR_VARIANTS.iter().all(|&(k, vs)| k != key || vs.contains(&variant));
         known.contains(&key)
             && partner.is_none_or(|p| !t.contains_key(p))
             && !(web && key == "sack")
             && (sack || !NEED_SACK.contains(&key))
             && (bbr || !key.starts_with("bbr_"))
+            && for_variant
     };
     // (sack first, so that the keys that need it see it)
     let keys = |p: &'static Profile| {

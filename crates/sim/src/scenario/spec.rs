@@ -18,9 +18,9 @@ use toml::{Table, Value};
 use super::read::de;
 use crate::error::{Result, SimError};
 use crate::tcp::{
-    AppLimited, BbrParams, CubicGrowth, CubicSlowStart, CubicTimeout, EcnCwr, FrTimer,
-    LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
-    RecoverRule, RtoBackoff, RttSampling, TcpParams, Variant,
+    AppLimited, BbrParams, CubicGrowth, CubicRenoAlpha, CubicSlowStart, CubicTimeout, EcnCwr,
+    FrTimer, LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
+    RecoverRule, RenoGrowth, RtoBackoff, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -193,6 +193,8 @@ pub(super) struct TcpSpec {
     pub loss_ssthresh: LossSsthresh,
     #[serde(deserialize_with = "named")]
     pub app_limited: AppLimited,
+    #[serde(deserialize_with = "named")]
+    pub reno_growth: RenoGrowth,
     pub hystart: bool,
     pub prr: bool,
     pub rack: bool,
@@ -218,6 +220,8 @@ pub(super) struct TcpSpec {
     pub cubic_timeout: CubicTimeout,
     #[serde(deserialize_with = "named")]
     pub cubic_slow_start: CubicSlowStart,
+    #[serde(deserialize_with = "named")]
+    pub cubic_reno_alpha: CubicRenoAlpha,
     pub dctcp_g: f64,
     pub ledbat_target: Quantity,
     pub ledbat_gain: f64,
@@ -272,6 +276,7 @@ impl Default for TcpSpec {
             ecn_cwr: r.ecn_cwr,
             loss_ssthresh: r.loss_ssthresh,
             app_limited: r.app_limited,
+            reno_growth: r.reno_growth,
             hystart: r.hystart,
             prr: r.prr,
             rack: r.rack,
@@ -292,6 +297,7 @@ impl Default for TcpSpec {
             cubic_growth: r.cubic.growth,
             cubic_timeout: r.cubic.timeout,
             cubic_slow_start: r.cubic.slow_start,
+            cubic_reno_alpha: r.cubic.reno_alpha,
             dctcp_g: d.dctcp_g,
             ledbat_target: l.target.into(),
             ledbat_gain: l.gain,

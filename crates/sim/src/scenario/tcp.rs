@@ -127,6 +127,7 @@ fn rules(t: &TcpSpec) -> Rules {
         loss_ssthresh: t.loss_ssthresh,
         ecn_cwr: t.ecn_cwr,
         app_limited: t.app_limited,
+        reno_growth: t.reno_growth,
         hystart: t.hystart,
         prr: t.prr,
         rack: t.rack,
@@ -138,6 +139,7 @@ fn rules(t: &TcpSpec) -> Rules {
             growth: t.cubic_growth,
             timeout: t.cubic_timeout,
             slow_start: t.cubic_slow_start,
+            reno_alpha: t.cubic_reno_alpha,
         },
     }
 }

@@ -87,6 +87,21 @@ pub enum CubicSlowStart {
     Acked,
 }
 
+/// How the Reno-friendly estimate W_est grows (`cubic_reno_alpha`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicRenoAlpha {
+    /// RFC 9438 Section 4.3: `alpha_cubic / cwnd` per packet acknowledged, alpha_cubic =
+    /// 3 (1 - beta) / (1 + beta) until W_est reaches cwnd_prior, then 1.
+    #[default]
+    Rfc,
+    /// Linux's (tcp_cubic.c, `tcp_friendliness` in `bictcp_update`): one packet for every
+    /// `(cwnd * beta_scale) >> 3` packets acknowledged, `beta_scale = 8 (1024 + b) / 3 /
+    /// (1024 - b)` in integers with b = 1024 beta (717: 15), so alpha stays 8 / 15 and
+    /// never becomes 1.
+    Fixed,
+}
+
 /// CUBIC's constants (RFC 9438 Section 4.1 / 5).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct CubicParams {
@@ -120,6 +135,9 @@ pub struct CubicRules {
     /// Slow start's increase.
     #[serde(rename = "cubic_slow_start", skip_serializing_if = "is_default")]
     pub slow_start: CubicSlowStart,
+    /// The Reno-friendly estimate's growth.
+    #[serde(rename = "cubic_reno_alpha", skip_serializing_if = "is_default")]
+    pub reno_alpha: CubicRenoAlpha,
 }
 
 fn is_true(b: &bool) -> bool {
@@ -133,6 +151,7 @@ impl Default for CubicRules {
             growth: CubicGrowth::Rfc,
             timeout: CubicTimeout::Rfc,
             slow_start: CubicSlowStart::Rfc,
+            reno_alpha: CubicRenoAlpha::Rfc,
         }
     }
 }
@@ -146,6 +165,13 @@ impl CubicParams {
     /// K = cbrt((W_max - cwnd_epoch) / C), seconds (Figure 2).
     pub fn k(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
         ((w_max - cwnd_epoch) / self.c).cbrt()
+    }
+
+    /// Linux's `beta_scale` (`cubictcp_register`): 8 (1024 + b) / 3 / (1024 - b) in
+    /// integers, b = beta in 1024ths (0.7: 717, beta_scale 15).
+    pub fn beta_scale(&self) -> u32 {
+        let b = (self.beta * 1024.0).round() as u32;
+        8 * (1024 + b) / 3 / (1024 - b).max(1)
     }
 
     /// W_cubic(t) = C (t - K)^3 + W_max (Figure 1).
@@ -270,8 +296,7 @@ impl Cubic {
         let (t0, _, k) = self.epoch_at(now, cwnd);
         let t = now - t0;
         // Figure 4; alpha_cubic becomes 1 once W_est reaches cwnd_prior.
-        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
-        self.w_est += alpha / cwnd;
+        self.w_est += self.reno_step(cwnd, 1);
         if self.r.reno_friendly && self.p.w_cubic(t, k, self.w_max) < self.w_est {
             return self.w_est.max(cwnd);
         }
@@ -301,6 +326,22 @@ impl Cubic {
         }
     }
 
+    /// W_est's growth for an ACK of `acked` packets at window `cwnd` (Figure 4 per ACK
+    /// under RFC growth, per packet under segments growth; `cubic_reno_alpha`).
+    fn reno_step(&self, cwnd: f64, acked: u32) -> f64 {
+        match self.r.reno_alpha {
+            CubicRenoAlpha::Rfc => {
+                let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
+                alpha * f64::from(acked) / cwnd
+            }
+            // tcp_friendliness: tcp_cwnd + 1 every (cwnd * beta_scale) >> 3 packets
+            CubicRenoAlpha::Fixed => {
+                let per = ((cwnd as u32 * self.p.beta_scale()) >> 3).max(1);
+                f64::from(acked) / f64::from(per)
+            }
+        }
+    }
+
     /// Segments growth (`cubic_growth = "segments"`): one packet once `cnt` packets
     /// have been acknowledged since the last increase (see the module docs).
     fn on_ack_segments(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
@@ -317,8 +358,7 @@ impl Cubic {
             cnt = cnt.min(20.0);
         }
         if self.r.reno_friendly {
-            let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
-            self.w_est += alpha * acked as f64 / cwnd;
+            self.w_est += self.reno_step(cwnd, acked);
             if self.w_est > cwnd {
                 cnt = cnt.min((cwnd / (self.w_est - cwnd)).floor());
             }

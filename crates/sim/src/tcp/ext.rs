@@ -5,7 +5,7 @@
 //! transmit, SACK) and loss recovery (SACK, RFC 6675 Section 5).
 
 use super::sack::SackLog;
-use super::{EcnCwr, LossSsthresh, TcpSender};
+use super::{EcnCwr, LossSsthresh, RenoGrowth, TcpSender};
 use crate::packet::{Pkt, flags};
 use aqm::Time;
 
@@ -127,6 +127,7 @@ impl TcpSender {
             return;
         }
         self.end_hystart();
+        self.cwnd_cnt = 0;
         let w = self.cwnd.min(self.p.max_window as f64);
         if let Some(d) = self.dctcp.as_ref() {
             self.ssthresh = d.reduced(w);
@@ -150,6 +151,7 @@ impl TcpSender {
     /// An ACK for new data (`a` > `snd_una`).
     fn new_ack_ext(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         let newly = (a - self.snd_una) as f64;
+        let slow = self.cwnd < self.ssthresh;
         let rtt = self.timed_ack(now, a);
         if let Some(r) = rtt
             && let Some(pr) = self.prague.as_deref_mut()
@@ -193,20 +195,17 @@ impl TcpSender {
             // (Prague's additive increase: the packets not CE-marked)
             let unmarked = (newly - f64::from(pr.ce_now)).max(0.0);
             self.cwnd = pr.grown(self.cwnd, self.ssthresh, unmarked);
-        } else if self.cwnd < self.ssthresh {
-            match self.hystart.as_mut().filter(|h| !h.done) {
-                Some(h) => {
-                    // RFC 9406 Section 4.2
-                    let step = h.on_ack(a, newly, rtt, self.snd_nxt);
-                    self.cwnd += step.increase;
-                    if step.exit {
-                        self.ssthresh = self.cwnd;
-                    }
-                }
-                None => {
-                    self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly))
-                }
+        } else if let Some(h) = self.hystart.as_mut().filter(|h| slow && !h.done) {
+            // RFC 9406 Section 4.2
+            let step = h.on_ack(a, newly, rtt, self.snd_nxt);
+            self.cwnd += step.increase;
+            if step.exit {
+                self.ssthresh = self.cwnd;
             }
+        } else if self.cubic.is_none() && self.p.rules.reno_growth == RenoGrowth::Segments {
+            self.reno_segments(newly as u32);
+        } else if slow {
+            self.cwnd += self.cubic.as_ref().map_or(1.0, |c| c.slow_start_increase(newly))
         } else if let Some(c) = self.cubic.as_mut() {
             self.cwnd = c.on_ack_n(now.as_secs_f64(), self.cwnd, self.srtt, newly as u32);
         } else {

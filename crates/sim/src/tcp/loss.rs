@@ -11,6 +11,7 @@ impl TcpSender {
     /// the Reno family takes half the packets in flight instead ([`Self::pipe_now`]).
     pub(super) fn halve(&mut self) {
         self.end_hystart();
+        self.cwnd_cnt = 0;
         if let Some(pr) = self.prague.as_deref_mut() {
             // (Prague's classic response; its detection's gain follows ssthresh)
             pr.on_ssthresh(self.ssthresh);
@@ -41,6 +42,7 @@ impl TcpSender {
     /// `on_timeout` picks the timer).
     pub(super) fn rto(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.stats.timeouts += 1;
+        self.cwnd_cnt = 0;
         if let Some(r) = self.rack.as_mut() {
             (r.reo_at, r.pto_at, r.tlp_end) = (None, None, None);
         }

@@ -36,6 +36,7 @@ pub mod bbr;
 mod cubic;
 mod dctcp;
 mod ext;
+mod growth;
 mod hystart;
 pub mod ledbat;
 mod loss;
@@ -59,7 +60,9 @@ mod timers;
 use aqm::Time;
 
 pub use bbr::{Bbr, BbrParams};
-pub use cubic::{Cubic, CubicGrowth, CubicParams, CubicRules, CubicSlowStart, CubicTimeout};
+pub use cubic::{
+    Cubic, CubicGrowth, CubicParams, CubicRenoAlpha, CubicRules, CubicSlowStart, CubicTimeout,
+};
 pub use dctcp::Dctcp;
 pub use hystart::HyStart;
 pub use ledbat::{Ledbat, LedbatParams};
@@ -71,7 +74,7 @@ pub use receiver::TcpReceiver;
 pub use rtt::{RttSampling, SendTimes};
 pub use rules::{
     AppLimited, EcnCwr, FrTimer, LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule,
-    RtoBackoff, Rules,
+    RenoGrowth, RtoBackoff, Rules,
 };
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
@@ -160,6 +163,9 @@ pub struct TcpSender {
     rate: Option<Box<rate::RateSampler>>,
     /// Prague's state (`prague`).
     prague: Option<Box<Prague>>,
+    /// Packets acknowledged toward the next packet of congestion avoidance
+    /// (`reno_growth = "segments"`, Linux's `snd_cwnd_cnt`).
+    cwnd_cnt: u32,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -223,6 +229,7 @@ impl TcpSender {
             bbr: None,
             rate: None,
             prague: None,
+            cwnd_cnt: 0,
         };
         s.extensions();
         s.set_rto_span();
@@ -235,6 +242,7 @@ impl TcpSender {
         self.ext = p.sack
             || p.rules.limited_transmit
             || p.rules.hystart
+            || p.rules.reno_growth != RenoGrowth::Rfc
             || self.app_limit != u64::MAX
             || !matches!(p.variant, Variant::Tahoe | Variant::Reno | Variant::NewReno);
         match p.variant {

@@ -139,6 +139,26 @@ pub enum AppLimited {
     Grow,
 }
 
+/// How the window of the Reno family (Tahoe, Reno, NewReno, DCTCP) grows in slow start
+/// (outside HyStart++) and congestion avoidance (`reno_growth`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoGrowth {
+    /// RFC 5681: one packet per ACK of new data in slow start (eq. 2 with full-sized
+    /// segments), 1/cwnd per ACK in congestion avoidance (eq. 3), whatever the ACK
+    /// acknowledges.
+    #[default]
+    Rfc,
+    /// Linux's (tcp_cong.c, `tcp_reno_cong_avoid`, which DCTCP uses too): the window is
+    /// a whole number of packets; slow start adds the packets each ACK acknowledges, up
+    /// to ssthresh (`tcp_slow_start`), and the rest count toward congestion avoidance,
+    /// which adds one packet once cwnd packets have been acknowledged
+    /// (`tcp_cong_avoid_ai`: its counter `snd_cwnd_cnt`, zeroed at each reduction).
+    /// With delayed ACKs the window grows by one packet per round trip, as with an ACK
+    /// per packet.
+    Segments,
+}
+
 /// The rules of a sender (and its receiver) where the RFCs and the peers part ways,
 /// each a key of the flow table; what a profile sets besides the numbers.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -183,6 +203,9 @@ pub struct Rules {
     /// the first 16 of the connection and after a retransmission arrives.
     #[serde(skip_serializing_if = "is_default")]
     pub quickack: bool,
+    /// How the Reno family's window grows.
+    #[serde(skip_serializing_if = "is_default")]
+    pub reno_growth: RenoGrowth,
     /// CUBIC's rules (ns-3 3.37's where they depart from RFC 9438).
     #[serde(flatten)]
     pub cubic: CubicRules,

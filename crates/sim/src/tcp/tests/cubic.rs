@@ -266,3 +266,42 @@ fn acked_slow_start_after_timeout() {
         assert_eq!(conn.0.cwnd, after[1], "{ss:?}");
     }
 }
+
+/// `cubic_reno_alpha = "fixed"` (tcp_cubic.c's `tcp_friendliness`): W_est grows one
+/// packet for every `(cwnd * beta_scale) >> 3` packets acknowledged, `beta_scale = 8 *
+/// (1024 + 717) / 3 / (1024 - 717)` in integers (15, `cubictcp_register`), below
+/// cwnd_prior and past it alike; RFC 9438's alpha_cubic (0.529) becomes 1 past it.
+#[test]
+fn fixed_reno_alpha_is_tcp_friendliness() {
+    let p = CubicParams::default();
+    let beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717);
+    assert_eq!((p.beta_scale(), beta_scale), (15, 15));
+    for alpha in [CubicRenoAlpha::Fixed, CubicRenoAlpha::Rfc] {
+        let r =
+            CubicRules { growth: CubicGrowth::Segments, reno_alpha: alpha, ..Default::default() };
+        let mut c = Cubic::new(p, r);
+        c.note_rtt(0.02);
+        assert_eq!(c.on_congestion(30.0), 21.0); // W_max = cwnd_prior = 30
+        c.on_ack_n(0.0, 21.0, 0.02, 0); // the stage begins: W_est = 21
+        assert_eq!(c.w_est, 21.0);
+        // a window of 21 packets acknowledged at cwnd 21, one per ACK
+        for i in 0..21 {
+            c.on_ack_n(0.001 * f64::from(i), 21.0, 0.02, 1);
+        }
+        let below = match alpha {
+            CubicRenoAlpha::Fixed => 21.0 / f64::from((21 * beta_scale) >> 3),
+            CubicRenoAlpha::Rfc => p.alpha(),
+        };
+        assert!((c.w_est - (21.0 + below)).abs() < 1e-9, "{alpha:?}: {}", c.w_est);
+        // past cwnd_prior: a window of 40 at cwnd 40
+        c.w_est = 35.0;
+        for i in 0..40 {
+            c.on_ack_n(0.1 + 0.001 * f64::from(i), 40.0, 0.02, 1);
+        }
+        let past = match alpha {
+            CubicRenoAlpha::Fixed => 40.0 / f64::from((40 * beta_scale) >> 3),
+            CubicRenoAlpha::Rfc => 1.0,
+        };
+        assert!((c.w_est - (35.0 + past)).abs() < 1e-9, "{alpha:?}: {}", c.w_est);
+    }
+}

@@ -44,6 +44,7 @@ pub(super) fn deliver(c: &mut (TcpSender, TcpReceiver), s: &[u32], t: Time) -> V
 
 mod bbr;
 mod cubic;
+mod growth;
 mod loss;
 mod prague;
 mod rack;
