@@ -24,7 +24,10 @@ def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
             "peers-e": peers.e_table,
             "peers-bbr": peers.bbr_table,
         },
-        ROOT / "docs" / "testbed.md": {"testbed-linux": testbed.linux_table},
+        ROOT / "docs" / "testbed.md": {
+            "testbed-linux": testbed.linux_table,
+            "testbed-bbr": testbed.bbr_table,
+        },
     }
 
 
