@@ -131,7 +131,7 @@ impl Sim {
         let plan = Plan::of(&sc, &routes, cores);
         for (d, dir) in dirs.iter_mut().enumerate() {
             dir.express = plan.express[d];
-            dir.merge = plan.inbox[d].map(|look| Box::new(Merge::new(look)));
+            dir.merge = plan.inbox[d].map(|look| Box::new(Merge::new(look, dir.rate_bps)));
             if sc.express_hops {
                 dir.lean = dir.lean_limit();
             }

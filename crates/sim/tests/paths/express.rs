@@ -138,13 +138,23 @@ fn hosts_taking_packets_at_once_change_nothing() {
 /// the reverse bottleneck, fed by the ACKs' access links) takes its arrivals from an
 /// inbox in batches, a lookahead ahead of the clock: long-lived TCP flows then cost
 /// less than one event per bottleneck packet (the two deliveries into the merging
-/// directions cost one each without it), with the summary of the hop-by-hop run.
+/// directions cost one each without it), with the summary of the hop-by-hop run. At
+/// 10 Mb/s the inbox's buckets are half a span wide, at 400 Mb/s as long as the
+/// bottleneck takes to send 32 packets (a sixteenth of the span here).
 #[test]
 fn merging_directions_take_their_arrivals_in_batches() {
+    for (rate, duration, window) in [("10Mbps", 30, 100), ("400Mbps", 4, 1000)] {
+        merging_directions_at(rate, duration, window);
+    }
+}
+
+fn merging_directions_at(rate: &str, duration: u32, window: u32) {
     let t = |express: bool| {
-        let mut t =
-            format!("duration = \"30s\"\nwarmup = \"10s\"\nseed = 4\nexpress_hops = {express}\n");
-        t += "[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\n";
+        let mut t = format!(
+            "duration = \"{duration}s\"\nwarmup = \"{}s\"\nseed = 4\nexpress_hops = {express}\n",
+            duration / 3
+        );
+        t += &format!("[[link]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"20ms\"\n");
         t += "queue_ab = { type = \"red\", limit = 100, min_th = 10, max_th = 30, w_q = 0.002, max_p = 0.1, gentle = true }\n";
         for i in 0..20 {
             t += &format!(
@@ -156,17 +166,17 @@ fn merging_directions_take_their_arrivals_in_batches() {
                 5 + 2 * i
             );
             t += &format!(
-                "[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nmax_window = 100\nstart = {{ uniform = [0, 1] }}\n"
+                "[[flow]]\nsrc = \"s{i}\"\ndst = \"k{i}\"\nmax_window = {window}\nstart = {{ uniform = [0, 1] }}\n"
             );
         }
         t
     };
     let (merged, hop) = (run(&t(true)), run(&t(false)));
     let packets = hop.links["r1->r2"].departures;
-    assert!(packets > 10_000, "{packets}");
+    assert!(packets > 10_000, "{rate}: {packets}");
     // (events count the whole run, departures the last two thirds)
-    assert!(merged.events * 2 < packets * 3, "{} events for {packets} packets", merged.events);
-    same(&summary(&t(true)), &summary(&t(false)), "merging");
+    assert!(merged.events * 2 < packets * 3, "{rate}: {} events, {packets} packets", merged.events);
+    same(&summary(&t(true)), &summary(&t(false)), &format!("merging at {rate}"));
 }
 
 /// Between two calls of `run_until`, hosts never act past the time run to and no
