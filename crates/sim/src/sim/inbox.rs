@@ -271,7 +271,16 @@ impl Sim {
         }
         // (a batch is many packets' work in one event: the guards count it)
         self.q.charge(i as u64);
+        let m = self.inbox(b);
+        if i == batch.len() && m.buckets.front().is_some_and(Vec::is_empty) {
+            // (all offered, and nothing arrived into the bucket meanwhile: the next one)
+            batch.clear();
+            m.buckets.pop_front();
+            m.spare.push(batch);
+            m.base += 1;
+            return true;
+        }
         // (the rest is at or past the limit)
-        !self.inbox(b).put_back(batch, i)
+        !m.put_back(batch, i)
     }
 }
