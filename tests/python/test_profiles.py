@@ -85,6 +85,8 @@ def test_linux_gives_hystart_to_cubic_and_renos_growth_to_the_reno_family() -> N
     flows = [f["tcp"] for f in Scenario(sc).normalized()["flows"]]
     assert flows[0]["variant"] == "cubic"
     assert (flows[0].get("hystart"), flows[0].get("reno_growth")) == (True, None)
+    # tcp_timeout_mark_lost keeps the SACKs: into flows with SACK (all four here)
+    assert {f["rto_sack"] for f in flows} == {"keep"}
     for f in flows[1:3]:
         assert (f.get("hystart"), f["reno_growth"]) == (None, "segments"), f
     assert (flows[3]["hystart"], flows[3]["reno_growth"]) == (True, "segments")

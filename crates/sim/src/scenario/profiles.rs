@@ -30,7 +30,7 @@ const EXCLUSIVE: &[(&str, &str)] = &[("init_cwnd", "initial_window")];
 
 /// Keys that need SACK: a profile fills them only into a flow that has it. (BBR's
 /// keys, `bbr_`, go only into BBR flows.)
-const NEED_SACK: &[&str] = &["prr", "rack"];
+const NEED_SACK: &[&str] = &["prr", "rack", "rto_sack"];
 
 /// Keys a profile fills only into flows of some variants: Linux's HyStart is
 /// tcp_cubic.c's (its `hystart` parameter; Linux's reno, tcp_cong.c, has none), and its

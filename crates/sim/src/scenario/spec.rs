@@ -20,7 +20,7 @@ use crate::error::{Result, SimError};
 use crate::tcp::{
     AppLimited, BbrParams, CubicGrowth, CubicRenoAlpha, CubicSlowStart, CubicTimeout, EcnCwr,
     FrTimer, LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
-    RecoverRule, RenoGrowth, RtoBackoff, RttSampling, TcpParams, Variant,
+    RecoverRule, RenoGrowth, RtoBackoff, RtoSack, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -195,6 +195,8 @@ pub(super) struct TcpSpec {
     pub app_limited: AppLimited,
     #[serde(deserialize_with = "named")]
     pub reno_growth: RenoGrowth,
+    #[serde(deserialize_with = "named")]
+    pub rto_sack: RtoSack,
     pub hystart: bool,
     pub prr: bool,
     pub rack: bool,
@@ -277,6 +279,7 @@ impl Default for TcpSpec {
             loss_ssthresh: r.loss_ssthresh,
             app_limited: r.app_limited,
             reno_growth: r.reno_growth,
+            rto_sack: r.rto_sack,
             hystart: r.hystart,
             prr: r.prr,
             rack: r.rack,

@@ -128,6 +128,7 @@ fn rules(t: &TcpSpec) -> Rules {
         ecn_cwr: t.ecn_cwr,
         app_limited: t.app_limited,
         reno_growth: t.reno_growth,
+        rto_sack: t.rto_sack,
         hystart: t.hystart,
         prr: t.prr,
         rack: t.rack,

@@ -3,7 +3,7 @@
 
 use aqm::Time;
 
-use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, TcpSender};
+use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, RtoSack, TcpSender};
 
 impl TcpSender {
     /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
@@ -48,9 +48,12 @@ impl TcpSender {
         }
         self.timeout_reduction();
         if let Some(sb) = self.sack.as_mut() {
-            // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the receiver
-            // may have reneged); what later ACKs report is used again.
-            sb.clear();
+            match self.p.rules.rto_sack {
+                // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the
+                // receiver may have reneged); what later ACKs report is used again.
+                RtoSack::Forget => sb.clear(),
+                RtoSack::Keep => sb.keep_sacked(),
+            }
         }
         self.cwnd = 1.0;
         self.backoff = (self.backoff * 2).min(self.p.max_backoff);

@@ -74,7 +74,7 @@ pub use receiver::TcpReceiver;
 pub use rtt::{RttSampling, SendTimes};
 pub use rules::{
     AppLimited, EcnCwr, FrTimer, LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule,
-    RenoGrowth, RtoBackoff, Rules,
+    RenoGrowth, RtoBackoff, RtoSack, Rules,
 };
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 

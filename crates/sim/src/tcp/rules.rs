@@ -139,6 +139,20 @@ pub enum AppLimited {
     Grow,
 }
 
+/// What a retransmission timeout does to the SACK scoreboard (`rto_sack`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoSack {
+    /// Forget every SACK (RFC 2018 Section 8, RFC 6675 Section 5.1: the receiver may
+    /// have reneged): the go-back-N resends what the receiver holds.
+    #[default]
+    Forget,
+    /// Keep them unless the receiver reneged (Linux's `tcp_timeout_mark_lost`,
+    /// tcp_input.c: reneging is the head SACKed, which the simulator's receivers never
+    /// do): the go-back-N passes over the SACKed packets.
+    Keep,
+}
+
 /// How the window of the Reno family (Tahoe, Reno, NewReno, DCTCP) grows in slow start
 /// (outside HyStart++) and congestion avoidance (`reno_growth`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -203,6 +217,9 @@ pub struct Rules {
     /// the first 16 of the connection and after a retransmission arrives.
     #[serde(skip_serializing_if = "is_default")]
     pub quickack: bool,
+    /// The SACKs at a retransmission timeout.
+    #[serde(skip_serializing_if = "is_default")]
+    pub rto_sack: RtoSack,
     /// How the Reno family's window grows.
     #[serde(skip_serializing_if = "is_default")]
     pub reno_growth: RenoGrowth,

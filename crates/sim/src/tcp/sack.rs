@@ -299,6 +299,15 @@ impl Scoreboard {
         self.high_rxt = 0;
     }
 
+    /// Keep the SACKs and forget the rest (RACK's marks, `HighRxt`) after a timeout, as
+    /// Linux's `tcp_timeout_mark_lost` does when the receiver has not reneged.
+    pub fn keep_sacked(&mut self) {
+        for f in self.flags.iter_mut() {
+            *f &= SACKED | EVER;
+        }
+        self.high_rxt = 0;
+    }
+
     /// SACKed packets above `s` (below `snd_max`).
     fn sacked_above(&self, s: u32, snd_max: u32) -> u32 {
         (s + 1..snd_max).filter(|&x| self.is_sacked(x)).count() as u32

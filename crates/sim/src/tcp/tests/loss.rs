@@ -1,7 +1,8 @@
 //! The default TCP's rules at a loss and around it, each against its RFC: where a
 //! reduction starts from (RFC 5681 eq. 4 and Section 3.1, RFC 9438 Sections 4.6 to
 //! 4.8), no window growth in fast recovery (RFC 6582, RFC 6675), growth only while the
-//! window is used (RFC 7661).
+//! window is used (RFC 7661); and what a timeout does to the SACKs (RFC 6675 Section
+//! 5.1, or Linux's `rto_sack = "keep"`).
 
 use super::*;
 
@@ -168,6 +169,40 @@ fn prr_sends_in_proportion_to_what_is_delivered() {
             // pipe = 20 - 3 SACKed - 1 lost = 16: the retransmission goes out, then
             // nothing until six more packets have left
             assert_eq!(&in_recovery[..7], &[1, 0, 0, 0, 0, 0, 0], "{per_ack:?}");
+        }
+    }
+}
+
+/// `rto_sack = "keep"` (tcp_input.c's `tcp_timeout_mark_lost`): a timeout leaves the
+/// SACKed packets SACKed when the receiver has not reneged, so the go-back-N resends
+/// only the packets the receiver lacks, in order (`tcp_xmit_retransmit_queue` passes
+/// over the SACKed ones); forgetting them (RFC 6675 Section 5.1) resends packets the
+/// receiver holds, as the three SACK blocks an ACK carries cannot describe five holes.
+#[test]
+fn a_timeout_keeps_the_sacks_as_linux_does() {
+    for keep in [true, false] {
+        let mut p = ruled(params(Variant::NewReno), |r| {
+            r.rto_sack = if keep { RtoSack::Keep } else { RtoSack::Forget }
+        });
+        (p.init_cwnd, p.sack, p.dupack_threshold) = (20.0, true, 1000);
+        let mut conn = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        conn.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), (0..20).collect::<Vec<u32>>());
+        let lost = [0, 4, 8, 12, 16];
+        let held: Vec<u32> = (0..20).filter(|s| !lost.contains(s)).collect();
+        deliver(&mut conn, &held, ms(100));
+        conn.0.on_timeout(ms(3000), &mut out, u32::MAX);
+        let mut sent = seqs(&mut out);
+        let mut resent = Vec::new();
+        for round in 0..10 {
+            resent.extend(sent.iter().copied().filter(|&s| s < 20));
+            sent = deliver(&mut conn, &sent, ms(3100 + 100 * round));
+        }
+        if keep {
+            assert_eq!(resent, lost.to_vec());
+        } else {
+            assert!(resent.iter().any(|s| held.contains(s)), "{resent:?}");
         }
     }
 }
