@@ -169,6 +169,11 @@ pub const PROFILES: &[Profile] = &[
             k("prr", Bool(true), "tcp_cwnd_reduction (RFC 6937)"),
             k("rack", Bool(true), "net.ipv4.tcp_recovery = 1, tcp_early_retrans = 3"),
             k("rto_sack", Str("keep"), "tcp_timeout_mark_lost: SACKed stays SACKed"),
+            k(
+                "fast_retransmit_timer",
+                Str("head"),
+                "tcp_xmit_retransmit_queue: skb == rtx_head re-arms the RTO",
+            ),
             k("limited_transmit", Bool(true), "SACKed packets leave the flight"),
             k("cubic_growth", Str("segments"), "bictcp_update: cnt"),
             k("cubic_reno_alpha", Str("fixed"), "bictcp_update: tcp_friendliness, beta_scale"),

@@ -245,7 +245,7 @@ impl TcpSender {
                 self.partial_seen = false;
             }
         }
-        if self.p.rules.fast_retransmit_timer == FrTimer::Restart {
+        if self.p.rules.fast_retransmit_timer != FrTimer::Keep {
             self.restart_timer(now);
         }
         self.send_noted(now, out, max);

@@ -65,7 +65,7 @@ impl TcpSender {
         if let Some(p) = self.prr.as_mut() {
             p.out += 1;
         }
-        if self.p.rules.fast_retransmit_timer == FrTimer::Restart {
+        if self.p.rules.fast_retransmit_timer != FrTimer::Keep {
             self.restart_timer(now);
         }
         self.recovery_send(now, out, max, false);
@@ -122,6 +122,9 @@ impl TcpSender {
                     sb.high_rxt = seq + 1;
                 }
                 self.emit_ext(now, seq, true, out);
+                if seq == self.snd_una && self.head_rearms() {
+                    self.restart_timer(now);
+                }
             } else {
                 self.emit_ext(now, seq, false, out);
                 self.snd_max += 1;
@@ -132,6 +135,13 @@ impl TcpSender {
         }
         self.sack = Some(sb);
         n
+    }
+
+    /// Does a retransmission of the head restart the timer (`fast_retransmit_timer =
+    /// "head"`, not while RACK's reorder timer is pending)?
+    fn head_rearms(&self) -> bool {
+        self.p.rules.fast_retransmit_timer == FrTimer::Head
+            && self.rack.as_ref().is_none_or(|r| r.reo_at.is_none())
     }
 
     /// Could `sack_send` send now (`can_send` in SACK's recovery)?

@@ -79,6 +79,12 @@ pub enum FrTimer {
     /// timer on a send only when it is not running (ns-3 3.37). A retransmission whose
     /// ACK comes later than one RTO after that ACK then times out.
     Keep,
+    /// As `Restart`, and every later retransmission of the head (the oldest packet not
+    /// acknowledged) in SACK's recovery restarts it too, unless RACK's reorder timer is
+    /// pending (Linux's `tcp_xmit_retransmit_queue`: `skb == rtx_head &&
+    /// icsk_pending != ICSK_TIME_REO_TIMEOUT` re-arms the RTO). A lost retransmission of
+    /// the head, sent again when RACK deems it lost, then has a whole RTO too.
+    Head,
 }
 
 /// What the window does in the round trip after an ECN reduction (`ecn_cwr`).

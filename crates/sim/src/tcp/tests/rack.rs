@@ -116,3 +116,34 @@ fn a_retransmission_sent_after_new_data_at_one_instant_is_not_deemed_lost_by_it(
         assert_eq!(again, retx_first, "retransmission first: {retx_first}");
     }
 }
+
+/// `fast_retransmit_timer = "head"` (Linux's `tcp_xmit_retransmit_queue` re-arms the
+/// RTO when it retransmits the head): packet 0 is lost, and so is its first
+/// retransmission (at 100 ms); RACK deems that copy lost once packets sent after it are
+/// SACKed (at 200 ms, RACK.rtt 100 ms later) and sends 0 a third time. Under `head` the
+/// RTO then runs from that send; under `restart` from the fast retransmission.
+#[test]
+fn a_retransmission_of_the_head_rearms_the_timer_under_head() {
+    for mode in [FrTimer::Head, FrTimer::Restart] {
+        let p =
+            TcpParams { sack: true, init_cwnd: 10.0, ssthresh: 10.0, ..params(Variant::NewReno) };
+        let p = ruled(p, |r| (r.rack, r.fast_retransmit_timer) = (true, mode));
+        let mut c = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        c.0.start(ms(0), &mut out, u32::MAX);
+        assert_eq!(seqs(&mut out), (0..10).collect::<Vec<u32>>());
+        // 1..9 SACKed at 100 ms: 0 deemed lost at once (nine SACKed, no reordering)
+        let sent = deliver(&mut c, &(1..10).collect::<Vec<u32>>(), ms(100));
+        assert_eq!(sent.first(), Some(&0), "{mode:?}: the fast retransmission");
+        let rto = aqm::Duration::from_secs_f64(c.0.rto);
+        assert_eq!(c.0.rtx_deadline, Some(ms(100) + rto), "{mode:?}");
+        // that copy of 0 is lost; what was sent after it arrives at 200 ms
+        let after: Vec<u32> = sent.iter().copied().filter(|&s| s != 0).collect();
+        assert!(!after.is_empty());
+        let again = deliver(&mut c, &after, ms(200));
+        assert_eq!(again.first(), Some(&0), "{mode:?}: 0 sent a third time");
+        let rto = aqm::Duration::from_secs_f64(c.0.rto);
+        let from = if mode == FrTimer::Head { ms(200) } else { ms(100) };
+        assert_eq!(c.0.rtx_deadline, Some(from + rto), "{mode:?}");
+    }
+}
