@@ -42,6 +42,8 @@ INIT_WINDOW = 2  # ns-2 windowInit_ default, forced on ns-3 too
 MIN_RTO = 0.2  # s, ns-2 minrto_ default
 TCP_TICK = 0.01  # s, ns-2 tcpTick_ default (timer granularity)
 INIT_RTO = 3.0  # s, ns-2 rtxcur_init_ default
+#: the timer every simulator of a case is given, aqmlab included (ns-2's defaults)
+TIMER = {"min_rto": MIN_RTO, "initial_rto": INIT_RTO, "tick": TCP_TICK}
 LIMITED_TRANSMIT = 0  # RFC 3042 off in every simulator: ns-3 3.37's limited
 # transmit without SACK collapses (see docs/peers.md)
 NEWRENO_AS_NS2 = 1  # ns-3: restart RTO at fast retransmit, fast retransmit
@@ -271,6 +273,7 @@ class Case:
                     "max_window": self.max_window,
                     "packets": 0,
                     "count": 1,
+                    **TIMER,
                 }
             )
             if self.tcp == "bbr":

@@ -20,7 +20,7 @@ use crate::error::{Result, SimError};
 use crate::tcp::{
     AppLimited, BbrParams, CubicGrowth, CubicRenoAlpha, CubicSlowStart, CubicTimeout, EcnCwr,
     FrTimer, LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
-    RecoverRule, RenoGrowth, RtoBackoff, RtoSack, RttSampling, TcpParams, Variant,
+    RecoverRule, RenoGrowth, RtoBackoff, RtoEstimator, RtoSack, RttSampling, TcpParams, Variant,
 };
 
 /// The whole file.
@@ -188,6 +188,8 @@ pub(super) struct TcpSpec {
     #[serde(deserialize_with = "named")]
     pub rtt_sampling: RttSampling,
     #[serde(deserialize_with = "named")]
+    pub rto_estimator: RtoEstimator,
+    #[serde(deserialize_with = "named")]
     pub ecn_cwr: EcnCwr,
     #[serde(deserialize_with = "named")]
     pub loss_ssthresh: LossSsthresh,
@@ -275,6 +277,7 @@ impl Default for TcpSpec {
             fast_retransmit_timer: r.fast_retransmit_timer,
             recover_rule: r.recover_rule,
             rtt_sampling: r.rtt_sampling,
+            rto_estimator: r.rto_estimator,
             ecn_cwr: r.ecn_cwr,
             loss_ssthresh: r.loss_ssthresh,
             app_limited: r.app_limited,

@@ -124,6 +124,7 @@ fn rules(t: &TcpSpec) -> Rules {
         fast_retransmit_timer: t.fast_retransmit_timer,
         recover_rule: t.recover_rule,
         rtt_sampling: t.rtt_sampling,
+        rto_estimator: t.rto_estimator,
         loss_ssthresh: t.loss_ssthresh,
         ecn_cwr: t.ecn_cwr,
         app_limited: t.app_limited,

@@ -6,20 +6,49 @@
 
 use aqm::Time;
 
+use super::rto::{Ns2Rtt, PeerRtt};
 use super::{FrTimer, NewRenoFlavor, NewRenoTimer, Pkt, RecoverRule, RtoBackoff, RttSampling};
 use super::{TcpSender, Variant, flags};
 
 impl TcpSender {
-    /// Jacobson/Karels with Karn's rule (RFC 6298), samples rounded to ticks as ns-2 does
-    /// (with `rtt_sampling = "ack"` neither the samples nor the RTO are rounded, as in ns-3).
+    /// A round trip of `r` seconds of a segment sent at `sent`, acknowledged by `a`:
+    /// the estimator `rto_estimator` names updates srtt, rttvar and the RTO.
     #[inline(always)]
-    pub(super) fn rtt_sample(&mut self, r: f64) {
+    pub(super) fn rtt_sample(&mut self, r: f64, sent: Time, a: u32) {
         if let Some(c) = self.cubic.as_mut() {
             c.note_rtt(r);
         }
+        match &mut self.est {
+            PeerRtt::Rfc => self.rfc6298_sample(r),
+            PeerRtt::Ns2(e) => {
+                let tick = self.p.tick;
+                let t = Ns2Rtt::ticks(r, sent.as_secs_f64() + self.clock, tick);
+                let rtxcur = e.update(t) as f64 * tick;
+                (self.srtt, self.rttvar) = e.seconds(tick);
+                self.rto = rtxcur.max(self.p.min_rto);
+                self.have_rtt = true;
+                self.set_rto_span();
+            }
+            PeerRtt::Linux(e) => {
+                let us = |s: f64| (s * 1e6).round() as i64;
+                let rto = e.update(us(r).max(1), a, self.snd_max, us(self.p.min_rto));
+                (self.srtt, self.rttvar) = ((e.srtt >> 3) as f64 * 1e-6, e.rttvar as f64 * 1e-6);
+                // usecs_to_jiffies rounds up; tcp_bound_rto caps at TCP_RTO_MAX
+                let jiffy = us(self.p.tick).max(1);
+                let rto = ((rto + jiffy - 1) / jiffy * jiffy) as f64 * 1e-6;
+                self.rto = rto.min(self.p.max_rto);
+                self.have_rtt = true;
+                self.set_rto_span();
+            }
+        }
+    }
+
+    /// RFC 6298 Section 2 (Jacobson/Karels): samples measured in ticks of the clock
+    /// (rounded, at least one; with `rtt_sampling = "ack"` at full resolution, as
+    /// ns-3's `RttMeanDeviation`), RTO = SRTT + max(G, 4 RTTVAR) with G the tick.
+    #[inline(always)]
+    fn rfc6298_sample(&mut self, r: f64) {
         let tick = self.p.tick;
-        // (rtt_sampling = "ack": ns-3's estimator keeps the samples' resolution and does
-        // not round the RTO up to the tick)
         let exact = self.p.rules.rtt_sampling == RttSampling::Ack;
         let r = if exact { r } else { ((r / tick).round().max(1.0)) * tick };
         if !self.have_rtt {
@@ -30,8 +59,8 @@ impl TcpSender {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
+        // (2.3), (2.4) and (2.5)
         let rto = self.srtt + (4.0 * self.rttvar).max(tick);
-        let rto = if exact { rto } else { (rto / tick).ceil() * tick };
         self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
         self.set_rto_span();
     }
@@ -93,17 +122,18 @@ impl TcpSender {
         let covered = self.sent_times.as_mut().and_then(|h| h.on_ack(a, now));
         let sample = if self.p.rules.rtt_sampling == RttSampling::Ack {
             // every ACK of a segment sent once (rtt.rs)
-            covered
+            // (the send time is read by ns-2's estimator only, which times segments)
+            covered.map(|r| (r, now))
         } else if let Some(s) = self.rtt_seq
             && a > s
         {
             self.rtt_seq = None;
-            Some((now - self.rtt_ts).as_secs_f64())
+            Some(((now - self.rtt_ts).as_secs_f64(), self.rtt_ts))
         } else {
             None
         };
-        if let Some(r) = sample {
-            self.rtt_sample(r);
+        if let Some((r, sent)) = sample {
+            self.rtt_sample(r, sent, a);
             self.backoff = 1;
             self.set_rto_span();
         } else if self.backoff > 1 && self.p.rules.rto_backoff == RtoBackoff::Ack {
@@ -240,6 +270,8 @@ impl TcpSender {
             }
             _ => {
                 self.emit(now, self.snd_una, true, out);
+                // (ns-2's reset_rtx_timer ends the measurement; the others' emit did)
+                self.rtt_seq = None;
                 self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
                 self.in_recovery = true;
                 self.partial_seen = false;

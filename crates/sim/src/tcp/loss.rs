@@ -3,6 +3,7 @@
 
 use aqm::Time;
 
+use super::rto::PeerRtt;
 use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, RtoSack, TcpSender};
 
 impl TcpSender {
@@ -56,8 +57,7 @@ impl TcpSender {
             }
         }
         self.cwnd = 1.0;
-        self.backoff = (self.backoff * 2).min(self.p.max_backoff);
-        self.set_rto_span();
+        self.back_off();
         self.snd_nxt = self.snd_una;
         self.in_recovery = false;
         self.prr = None;
@@ -71,6 +71,25 @@ impl TcpSender {
         }
         self.restart_timer(now);
         self.send_much(now, out, max);
+    }
+
+    /// The timer's backoff doubles (capped at `max_backoff`). ns-2's `rtt_backoff`:
+    /// it doubles while below `max_backoff` (64) or while the timer is below `max_rto`,
+    /// and past 8 srtt is folded into rttvar and forgotten.
+    fn back_off(&mut self) {
+        if let PeerRtt::Ns2(e) = &mut self.est {
+            let timer = (self.rto * self.backoff as f64).min(self.p.max_rto);
+            if self.backoff < self.p.max_backoff || timer < self.p.max_rto {
+                self.backoff *= 2;
+            }
+            if self.backoff > 8 {
+                e.clobber();
+                (self.srtt, self.rttvar) = e.seconds(self.p.tick);
+            }
+        } else {
+            self.backoff = (self.backoff * 2).min(self.p.max_backoff);
+        }
+        self.set_rto_span();
     }
 
     /// ssthresh at a timeout (and CUBIC's state, RFC 9438 Section 4.8). With

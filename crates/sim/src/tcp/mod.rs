@@ -9,8 +9,9 @@
 //!
 //! Defaults are the RFCs' where they speak and ns-2 2.35's (`tcp-defaults`) otherwise:
 //! no receiver-window limit (`max_window` unlimited; ns-2's `window_` is 20, the `ns2`
-//! profile's), initial window 2, timer granularity 10 ms, minimum RTO 0.2 s, initial
-//! RTO 3 s, RTO = srtt + 4 rttvar, backoff doubling capped at 64, delayed-ACK interval
+//! profile's), initial window 2, timer granularity 10 ms, RFC 6298's timer (minimum and
+//! initial RTO 1 s, RTO = srtt + max(tick, 4 rttvar), `rto`), backoff doubling capped
+//! at 64 and at 60 s, delayed-ACK interval
 //! 100 ms, 40-byte ACKs, three duplicate ACKs; RFC 6582's `recover` rule (no new fast
 //! retransmit until the ACKs go beyond the highest packet sent when the last reduction
 //! began; ns-2's `bug_fix_`) for every variant; reductions from the window before fast
@@ -50,6 +51,7 @@ mod rack;
 pub mod rate;
 mod receiver;
 mod recovery;
+mod rto;
 pub mod rtt;
 mod rules;
 mod sack;
@@ -71,6 +73,7 @@ pub use params::{TcpParams, TcpStats, UNLIMITED, Variant};
 pub use prague::{Prague, PragueParams};
 pub use rack::Rack;
 pub use receiver::TcpReceiver;
+pub use rto::{LinuxRtt, Ns2Rtt, RtoEstimator};
 pub use rtt::{RttSampling, SendTimes};
 pub use rules::{
     AppLimited, EcnCwr, FrTimer, LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule,
@@ -115,6 +118,10 @@ pub struct TcpSender {
     rto_span: aqm::Duration,
     rtt_seq: Option<u32>,
     rtt_ts: Time,
+    /// The peers' estimator state (`rto_estimator`).
+    est: rto::PeerRtt,
+    /// The phase of the sender's clock, seconds (ns-2's `boot_time_`).
+    clock: f64,
     /// The segments' send times, kept for `rtt_sampling = "ack"`, LEDBAT, HyStart++ and
     /// RACK-TLP (`None` otherwise).
     sent_times: Option<Box<SendTimes>>,
@@ -179,6 +186,8 @@ pub fn connection(p: TcpParams, flow: u32, src: u16, dst: u16) -> (TcpSender, Tc
 impl TcpSender {
     pub fn new(p: TcpParams, flow: u32, dst: u16) -> TcpSender {
         let app_limit = if p.packets == 0 { u64::MAX } else { p.packets };
+        let (est, clock) =
+            (rto::PeerRtt::new(p.rules.rto_estimator), rto::clock_phase(flow) * p.tick);
         let mut s = TcpSender {
             cwnd: p.init_cwnd,
             ssthresh: p.ssthresh,
@@ -200,6 +209,8 @@ impl TcpSender {
             backoff: 1,
             rto_span: aqm::Duration::ZERO,
             rtt_seq: None,
+            est,
+            clock,
             sent_times: None,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
@@ -340,9 +351,13 @@ impl TcpSender {
         self.rtx_deadline = Some(now + self.rto_span);
     }
 
-    /// Recompute `rto_span` after a change of `rto` or `backoff`.
+    /// Recompute `rto_span` after a change of `rto` or `backoff` (ns-2: at least two
+    /// ticks, `rtt_timeout`).
     fn set_rto_span(&mut self) {
-        let rto = (self.rto * self.backoff as f64).min(self.p.max_rto);
+        let mut rto = (self.rto * self.backoff as f64).min(self.p.max_rto);
+        if let rto::PeerRtt::Ns2(_) = self.est {
+            rto = rto.max(2.0 * self.p.tick);
+        }
         self.rto_span = aqm::Duration::from_secs_f64(rto);
     }
 
@@ -371,8 +386,11 @@ impl TcpSender {
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
-            // Karn: a retransmission invalidates the RTT measurement in progress.
-            self.rtt_seq = None;
+            // Karn: a retransmission invalidates the RTT measurement in progress (ns-2:
+            // only a timeout or a fast retransmit does, `reset_rtx_timer`).
+            if !matches!(self.est, rto::PeerRtt::Ns2(_)) {
+                self.rtt_seq = None;
+            }
         } else if self.rtt_seq.is_none() {
             self.rtt_seq = Some(seq);
             self.rtt_ts = now;

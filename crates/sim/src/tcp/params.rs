@@ -137,9 +137,11 @@ impl Default for TcpParams {
             ack_size: 40,
             delayed_ack: false,
             delack_interval: 0.1,
-            min_rto: 0.2,
+            // RFC 6298 (2.4): an RTO below 1 s is rounded up to 1 s; (2.5) a maximum of
+            // at least 60 s; (2.1) 1 s before the first sample
+            min_rto: 1.0,
             max_rto: 60.0,
-            initial_rto: 3.0,
+            initial_rto: 1.0,
             tick: 0.01,
             max_backoff: 64,
             dupack_threshold: 3,

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::cubic::CubicRules;
+use super::rto::RtoEstimator;
 use super::rtt::RttSampling;
 
 /// Which NewReno.
@@ -197,6 +198,9 @@ pub struct Rules {
     /// Which ACKs give RTT samples.
     #[serde(skip_serializing_if = "is_default")]
     pub rtt_sampling: RttSampling,
+    /// How the samples give the retransmission timeout.
+    #[serde(skip_serializing_if = "is_default")]
+    pub rto_estimator: RtoEstimator,
     /// What a reduction halves (the Reno family).
     #[serde(skip_serializing_if = "is_default")]
     pub loss_ssthresh: LossSsthresh,

@@ -48,5 +48,6 @@ mod growth;
 mod loss;
 mod prague;
 mod rack;
+mod rto;
 mod rules;
 mod variants;
