@@ -106,6 +106,11 @@ pub const PROFILES: &[Profile] = &[
             k("limited_transmit", Bool(true), "singledup_ 1"),
             k("recover_rule", Str("beyond"), "bug_fix_: highest_ack_ > recover_"),
             k("loss_ssthresh", Str("cwnd"), "slowdown(): window() / 2"),
+            k(
+                "recovery_window",
+                Str("ns2"),
+                "precisionReduce_ true: cwnd_ = windowd() / 2; dupwnd_",
+            ),
             k("app_limited", Str("grow"), "opencwnd() on every new ACK"),
             k("newreno_timer", Str("impatient"), "newreno_changes1_ 1"),
             k("rtt_sampling", Str("segment"), "rtt_seq_: one timed segment"),

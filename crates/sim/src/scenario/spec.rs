@@ -20,7 +20,8 @@ use crate::error::{Result, SimError};
 use crate::tcp::{
     AppLimited, BbrParams, CubicGrowth, CubicRenoAlpha, CubicSlowStart, CubicTimeout, EcnCwr,
     FrTimer, LedbatParams, LossSsthresh, NewRenoFlavor, NewRenoTimer, PacingParams, PragueParams,
-    RecoverRule, RenoGrowth, RtoBackoff, RtoEstimator, RtoSack, RttSampling, TcpParams, Variant,
+    RecoverRule, RecoveryWindow, RenoGrowth, RtoBackoff, RtoEstimator, RtoSack, RttSampling,
+    TcpParams, Variant,
 };
 
 /// The whole file.
@@ -194,6 +195,8 @@ pub(super) struct TcpSpec {
     #[serde(deserialize_with = "named")]
     pub loss_ssthresh: LossSsthresh,
     #[serde(deserialize_with = "named")]
+    pub recovery_window: RecoveryWindow,
+    #[serde(deserialize_with = "named")]
     pub app_limited: AppLimited,
     #[serde(deserialize_with = "named")]
     pub reno_growth: RenoGrowth,
@@ -280,6 +283,7 @@ impl Default for TcpSpec {
             rto_estimator: r.rto_estimator,
             ecn_cwr: r.ecn_cwr,
             loss_ssthresh: r.loss_ssthresh,
+            recovery_window: r.recovery_window,
             app_limited: r.app_limited,
             reno_growth: r.reno_growth,
             rto_sack: r.rto_sack,

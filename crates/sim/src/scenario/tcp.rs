@@ -126,6 +126,7 @@ fn rules(t: &TcpSpec) -> Rules {
         rtt_sampling: t.rtt_sampling,
         rto_estimator: t.rto_estimator,
         loss_ssthresh: t.loss_ssthresh,
+        recovery_window: t.recovery_window,
         ecn_cwr: t.ecn_cwr,
         app_limited: t.app_limited,
         reno_growth: t.reno_growth,

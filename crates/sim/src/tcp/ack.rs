@@ -7,7 +7,9 @@
 use aqm::Time;
 
 use super::rto::{Ns2Rtt, PeerRtt};
-use super::{FrTimer, NewRenoFlavor, NewRenoTimer, Pkt, RecoverRule, RtoBackoff, RttSampling};
+use super::{
+    FrTimer, NewRenoFlavor, NewRenoTimer, Pkt, RecoverRule, RecoveryWindow, RtoBackoff, RttSampling,
+};
 use super::{TcpSender, Variant, flags};
 
 impl TcpSender {
@@ -191,7 +193,11 @@ impl TcpSender {
                     self.snd_nxt = a;
                 }
                 self.emit(now, a, true, out);
-                self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                self.cwnd = if self.p.rules.recovery_window == RecoveryWindow::Ns2 {
+                    self.ns2_deflate(newly as u32)
+                } else {
+                    (self.cwnd - newly + 1.0).max(1.0)
+                };
                 if !self.partial_seen || self.p.rules.newreno_timer == NewRenoTimer::SlowButSteady {
                     self.restart_timer(now);
                 }
@@ -208,6 +214,13 @@ impl TcpSender {
                     self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
                 }
             }
+            _ if self.p.rules.recovery_window == RecoveryWindow::Ns2 => {
+                self.in_recovery = false;
+                self.cwnd = self.ns2_base;
+                if !self.in_cwr {
+                    self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
+                }
+            }
             _ => {
                 self.in_recovery = false;
                 self.cwnd = self.ssthresh;
@@ -216,14 +229,33 @@ impl TcpSender {
         false
     }
 
+    /// `recovery_window = "ns2"`: a partial ACK of `deflate` packets deflates ns-2's
+    /// inflation (`dupwnd_`) by `deflate - 1`, or, where it is not larger than
+    /// `deflate`, takes the rest from the window and leaves an inflation of one
+    /// (`NewRenoTcpAgent::partialnewack()`); the new cwnd.
+    fn ns2_deflate(&mut self, deflate: u32) -> f64 {
+        if self.ns2_dupwnd > deflate {
+            self.ns2_dupwnd -= deflate - 1;
+        } else {
+            self.ns2_base = (self.ns2_base - f64::from(deflate - self.ns2_dupwnd)).max(1.0);
+            self.ns2_dupwnd = 1;
+        }
+        self.ns2_base + f64::from(self.ns2_dupwnd)
+    }
+
     /// A duplicate ACK (`a` == `snd_una`, data outstanding).
     #[inline(always)]
     pub(super) fn dup_ack(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) {
         self.dupacks += 1;
         if self.in_recovery {
             // Fast recovery: each duplicate ACK means a packet has left the network.
-            self.cwnd =
-                (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64);
+            self.cwnd = if self.p.rules.recovery_window == RecoveryWindow::Ns2 {
+                // (ns-2: `++dupwnd_`; `window()` caps the sum at `wnd_`)
+                self.ns2_dupwnd += 1;
+                self.ns2_base + f64::from(self.ns2_dupwnd)
+            } else {
+                (self.cwnd + 1.0).min(self.p.max_window as f64 + self.p.dupack_threshold as f64)
+            };
             self.send_noted(now, out, max);
         } else if self.dupacks == self.p.dupack_threshold {
             let beyond = self.p.rules.recover_rule == RecoverRule::Beyond;
@@ -259,6 +291,8 @@ impl TcpSender {
     /// lost packet, Reno and NewReno retransmit it and enter fast recovery.
     pub(super) fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Pkt>, max: u32) {
         self.stats.fast_retransmits += 1;
+        // (ns-2's precisionReduce_: cwnd_ = windowd() / 2, unrounded, at least 1)
+        let half = (self.cwnd.min(self.p.max_window as f64) / 2.0).max(1.0);
         self.halve();
         self.recover = self.snd_max;
         self.have_recover = true;
@@ -273,6 +307,10 @@ impl TcpSender {
                 // (ns-2's reset_rtx_timer ends the measurement; the others' emit did)
                 self.rtt_seq = None;
                 self.cwnd = self.ssthresh + self.p.dupack_threshold as f64;
+                if self.p.rules.recovery_window == RecoveryWindow::Ns2 {
+                    (self.ns2_base, self.ns2_dupwnd) = (half, self.p.dupack_threshold);
+                    self.cwnd = half + f64::from(self.ns2_dupwnd);
+                }
                 self.in_recovery = true;
                 self.partial_seen = false;
             }

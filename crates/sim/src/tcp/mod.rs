@@ -77,7 +77,7 @@ pub use rto::{LinuxRtt, Ns2Rtt, RtoEstimator};
 pub use rtt::{RttSampling, SendTimes};
 pub use rules::{
     AppLimited, EcnCwr, FrTimer, LossSsthresh, NewRenoFlavor, NewRenoTimer, RecoverRule,
-    RenoGrowth, RtoBackoff, RtoSack, Rules,
+    RecoveryWindow, RenoGrowth, RtoBackoff, RtoSack, Rules,
 };
 pub use sack::{SackBlocks, SackLog, Scoreboard, SharedSackLog};
 
@@ -102,6 +102,10 @@ pub struct TcpSender {
     pub in_recovery: bool,
     /// A partial ACK has been seen in the current recovery (the Impatient timer).
     partial_seen: bool,
+    /// With `recovery_window = "ns2"`, in fast recovery: the window and its inflation
+    /// kept apart (ns-2's `cwnd_` and `dupwnd_`); cwnd is their sum.
+    ns2_base: f64,
+    ns2_dupwnd: u32,
     /// snd_max when the last loss recovery (or timeout) began.
     recover: u32,
     have_recover: bool,
@@ -201,6 +205,8 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             partial_seen: false,
+            ns2_base: 0.0,
+            ns2_dupwnd: 0,
             recover: 0,
             have_recover: false,
             srtt: 0.0,

@@ -129,6 +129,29 @@ pub enum LossSsthresh {
     Pipe,
 }
 
+/// The window through a fast recovery without SACK (`recovery_window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryWindow {
+    /// RFC 5681 Section 3.2 and RFC 6582 Section 3.2: cwnd = ssthresh + 3 at the fast
+    /// retransmit, inflated by one per duplicate ACK, deflated by a partial ACK's
+    /// newly acknowledged packets less one, and set to ssthresh (an integer number of
+    /// packets) by the ACK that ends the recovery, which opens the window no further.
+    #[default]
+    Rfc,
+    /// ns-2 2.35's arithmetic (`Agent/TCP/Reno` and `/Newreno`): the fast retransmit
+    /// sets cwnd to exactly half the window (`TcpAgent::slowdown()` with
+    /// `precisionReduce_ true`, its default since 2006: `cwnd_ = windowd() / 2`,
+    /// unrounded, at least 1; ssthresh is its integer part, at least 2); the inflation
+    /// is kept apart from it (`dupwnd_`, `RenoTcpAgent::window()`); a partial ACK
+    /// takes its newly acknowledged packets less one from the inflation, and from the
+    /// window only what the inflation cannot cover (`NewRenoTcpAgent::partialnewack()`,
+    /// `partial_window_deflation_ 1`); the ACK that ends the recovery drops the
+    /// inflation, leaves the window as it is (`exit_recovery_fix_ 0`) and opens it as
+    /// every new ACK does (`recv_newack_helper()`'s `opencwnd()`).
+    Ns2,
+}
+
 /// What the window does while the sender does not fill it (`app_limited`): the
 /// application has less to send than the window allows, or the receiver window is
 /// the limit.
@@ -204,6 +227,9 @@ pub struct Rules {
     /// What a reduction halves (the Reno family).
     #[serde(skip_serializing_if = "is_default")]
     pub loss_ssthresh: LossSsthresh,
+    /// The window through a fast recovery without SACK.
+    #[serde(skip_serializing_if = "is_default")]
+    pub recovery_window: RecoveryWindow,
     /// The window in the round trip after an ECN reduction.
     #[serde(skip_serializing_if = "is_default")]
     pub ecn_cwr: EcnCwr,

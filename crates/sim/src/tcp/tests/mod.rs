@@ -48,6 +48,7 @@ mod growth;
 mod loss;
 mod prague;
 mod rack;
+mod recovery_window;
 mod rto;
 mod rules;
 mod variants;
