@@ -64,6 +64,11 @@ if {[info exists P(ecn)] && [lindex $P(ecn) 0]} {
     Agent/TCP set ecn_ 1
     Queue/RED set setbit_ true
 }
+# `tcp_set NAME VALUE ...`: Agent/TCP variables away from ns-2's defaults (an experiment's
+# switch, e.g. `tcp_set precisionReduce_ false`; dumbbell40.py --ns2-set)
+if {[info exists P(tcp_set)]} {
+    foreach {k v} $P(tcp_set) { Agent/TCP set $k $v }
+}
 
 set ns [new Simulator]
 
