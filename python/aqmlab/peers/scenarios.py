@@ -108,8 +108,8 @@ class Case:
     tcp: str = "newreno"  # newreno | cubic | bbr (BBR runs with SACK in every simulator)
     # aqmlab's RTO restart on partial ACKs: "impatient" (ns-2's) or "steady" (ns-3's)
     newreno_timer: str = "impatient"
-    # aqmlab's behaviour profile: "rfc" (its defaults) or "ns3" (ns-3 3.37's rules,
-    # NS3_PROFILE; the "-nsmode" cases)
+    # aqmlab's behaviour profile: "rfc" (its defaults), "ns3" (ns-3 3.37's rules; the
+    # "-nsmode" cases) or "ns2" (ns-2 at its defaults too: the "-ns2mode" cases)
     profile: str = "rfc"
     sims: tuple = ("aqmlab", "ns2", "ns3")  # the simulators that run the case
 
@@ -176,6 +176,7 @@ class Case:
             f"newreno_as_ns2 {0 if self.tcp == 'bbr' else NEWRENO_AS_NS2}",
             f"sample_interval {(self.duration - self.t_measure) / RED_SAMPLES!r}",
             f"seed {self.seed}",
+            f"ns2_defaults {int(self.profile == 'ns2')}",  # (ns-2 at its defaults)
             f"tcp {self.tcp}",
             f"aqm_target {(PIE if self.queue == 'pie' else CODEL)['target']!r}",
             f"aqm_interval {CODEL['interval']!r}",
@@ -273,7 +274,7 @@ class Case:
                     "max_window": self.max_window,
                     "packets": 0,
                     "count": 1,
-                    **TIMER,
+                    **(TIMER if self.profile != "ns2" else {}),  # (ns2: the profile's)
                 }
             )
             if self.tcp == "bbr":
@@ -287,10 +288,10 @@ class Case:
                 )
             if self.newreno_timer != "impatient":
                 flows[-1]["newreno_timer"] = self.newreno_timer
-            if self.profile != "rfc":
+            if self.profile == NS3_PROFILE:
                 # (what every simulator of the case is given, whatever the profile says)
                 flows[-1]["limited_transmit"] = bool(LIMITED_TRANSMIT)
-        if self.profile != "rfc":
+        if self.profile == NS3_PROFILE:
             for link in links:
                 link["device_queue"] = 0
         d = {
@@ -514,6 +515,12 @@ def nsmode(case: Case) -> Case:
     return case.with_(name=case.name + "-nsmode", profile=NS3_PROFILE)
 
 
+def ns2mode(case: Case) -> Case:
+    """An S case with aqmlab in its `ns2` profile and ns-2 at its own defaults (only the
+    case's numbers set on either side: windows, packet size, thresholds, weights)."""
+    return case.with_(name=case.name + "-ns2mode", profile="ns2", sims=("aqmlab", "ns2"))
+
+
 # flows at 100 Mb/s, and link rates at 100 flows (10 s each)
 SCALING = [(f, 100e6) for f in (10, 100, 1000, 10000)] + [(100, r) for r in (10e6, 1e9)]
 
@@ -528,6 +535,7 @@ def all_cases() -> list[Case]:
     cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN + MODERN_BBR)
     cases.extend(cubic(n) for n in (1, 20))
     cases.extend([nsmode(c) for c in cases if c.group in ("C", "M") and c.tcp == "cubic"])
+    cases.extend([ns2mode(c) for c in cases if c.group in ("S1", "S2")])
     return cases
 
 
@@ -547,16 +555,16 @@ def quick(case: Case) -> Case:
     return case.with_(duration=max(2.0, case.duration / 10), quick=True, name=case.name + "-quick")
 
 
-LONG_RUNS = ("S1-n100-red-2000s", "S2-red-60s")
+#: the groups (and profile) run when no case is named: S1 and S2 as the issue defines them
+S_DEFAULT = ("S1rfc", "S2rfc")
+LONG_RUNS = tuple(n + s for n in ("S1-n100-red-2000s", "S2-red-60s") for s in ("", "-ns2mode"))
 
 
 def select(spec: str | None) -> list[Case]:
     """Cases by comma-separated names or prefixes: 'S1', 'S2', 'S1-n5', 'S1-n100-red' ..."""
     cases = all_cases()
     if not spec:
-        return [
-            c for c in cases if c.name not in LONG_RUNS and c.group not in ("S3", "SC", "M", "C")
-        ]
+        return [c for c in cases if c.name not in LONG_RUNS and c.group + c.profile in S_DEFAULT]
     out = []
     for tok in spec.split(","):
         tok = tok.strip()

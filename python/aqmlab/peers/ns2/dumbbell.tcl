@@ -24,6 +24,7 @@ foreach k {name flows paths bottleneck_rate bottleneck_delay access_rate access_
            min_rto tcp_tick init_rto limited_transmit sample_interval seed} {
     set $k [lindex $P($k) 0]
 }
+set ns2_defaults [expr {[info exists P(ns2_defaults)] ? [lindex $P(ns2_defaults) 0] : 0}]
 set access_delays $P(access_delays)
 set flow_paths $P(flow_paths)
 set starts $P(starts)
@@ -33,44 +34,54 @@ $defaultRNG seed $seed
 
 # ------------------------------------------------------------------ TCP
 # NewReno, no SACK (plain Agent/TCP/Newreno), one ACK per packet (Agent/TCPSink).
-# useHeaders_ false: packetSize_ is the size on the wire (no 40 bytes added).
+# With `ns2_defaults 1` (the -ns2mode cases, aqmlab in its `ns2` profile) only the
+# case's numbers are set: the window and the packet size on the wire (packetSize_ is
+# the payload, useHeaders_ true adds 40 bytes); every other variable keeps ns-2 2.35's
+# default (tcl/lib/ns-default.tcl: singledup_ 1, maxburst_ 0, syn_ true, ...).
 Agent/TCP set window_ $max_window
-Agent/TCP set windowInit_ $init_window
-Agent/TCP set packetSize_ $packet_size
-Agent/TCP set useHeaders_ false
-Agent/TCP set tcpTick_ $tcp_tick
-Agent/TCP set minrto_ $min_rto
-Agent/TCP set rtxcur_init_ $init_rto
-Agent/TCP set maxburst_ 0
-Agent/TCP set singledup_ $limited_transmit
-Agent/TCP set timestamps_ false
-Agent/TCP set overhead_ 0
-Agent/TCP set maxcwnd_ 0
-Agent/TCP set ssthresh_ 0          ;# 0: initial ssthresh = window_
-Agent/TCP set numdupacks_ 3
-Agent/TCP set bugFix_ true         ;# no fast retransmit unless highest_ack_ > recover_
-Agent/TCP set maxrto_ 60
-# ns-2 2.35 defaults kept (and pinned here): the first packet stands for a SYN
-# (cwnd 1 for the first RTT, then windowInit_), NewReno's "impatient" timer
-# (restarted on the first partial ACK only) and partial window deflation.
-Agent/TCP set syn_ true
-Agent/TCP set delay_growth_ true
-Agent/TCP/Newreno set newreno_changes1_ 1
-Agent/TCP/Newreno set partial_window_deflation_ 1
-Agent/TCP/Newreno set exit_recovery_fix_ 0
-Agent/TCPSink set packetSize_ $ack_size
+if {$ns2_defaults} {
+    Agent/TCP set packetSize_ [expr {$packet_size - [Agent/TCP set tcpip_base_hdr_size_]}]
+} else {
+    Agent/TCP set windowInit_ $init_window
+    Agent/TCP set packetSize_ $packet_size
+    Agent/TCP set useHeaders_ false
+    Agent/TCP set tcpTick_ $tcp_tick
+    Agent/TCP set minrto_ $min_rto
+    Agent/TCP set rtxcur_init_ $init_rto
+    Agent/TCP set maxburst_ 0
+    Agent/TCP set singledup_ $limited_transmit
+    Agent/TCP set timestamps_ false
+    Agent/TCP set overhead_ 0
+    Agent/TCP set maxcwnd_ 0
+    Agent/TCP set ssthresh_ 0          ;# 0: initial ssthresh = window_
+    Agent/TCP set numdupacks_ 3
+    Agent/TCP set bugFix_ true         ;# no fast retransmit unless highest_ack_ > recover_
+    Agent/TCP set maxrto_ 60
+    # ns-2 2.35 defaults kept (and pinned here): the first packet stands for a SYN
+    # (cwnd 1 for the first RTT, then windowInit_), NewReno's "impatient" timer
+    # (restarted on the first partial ACK only) and partial window deflation.
+    Agent/TCP set syn_ true
+    Agent/TCP set delay_growth_ true
+    Agent/TCP/Newreno set newreno_changes1_ 1
+    Agent/TCP/Newreno set partial_window_deflation_ 1
+    Agent/TCP/Newreno set exit_recovery_fix_ 0
+    Agent/TCPSink set packetSize_ $ack_size
+}
 
 # ------------------------------------------------------------------ RED
 # Class defaults, so the bottleneck queue is created with them.
 Queue/RED set queue_in_bytes_ false
 Queue/RED set bytes_ false
-Queue/RED set mean_pktsize_ $packet_size
 Queue/RED set thresh_ $min_th
 Queue/RED set maxthresh_ $max_th
 Queue/RED set q_weight_ $w_q
 Queue/RED set linterm_ [expr {1.0 / $max_p}]
 Queue/RED set gentle_ [expr {$gentle ? "true" : "false"}]
-Queue/RED set wait_ false
+if {!$ns2_defaults} {
+    # (ns2_defaults: ns-2's wait_ true and mean_pktsize_ 500, as the `ns2` profile has them)
+    Queue/RED set mean_pktsize_ $packet_size
+    Queue/RED set wait_ false
+}
 Queue/RED set setbit_ false
 Queue/RED set drop_tail_ true
 Queue/RED set drop_front_ false
