@@ -20,6 +20,7 @@ def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
         ROOT / "docs" / "evaluate.md": {"timings-evaluate": timings.evaluate_block},
         ROOT / "docs" / "peers.md": {
             "peers-s": peers.s_table,
+            "peers-s-ns2": peers.s_ns2_table,
             "peers-cm": peers.cm_table,
             "peers-e": peers.e_table,
             "peers-bbr": peers.bbr_table,

@@ -18,6 +18,8 @@ HISTORY = PEERS / "history.csv"
 
 #: the labels each table reads (the latest full records of each family)
 S_LABELS = "2026-11-22-eve/A,2026-11-22-eve/B*,2026-11-25/s2-60s"
+#: the -ns2mode S cases: aqmlab in its `ns2` profile, ns-2 at its defaults
+S_NS2_LABELS = "2026-11-28/ns2mode"
 CM_LABELS = "2026-11-25/final-cm"
 E_LABELS = "evaluate-2026-11-25/final"
 BBR_LABELS = "bbr-2026-11-28/ns3,bbr-2026-11-28/aqmlab-ns3gains"
@@ -96,6 +98,55 @@ def s_table() -> str:
     return f"aqmlab / ns-2 / ns-3, labels `{S_LABELS}`:\n\n" + table(head, rows)
 
 
+def outside_ns2(d: dict[str, dict]) -> list[str]:
+    """The metrics of one case outside issue 32's rule for the `ns2` profile against ns-2:
+    utilization within 1 point, every other metric within 10%."""
+    aq, n2 = _result(d, "aqmlab"), _result(d, "ns2")
+    if aq is None or n2 is None:
+        return []
+    out = []
+    for met in ("utilization", "mean_queue", "mean_red_avg", "drop_rate"):
+        a, b = aq.get(met), n2.get(met)
+        if a is None or b is None:
+            continue
+        if met == "utilization" and abs(a - b) > 0.01:
+            out.append(f"utilization {100 * (a - b):+.2f} points")
+        elif met != "utilization" and b and abs(a - b) / b > 0.10:
+            out.append(f"{SHORT[met]} {100 * (a - b) / b:+.1f}%")
+    return out
+
+
+def s_ns2_table() -> str:
+    """S1 and S2 with aqmlab in its `ns2` profile and ns-2 at its defaults."""
+    rows = []
+    for case, d in records(S_NS2_LABELS).items():
+        rows.append(
+            [case]
+            + [
+                " / ".join(
+                    "-" if (r := _result(d, s)) is None or r.get(m) is None else format(r[m], f)
+                    for s in ("aqmlab", "ns2")
+                )
+                for m, f in (
+                    ("utilization", ".3f"),
+                    ("mean_queue", ".3g"),
+                    ("mean_red_avg", ".3g"),
+                    ("drop_rate", ".3g"),
+                )
+            ]
+            + ["; ".join(outside_ns2(d)) or "ok"]
+        )
+    head = [
+        "case",
+        "utilization",
+        "mean queue",
+        "RED average",
+        "drop rate",
+        "outside 1 point / 10%",
+    ]
+    return f"aqmlab / ns-2, label `{S_NS2_LABELS}`:\n\n" + table(head, rows)
+
+
 def _pairs(recs: dict[str, dict[str, dict]], base: str, suffixes: tuple[str, ...]) -> list[str]:
     return [
         "; ".join(outside(recs[base + s])) or "ok" if base + s in recs else "-" for s in suffixes
@@ -159,6 +210,7 @@ def bodies() -> dict[str, str]:
     """docs/peers.md's generated blocks."""
     return {
         "peers-s": s_table(),
+        "peers-s-ns2": s_ns2_table(),
         "peers-cm": cm_table(),
         "peers-e": e_table(),
         "peers-bbr": bbr_table(),
