@@ -4,7 +4,7 @@
 use aqm::Time;
 
 use super::rto::PeerRtt;
-use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, RtoSack, TcpSender};
+use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, RecoveryWindow, RtoSack, TcpSender};
 
 impl TcpSender {
     /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
@@ -46,6 +46,11 @@ impl TcpSender {
         self.cwnd_cnt = 0;
         if let Some(r) = self.rack.as_mut() {
             (r.reo_at, r.pto_at, r.tlp_end) = (None, None, None);
+        }
+        if self.in_recovery && self.p.rules.recovery_window == RecoveryWindow::Ns2 {
+            // (ns-2's RenoTcpAgent::timeout zeroes dupwnd_ before TcpAgent::timeout
+            // reduces: a timeout in fast recovery halves the window without its inflation)
+            self.cwnd = self.ns2_base;
         }
         self.timeout_reduction();
         if let Some(sb) = self.sack.as_mut() {

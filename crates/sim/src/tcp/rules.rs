@@ -148,7 +148,8 @@ pub enum RecoveryWindow {
     /// window only what the inflation cannot cover (`NewRenoTcpAgent::partialnewack()`,
     /// `partial_window_deflation_ 1`); the ACK that ends the recovery drops the
     /// inflation, leaves the window as it is (`exit_recovery_fix_ 0`) and opens it as
-    /// every new ACK does (`recv_newack_helper()`'s `opencwnd()`).
+    /// every new ACK does (`recv_newack_helper()`'s `opencwnd()`); a timeout in recovery
+    /// drops the inflation before it reduces (`RenoTcpAgent::timeout()`: `dupwnd_ = 0`).
     Ns2,
 }
 

@@ -4,7 +4,7 @@
 //! `NewRenoTcpAgent::partialnewack()` and `NewRenoTcpAgent::recv()` (tcp.cc,
 //! tcp-reno.cc, tcp-newreno.cc) with ns-2 2.35's defaults (`precisionReduce_ true`,
 //! `decrease_num_ 0.5`, `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`,
-//! `windowOption_ 1`).
+//! `windowOption_ 1`); and a timeout in recovery (`RenoTcpAgent::timeout`).
 
 use super::*;
 
@@ -67,5 +67,27 @@ fn a_partial_ack_beyond_the_inflation() {
         deliver(&mut c, &[11], ms(300));
         assert!(!c.0.in_recovery, "{mode:?}");
         assert_eq!((c.0.cwnd, c.0.ssthresh), (exit, 6.0), "{mode:?}");
+    }
+}
+
+/// A timeout in fast recovery, with `loss_ssthresh = "cwnd"` (the window as it stands):
+/// after packets 0 and 5 of 13 are lost and eight more duplicates arrive, the window is
+/// ssthresh + 3 + 8 = 17 by RFC 5681's inflation, so ssthresh = floor(17 / 2) = 8; ns-2
+/// zeroes the inflation first (`RenoTcpAgent::timeout`: `dupwnd_ = 0`, then
+/// `TcpAgent::timeout`'s `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)` halves
+/// `windowd()` = `cwnd_` = 6.5), so ssthresh = (int) 3.25 = 3. Both restart from cwnd 1.
+#[test]
+fn a_timeout_in_recovery() {
+    for (mode, ssthresh) in [(RecoveryWindow::Rfc, 8.0), (RecoveryWindow::Ns2, 3.0)] {
+        let p = TcpParams { init_cwnd: 13.0, ssthresh: 10.0, ..params(Variant::NewReno) };
+        let p = ruled(p, |r| (r.recovery_window, r.loss_ssthresh) = (mode, LossSsthresh::Cwnd));
+        let mut c = connection(p, 0, 0, 1);
+        let mut out = Vec::new();
+        c.0.start(ms(0), &mut out, u32::MAX);
+        deliver(&mut c, &[1, 2, 3], ms(100));
+        deliver(&mut c, &[4, 6, 7, 8, 9, 10, 11, 12], ms(101));
+        assert!(c.0.in_recovery, "{mode:?}");
+        c.0.on_timeout(ms(3000), &mut out, u32::MAX);
+        assert_eq!((c.0.cwnd, c.0.ssthresh), (1.0, ssthresh), "{mode:?}");
     }
 }
