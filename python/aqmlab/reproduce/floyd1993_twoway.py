@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 LINKS = ("gA->gB", "gB->gA")
 #: the draw written into scenarios/floyd1993_fig9.toml
 SCENARIO_DRAW = 1993
+#: ns-2's Tahoe timer, as scenarios/floyd1993_fig3.toml writes on every flow (the default
+#: is RFC 6298's 1 s minimum and initial RTO).
+NS2_TIMER = {"min_rto": 0.2, "initial_rto": 3.0, "tick": 0.01}
 #: Sources of the A->B connections, and of the B->A ones.
 A_SIDE = ["n1", "n2", "n3", "n4"]
 B_SIDE = ["n5", "n6", "n7", "n8"]
@@ -42,6 +45,7 @@ def draw_connections(seed: int) -> list[dict[str, Any]]:
                 "type": "telnet" if telnet else "tcp",
                 "variant": "tahoe",
                 "init_cwnd": 1,
+                **NS2_TIMER,
                 "src": f"n{src}",
                 "dst": f"n{dst}",
                 "max_window": w,
