@@ -136,7 +136,7 @@ def test_ecn_cases_are_the_scenarios_with_an_ecn_variant():
             continue
         with_ecn.append(sid)
     assert tuple(with_ecn) == ec.ECN_SCENARIO_IDS
-    names = [c[0] for c in ec.all_cases() if c[4]]
+    names = [c[0] for c in ec.all_cases() if c[4] and not c[5]]
     assert len(names) == len(ec.ECN_SCENARIO_IDS) * len(ec.AQMS)
     assert all(n.endswith("-ecn") for n in names)
 
@@ -152,6 +152,49 @@ def test_an_exact_name_selects_that_case_alone():
     assert [c[0] for c in ec.select("E-5.2-codel")] == ["E-5.2-codel"]
     assert [c[0] for c in ec.select("E-5.2-codel-ecn")] == ["E-5.2-codel-ecn"]
     assert {c[0] for c in ec.select("E-5.2-cod")} == {"E-5.2-codel", "E-5.2-codel-ecn"}
+
+
+def test_nsmode_cases_are_every_case_in_the_ns3_profile():
+    """Each E case runs again as `-nsmode`, aqmlab in its `ns3` profile; an item selects
+    those only when it says `-nsmode`."""
+    plain = [c for c in ec.all_cases() if not c[5]]
+    ns = [c for c in ec.all_cases() if c[5]]
+    assert [c[0] for c in ns] == [c[0] + "-nsmode" for c in plain]
+    assert [c[1:5] for c in ns] == [c[1:5] for c in plain]
+    assert {c[5] for c in ns} == {"ns3"} and {c[5] for c in plain} == {""}
+    assert [c[0] for c in ec.select("E-*-nsmode")] == [c[0] for c in ns]
+    assert [c[0] for c in ec.select("E-5.2-codel-nsmode")] == ["E-5.2-codel-nsmode"]
+    assert [c[0] for c in ec.select("E-*-red")] == [c[0] for c in plain if c[0].endswith("-red")]
+
+
+def test_nsmode_runs_aqmlab_in_the_profile(monkeypatch):
+    """aqmlab's side of a `-nsmode` case builds the point's scenario in the ns3 profile:
+    the profile named, ns-3's device queue on the bottleneck and the queue one shorter
+    (evaluate_rules.apply); ns-3's side is the point as it is."""
+    from aqmlab.evaluate import point as evaluate_point
+
+    pt = ec.point("5.2", "default", "codel", True)
+    base = evaluate_point.scenario_of(pt)
+    seen = {}
+
+    def fake_run(p):
+        seen["scenario"] = evaluate_point.scenario_of(p)
+        return {"utilization": 1.0}
+
+    monkeypatch.setattr(evaluate_point, "run", fake_run)
+    assert ec.aqmlab_metrics(dict(pt, profile="ns3")) == {"utilization": 1.0}
+    d = seen["scenario"]
+    assert d["profile"] == "ns3"
+    bott = next(lk for lk in d["link"] if {lk["a"], lk["b"]} == set(d["bottleneck"].split("->")))
+    base_bott = next(
+        lk for lk in base["link"] if {lk["a"], lk["b"]} == set(base["bottleneck"].split("->"))
+    )
+    assert bott["device_queue"] == 1
+    for k in ("queue_ab", "queue_ba"):
+        assert bott[k]["limit"] == base_bott[k]["limit"] - 1
+    assert evaluate_point.scenario_of(pt) == base  # put back
+    ec.aqmlab_metrics(pt)
+    assert "profile" not in seen["scenario"] or seen["scenario"]["profile"] != "ns3"
 
 
 def test_queue_set_reaches_both_sides():

@@ -1,7 +1,8 @@
 """The E cases of the peer benchmark: `aqmlab evaluate`'s RFC 7928 scenarios in ns-3.
 
 A case `E-<id>[-R<ms>]-<aqm>` (`E-5.2-codel`, `E-6-R10-red`) is one point of
-`aqmlab evaluate`: scenario id, variant, queue `{type = aqm}` at its defaults, seed 1.
+`aqmlab evaluate`: scenario id, variant, queue `{type = aqm}` at its defaults, seed 1;
+`E-...-nsmode` runs aqmlab's side in its `ns3` profile alone (ns-3's side is the same).
 Both sides start from the same scenario dict, `aqmlab.evaluate.scenarios.build(...)`:
 
 - aqmlab: `python evaluate_cases.py --aqmlab POINT.json` runs
@@ -48,6 +49,9 @@ COMPARED = (
 #: Flow fields of aqmlab's TCP model that ns3/evaluate.cc cannot set per flow and
 #: takes once (all flows of a scenario share them).
 SHARED_TCP = ("sack", "min_rto", "initial_rto", "tick", "max_window", "limited_transmit")
+#: The suffix of the cases with aqmlab in ns-3's profile, and that profile.
+NSMODE = "-nsmode"
+NS3_PROFILE = "ns3"
 
 
 def case_name(sid: str, variant: str, aqm: str, ecn: bool = False) -> str:
@@ -57,29 +61,33 @@ def case_name(sid: str, variant: str, aqm: str, ecn: bool = False) -> str:
     return f"E-{sid}-{aqm}{suffix}"
 
 
-def all_cases() -> list[tuple[str, str, str, str, bool]]:
-    """(name, scenario id, variant, aqm, ecn) of every E case, RED and CoDel first, each
-    AQM's ECN cases after its others."""
+def all_cases() -> list[tuple[str, str, str, str, bool, str]]:
+    """(name, scenario id, variant, aqm, ecn, profile) of every E case, RED and CoDel
+    first, each AQM's ECN cases after its others; then each again as `...-nsmode`, with
+    aqmlab in its `ns3` profile alone (profile "ns3"; "" is the scenario's own)."""
     out = []
     for aqm in AQMS:
         for sid in SCENARIO_IDS:
             for v in [f"{r}ms" for r in RTTS_MS] if sid == "6" else ["default"]:
-                out.append((case_name(sid, v, aqm), sid, v, aqm, False))
+                out.append((case_name(sid, v, aqm), sid, v, aqm, False, ""))
         for sid in ECN_SCENARIO_IDS:
-            out.append((case_name(sid, "default", aqm, True), sid, "default", aqm, True))
-    return out
+            out.append((case_name(sid, "default", aqm, True), sid, "default", aqm, True, ""))
+    return out + [(c[0] + NSMODE, *c[1:5], NS3_PROFILE) for c in out]
 
 
-def select(spec: str) -> list[tuple[str, str, str, str, bool]]:
+def select(spec: str) -> list[tuple[str, str, str, str, bool, str]]:
     """The E cases named by one of the comma-separated items, or whose name starts with
     it or matches it as a shell-style pattern (`E-*-red`); an item that names a case
-    exactly selects that case alone (`E-5.2-codel`, not also `E-5.2-codel-ecn`)."""
+    exactly selects that case alone (`E-5.2-codel`, not also `E-5.2-codel-ecn`); the
+    `-nsmode` cases only for items that say `-nsmode` (`E-*-nsmode`)."""
     items = [s.strip() for s in spec.split(",") if s.strip()]
     names = {c[0] for c in all_cases()}
 
     def hit(name: str, item: str) -> bool:
         if item in names:
             return name == item
+        if name.endswith(NSMODE) and NSMODE not in item:
+            return False
         return name.startswith(item) or fnmatch.fnmatchcase(name, item)
 
     picked = [c for c in all_cases() if any(hit(c[0], i) for i in items)]
@@ -311,10 +319,27 @@ def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> dict[
 
 
 def aqmlab_metrics(pt: Mapping[str, Any]) -> dict[str, Any]:
-    """The row `aqmlab evaluate` writes for the point (aqmlab.evaluate.point.run), NaN as None."""
+    """The row `aqmlab evaluate` writes for the point (aqmlab.evaluate.point.run), NaN as
+    None; with a `profile` in the point, the point's scenario run in that profile alone
+    (evaluate_rules.apply: the profile's keys wherever the scenario leaves them unsaid)."""
     from aqmlab.evaluate import point as evaluate_point
 
-    row = evaluate_point.run(dict(pt))
+    pt = dict(pt)
+    spec = pt.pop("profile", "")
+    base = evaluate_point.scenario_of
+    if spec:
+        import evaluate_rules
+
+        def built(p: Any) -> dict[str, Any]:
+            d = base(p)
+            evaluate_rules.apply(spec, d)
+            return d
+
+        evaluate_point.scenario_of = built
+    try:
+        row = evaluate_point.run(pt)
+    finally:
+        evaluate_point.scenario_of = base
     row.pop("flows_json", None)
     return {k: _clean(v) for k, v in row.items()}
 

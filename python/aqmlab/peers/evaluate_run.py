@@ -113,16 +113,19 @@ def run_cases(
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="aqmlab-peers-E-"))
     work.mkdir(parents=True, exist_ok=True)
     records: list[dict] = []
-    for name, sid, variant, aqm, ecn in ec.select(spec):
+    for name, sid, variant, aqm, ecn, profile in ec.select(spec):
         pt = ec.point(sid, variant, aqm, quick, seed, ecn)
         name = with_queue_set(name, pt, queue_set)
         name = name + ("-quick" if quick else "") + (f"-s{seed}" if seed != 1 else "")
         ptf = work / f"{name}.point.json"
         ptf.write_text(json.dumps(pt))
+        # aqmlab's side in the case's profile (`-nsmode`: ns3); ns-3's side as it is
+        aqf = work / f"{name}.aqmlab.point.json"
+        aqf.write_text(json.dumps(dict(pt, profile=profile) if profile else pt))
         for sim in [s for s in ("aqmlab", "ns3") if s in sims]:
             rec: dict = {"case": name, "sim": sim, "status": "ok", "scenario": sid}
             if sim == "aqmlab":
-                cmd = [sys.executable, str(CASES), "--aqmlab", str(ptf)]
+                cmd = [sys.executable, str(CASES), "--aqmlab", str(aqf)]
                 m = run_measured(cmd, timeout, env=_env())
                 res = _last_json(m["stdout"]) if m["rc"] == 0 else None
             else:

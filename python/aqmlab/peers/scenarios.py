@@ -510,8 +510,8 @@ def cubic(n: int, duration: float = 100.0) -> Case:
 
 
 def nsmode(case: Case) -> Case:
-    """A CUBIC case with aqmlab following ns-3 3.37's rules (its `ns3` profile,
-    NS3_PROFILE)."""
+    """A CUBIC or NewReno case with aqmlab following ns-3 3.37's rules (its `ns3`
+    profile, NS3_PROFILE)."""
     return case.with_(name=case.name + "-nsmode", profile=NS3_PROFILE)
 
 
@@ -534,7 +534,7 @@ def all_cases() -> list[Case]:
     cases.extend(sc(f, r) for f, r in SCALING)
     cases.extend(m(n, q, t) for n in (5, 20) for q, t in MODERN + MODERN_BBR)
     cases.extend(cubic(n) for n in (1, 20))
-    cases.extend([nsmode(c) for c in cases if c.group in ("C", "M") and c.tcp == "cubic"])
+    cases.extend([nsmode(c) for c in cases if c.group in ("C", "M") and c.tcp != "bbr"])
     cases.extend([ns2mode(c) for c in cases if c.group in ("S1", "S2")])
     return cases
 
