@@ -10,8 +10,9 @@ that the catalogue reads (CI has no ns-2).
 The scenarios come from aqmlab itself (``aqmlab.reproduce.floyd2001_tradeoff.spec`` and
 ``floyd2001_congestion.congestion_scenario``), normalised by aqmlab, so both simulators
 start every long-lived flow at the same drawn time; ns2/ared2001.tcl builds the network.
-Web transfers are drawn by ns-2's own generators (the same process: Poisson arrivals,
-Pareto sizes), so they are the same in law, not packet for packet.
+The web transfers too are aqmlab's: their arrival times and sizes are drawn in Python
+from the scenario's seed as aqmlab draws them (web_transfers.py) and handed to ns-2 as a
+list, so both simulators carry the same web load, transfer for transfer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ CONGESTION_SEEDS = (1, 2, 3, 4, 5)
 def params(sc: dict[str, Any], windows: Sequence[tuple[float, float]], name: str) -> str:
     """The ``key value...`` lines of ns2/ared2001.tcl for an aqmlab scenario dict."""
     from aqmlab.sim import Scenario
+    from web_transfers import transfers
 
     norm = Scenario.from_dict(sc).normalized()
     (bl,) = [lk for lk in norm["links"] if {lk["a"], lk["b"]} == {"r1", "r2"}]
@@ -84,9 +86,9 @@ def params(sc: dict[str, Any], windows: Sequence[tuple[float, float]], name: str
             )
         elif f["type"] == "web" and f["spec"] not in seen_web:
             seen_web.add(f["spec"])
+            times = " ".join(f"{t / 1e9:.9f} {n}" for t, n in transfers(f, norm["duration"]))
             web.append(
-                f"{{{where(f['src'])} {where(f['dst'])} {f['arrival_rate']} {f['mean_packets']} "
-                f"{f['shape']} {f['tcp']['max_window']}}}"
+                f"{{{where(f['src'])} {where(f['dst'])} {f['tcp']['max_window']} {{{times}}}}}"
             )
         elif f["type"] not in ("tcp", "web"):
             raise ValueError(f"flow type {f['type']} not supported by ared2001.tcl")

@@ -122,14 +122,11 @@ foreach spec $P(flows) {
 }
 
 # ------------------------------------------------------------------ web traffic
-# "SIDE_SRC K_SRC SIDE_DST K_DST RATE MEAN SHAPE WINDOW": transfers arrive as a Poisson
-# process of RATE per second, each a fresh NewReno connection sending a Pareto (MEAN,
-# SHAPE) number of packets, rounded, at least one.
-set nweb 0
-proc web_arrival {w} {
-    global ns WEB nflow
-    foreach {ss ks sd kd rate mean shape window} $WEB($w,spec) break
-    set n [expr {max(1, int(round([$WEB($w,size) value])))}]
+# "SIDE_SRC K_SRC SIDE_DST K_DST WINDOW {TIME PACKETS ...}": the transfers aqmlab runs
+# (ared2001.py draws them from the scenario's seed as aqmlab does, web_transfers.py),
+# each a fresh NewReno connection that sends PACKETS packets from TIME.
+proc web_transfer {ss ks sd kd window n} {
+    global ns nflow
     set tcp [new Agent/TCP/Newreno]
     $tcp set window_ $window
     $tcp set fid_ $nflow
@@ -139,23 +136,13 @@ proc web_arrival {w} {
     $ns attach-agent [node_of $sd $kd] $sink
     $ns connect $tcp $sink
     $tcp advanceby $n
-    $ns at [expr {[$ns now] + [$WEB($w,gap) value]}] "web_arrival $w"
 }
 foreach spec $P(web) {
     if {$spec == "none"} continue
-    foreach {ss ks sd kd rate mean shape window} $spec break
-    set WEB($nweb,spec) $spec
-    set rng [new RNG]
-    $rng seed [expr {$seed * 7 + $nweb + 1}]
-    set WEB($nweb,gap) [new RandomVariable/Exponential]
-    $WEB($nweb,gap) set avg_ [expr {1.0 / $rate}]
-    $WEB($nweb,gap) use-rng $rng
-    set WEB($nweb,size) [new RandomVariable/Pareto]
-    $WEB($nweb,size) set avg_ $mean
-    $WEB($nweb,size) set shape_ $shape
-    $WEB($nweb,size) use-rng $rng
-    $ns at [$WEB($nweb,gap) value] "web_arrival $nweb"
-    incr nweb
+    foreach {ss ks sd kd window list} $spec break
+    foreach {t n} $list {
+        $ns at $t "web_transfer $ss $ks $sd $kd $window $n"
+    }
 }
 
 # ------------------------------------------------------------------ measurement
