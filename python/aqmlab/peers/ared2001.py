@@ -6,6 +6,8 @@ topology, flows, start times, queues and TCP settings as aqmlab's, and written t
 that the catalogue reads (CI has no ns-2).
 
     benchmarks/peers/ared2001.py [--out CSV] [--jobs 2] [--only fig1-3|fig6-9] [--keep DIR]
+    benchmarks/peers/ared2001.py --only fig1-3 --flows 5 --seeds 1,2,3,4,5 --out CSV \
+        [--sim aqmlab]       # Figs. 1-3's runs over seeds, in ns-2 or aqmlab
 
 The scenarios come from aqmlab itself (``aqmlab.reproduce.floyd2001_tradeoff.spec`` and
 ``floyd2001_congestion.congestion_scenario``), normalised by aqmlab, so both simulators
@@ -135,8 +137,9 @@ def _key(experiment: str, queue: str, case: str, flows: int, max_p: float, seed:
     }
 
 
-def _tradeoff_cases() -> list[dict[str, Any]]:
-    """Figs. 1-3: RED and Adaptive RED over flow counts and max_p."""
+def _tradeoff_cases(seeds: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Figs. 1-3: RED and Adaptive RED over flow counts and max_p (with the scenario's
+    seed, or each of `seeds`)."""
     from aqmlab.reproduce import floyd2001_tradeoff as tr
 
     out = []
@@ -144,12 +147,14 @@ def _tradeoff_cases() -> list[dict[str, Any]]:
         base = tr.spec(tag, quick=False)["base"]
         for n in TRADEOFF_FLOWS:
             for mp in TRADEOFF_MAX_P:
-                sc = json.loads(json.dumps(base))
-                for i in range(tr.GROUPS):
-                    sc["flow"][i]["count"] = n // tr.GROUPS
-                sc["link"][0]["queue"]["max_p"] = mp
-                key = _key("fig1-3", tag, "", n, mp, sc["seed"])
-                out.append({"scenario": sc, "windows": [(50.0, 100.0)], "key": key})
+                for seed in seeds or [base["seed"]]:
+                    sc = json.loads(json.dumps(base))
+                    for i in range(tr.GROUPS):
+                        sc["flow"][i]["count"] = n // tr.GROUPS
+                    sc["link"][0]["queue"]["max_p"] = mp
+                    sc["seed"] = seed
+                    key = _key("fig1-3", tag, "", n, mp, seed)
+                    out.append({"scenario": sc, "windows": [(50.0, 100.0)], "key": key})
     return out
 
 
@@ -185,11 +190,12 @@ def _oscillation_cases() -> list[dict[str, Any]]:
     return out
 
 
-def cases(only: str) -> list[dict[str, Any]]:
-    """Every ns-2 run: its scenario, windows and the columns that name it."""
+def cases(only: str, seeds: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Every ns-2 run: its scenario, windows and the columns that name it (`seeds`:
+    Figs. 1-3's runs with each of these seeds instead of the scenario's)."""
     out: list[dict[str, Any]] = []
     if only in ("", "fig1-3"):
-        out += _tradeoff_cases()
+        out += _tradeoff_cases(seeds)
     if only in ("", "fig6-9"):
         out += _congestion_cases()
     if only == "fig11-14":
@@ -225,6 +231,35 @@ def run_one(ns: str, c: dict[str, Any], tmp: Path, n: int) -> list[dict[str, Any
     return rows
 
 
+def run_aqmlab(c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same run in aqmlab (one window, the scenario's warmup to its end): the columns
+    ns-2's rows have, to set the two side by side over several seeds."""
+    from aqmlab.sim import Scenario, simulate
+
+    (w,) = c["windows"]
+    sc = Scenario.from_dict(c["scenario"])
+    if sc.normalized()["warmup"] != w[0]:
+        raise ValueError("aqmlab's side measures from the scenario's warmup to its end")
+    link = simulate(sc, progress=False).summary["links"]["r1->r2"]
+    row = dict(c["key"], t0=w[0], t1=w[1], arrivals=link["arrivals"], drops=link["drops"])
+    row.update(
+        utilization=round(link["utilization"], 6),
+        mean_queue=round(link["mean_queue"], 4),
+        mean_avg=round(link["mean_avg"], 4),
+        drop_rate=round(link["drops"] / max(1, link["arrivals"]), 6),
+    )
+    return [row]
+
+
+def _picked(c: dict[str, Any], a: argparse.Namespace) -> bool:
+    """The run is among those `--queues`, `--flows` and `--max-p` name (all if unsaid)."""
+    k = c["key"]
+    return all(
+        not want or str(k[col]) in want.split(",")
+        for col, want in (("queue", a.queues), ("flows", a.flows), ("max_p", a.max_p))
+    )
+
+
 def main(argv: Sequence[str] = ()) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -242,16 +277,32 @@ def main(argv: Sequence[str] = ()) -> int:
     ap.add_argument(
         "--keep", default="", help="keep the generated parameter files in this directory"
     )
+    ap.add_argument(
+        "--seeds", default="", help="Figs. 1-3 with these seeds (comma-separated; with --out)"
+    )
+    ap.add_argument("--queues", default="", help="only these queues (red_wq0002, ared, ...)")
+    ap.add_argument("--flows", default="", help="only these flow counts (comma-separated)")
+    ap.add_argument("--max-p", default="", help="only these max_p (comma-separated)")
+    ap.add_argument(
+        "--sim", default="ns2", choices=["ns2", "aqmlab"], help="aqmlab: Figs. 1-3 in aqmlab"
+    )
     a = ap.parse_args(list(argv) or None)
-    ns = shutil.which("ns")
+    seeds = [int(x) for x in a.seeds.split(",") if x]
+    todo = [c for c in cases(a.only, seeds) if _picked(c, a)]
+    if a.out == str(DEFAULT_OUT) and (seeds or a.queues or a.flows or a.max_p or a.sim != "ns2"):
+        print("--seeds, --queues, --flows, --max-p, --sim: write to an --out", file=sys.stderr)
+        return 2
+    ns = shutil.which("ns") if a.sim == "ns2" else "aqmlab"
     if ns is None:
         print("ns (ns-2) not found: apt-get install ns2", file=sys.stderr)
         return 2
     tmp = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="ared2001-"))
     tmp.mkdir(parents=True, exist_ok=True)
-    todo = cases(a.only)
-    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        results = list(pool.map(lambda nc: run_one(ns, nc[1], tmp, nc[0]), enumerate(todo)))
+    if a.sim == "aqmlab":
+        results = [run_aqmlab(c) for c in todo]
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+            results = list(pool.map(lambda nc: run_one(ns, nc[1], tmp, nc[0]), enumerate(todo)))
     rows = [r for rs in results for r in rs]
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
