@@ -134,3 +134,27 @@ def test_transfers_reject_what_the_replay_cannot_follow() -> None:
         transfers(norm["flows"][1], 10.0)
     with pytest.raises(ValueError, match="prep_delay"):
         transfers(dict(norm["flows"][0], prep_delay=0.001), 10.0)
+
+
+def test_ared2001_hands_ns2_the_transfers() -> None:
+    """ared2001.py's parameters give ns-2 each web group's list (source, destination,
+    window, then time and packets of every transfer), the very list aqmlab runs; with
+    --seeds each of Figs. 1-3's runs comes once per seed."""
+    import ared2001
+    from aqmlab.sim import Scenario
+
+    runs = ared2001.cases("fig1-3", [1, 2])
+    assert len(runs) == 2 * len(ared2001.cases("fig1-3"))
+    assert {r["key"]["seed"] for r in runs} == {1, 2}
+    c = next(r for r in runs if r["key"]["flows"] == 5 and r["key"]["seed"] == 2)
+    text = ared2001.params(c["scenario"], c["windows"], "t")
+    (web,) = [ln.split(" ", 1)[1] for ln in text.splitlines() if ln.startswith("web ")]
+    norm = Scenario.from_dict(c["scenario"]).normalized()
+    groups = [f for f in norm["flows"] if f["type"] == "web" and f["first"] == f["id"]]
+    entries = [e.split(" {") for e in web.strip("{}").split("}} {")]
+    assert len(entries) == len(groups) == 2
+    for (head, times), f in zip(entries, groups):
+        assert head.split()[-1] == str(f["tcp"]["max_window"])
+        nums = times.strip("}").split()
+        listed = transfers(f, norm["duration"])
+        assert [(round(float(t) * 1e9), int(n)) for t, n in zip(nums[::2], nums[1::2])] == listed
