@@ -43,3 +43,20 @@ def test_bbr_cases_run_with_sack_in_both_simulators():
         params = dict(line.split(" ", 1) for line in case.params().splitlines())
         assert (params["tcp"], params["ns3_sack"], params["newreno_as_ns2"]) == ("bbr", "1", "0")
     assert "ns3_sack" not in CASES["M-n5-codel-cubic"].params()
+
+
+def test_nsmode_gives_aqmlab_the_timer_the_hook_gives_ns3():
+    """Under -nsmode aqmlab runs ns-3's profile, but what a case gives every simulator
+    wins: ns-3's NewRenoAsNs2 hook restarts the timer at a fast retransmit (ns-3 3.37
+    alone keeps it, the profile's fast_retransmit_timer = "keep"), so aqmlab's flows
+    restart it too; limited transmit is off in all."""
+    ns = [c for c in CASES.values() if c.name.endswith("-nsmode") and c.group in ("C", "M")]
+    assert {c.tcp for c in ns} == {"cubic", "newreno"}
+    for case in ns:
+        params = dict(line.split(" ", 1) for line in case.params().splitlines())
+        assert params["newreno_as_ns2"] == "1"
+        d = case.aqmlab_scenario()
+        assert d["profile"] == "ns3"
+        assert all(f["fast_retransmit_timer"] == "restart" for f in d["flow"])
+        assert all(f["limited_transmit"] is False for f in d["flow"])
+    assert "fast_retransmit_timer" not in CASES["M-n20-codel-cubic"].aqmlab_scenario()["flow"][0]

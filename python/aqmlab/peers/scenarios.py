@@ -52,11 +52,11 @@ RED_SAMPLES = 1000  # RED's average is sampled this many times, evenly spaced
 # over the measurement window (the queue is integrated exactly)
 
 # The aqmlab cases that follow ns-3 3.37's rules (the "-nsmode" cases) run in aqmlab's
-# `ns3` profile (`aqmlab profiles ns3`: TcpCubic's departures from RFC 9438 measured in
-# ns-3's traces, docs/peers.md 6.2 and docs/notes/2026-11-24-cubic-against-ns3.md, its socket's timer, RTT and reduction rules,
-# its queue discs' rules). A case states what every simulator is given (limited
-# transmit off, LIMITED_TRANSMIT) and no device queue under the queue: `limit` is set
-# up to match ns-2's meaning in each simulator (docs/peers.md, section 2).
+# `ns3` profile (`aqmlab profiles ns3`; docs/peers.md 6.2, 6.3 and
+# docs/notes/2026-11-24-cubic-against-ns3.md). What a case gives every simulator wins over
+# it: limited transmit off (LIMITED_TRANSMIT), no device queue (`limit` matches ns-2's
+# meaning, docs/peers.md 2), and, as ns-3's NewRenoAsNs2 hook gives ns-3 (NEWRENO_AS_NS2;
+# ns-3 3.37 alone keeps it running), the timer restarted at a fast retransmit.
 NS3_PROFILE = "ns3"
 # ns-3 3.37's TcpBbr::HighGain default (Startup's gains; Drain paces at its inverse)
 NS3_BBR_HIGH_GAIN = 2.89
@@ -236,6 +236,20 @@ class Case:
             "gentle": self.gentle,
         }
 
+    def flow_keys(self) -> dict:
+        """The keys every aqmlab flow of the case carries besides its path and start."""
+        keys = dict(TIMER) if self.profile != "ns2" else {}  # (ns2: the profile's)
+        if self.tcp == "bbr":  # ns-3's TcpBbr as set up: its gains, ACK aggregation, SACK
+            keys.update(sack=True, bbr_extra_acked=True, bbr_high_gain=NS3_BBR_HIGH_GAIN)
+            keys["bbr_drain_gain"] = 1 / NS3_BBR_HIGH_GAIN
+        if self.newreno_timer != "impatient":
+            keys["newreno_timer"] = self.newreno_timer
+        if self.profile == NS3_PROFILE:  # (what the case gives every simulator wins)
+            keys["limited_transmit"] = bool(LIMITED_TRANSMIT)
+            if NEWRENO_AS_NS2 and self.tcp != "bbr":
+                keys["fast_retransmit_timer"] = "restart"
+        return keys
+
     def aqmlab_scenario(self) -> dict:
         """The case in aqmlab's scenario shape (a dict mirroring the TOML file)."""
         links = [
@@ -274,23 +288,9 @@ class Case:
                     "max_window": self.max_window,
                     "packets": 0,
                     "count": 1,
-                    **(TIMER if self.profile != "ns2" else {}),  # (ns2: the profile's)
+                    **self.flow_keys(),
                 }
             )
-            if self.tcp == "bbr":
-                # ns-3's TcpBbr as it is set up (its defaults): high gain 2.89, drain gain
-                # its inverse, the ACK-aggregation allowance (Linux's too), SACK on
-                flows[-1].update(
-                    sack=True,
-                    bbr_high_gain=NS3_BBR_HIGH_GAIN,
-                    bbr_drain_gain=1 / NS3_BBR_HIGH_GAIN,
-                    bbr_extra_acked=True,
-                )
-            if self.newreno_timer != "impatient":
-                flows[-1]["newreno_timer"] = self.newreno_timer
-            if self.profile == NS3_PROFILE:
-                # (what every simulator of the case is given, whatever the profile says)
-                flows[-1]["limited_transmit"] = bool(LIMITED_TRANSMIT)
         if self.profile == NS3_PROFILE:
             for link in links:
                 link["device_queue"] = 0
