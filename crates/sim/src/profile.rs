@@ -181,7 +181,11 @@ pub const PROFILES: &[Profile] = &[
                 "tcp_xmit_retransmit_queue: skb == rtx_head re-arms the RTO",
             ),
             k("limited_transmit", Bool(true), "SACKed packets leave the flight"),
-            k("cubic_growth", Str("segments"), "bictcp_update: cnt"),
+            k(
+                "cubic_growth",
+                Str("linux"),
+                "bictcp_update: cnt, kept HZ / 32 jiffies while cwnd stays",
+            ),
             k("cubic_reno_alpha", Str("fixed"), "bictcp_update: tcp_friendliness, beta_scale"),
             k("delayed_ack", Bool(true), "__tcp_ack_snd_check: every second segment"),
             k("delack_interval", Float(0.04), "TCP_DELACK_MIN 40 ms"),

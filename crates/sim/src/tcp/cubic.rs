@@ -24,7 +24,7 @@
 //!   The RFC's rule is per ACK, not per packet acknowledged, as this simulator's Reno
 //!   increase is.
 //!
-//! Four keys give the rules of Linux and ns-3 3.37's `TcpCubic` where they depart from
+//! Keys give the rules of Linux and ns-3 3.37's `TcpCubic` where they depart from
 //! the RFC (all default to the RFC's):
 //! - `cubic_reno_friendly = false`: no Reno-friendly region (ns-3 3.37 keeps no W_est).
 //! - `cubic_growth = "segments"`: the window is a whole number of packets (ssthresh and
@@ -38,7 +38,9 @@
 //!   per round trip), `100 cwnd` when the target is not above cwnd, and at most 20 while
 //!   no W_max is known (before the first congestion event; with `cubic_timeout =
 //!   "reset"` also after a timeout). With the Reno-friendly region on, `cnt` is at most
-//!   `floor(cwnd / (W_est - cwnd))` when W_est is above cwnd.
+//!   `floor(cwnd / (W_est - cwnd))` when W_est is above cwnd. `cubic_growth = "linux"`
+//!   is segments growth with Linux's update interval: `cnt` is kept while cwnd stays
+//!   the window it was computed at, for `LINUX_CNT_HOLD`.
 //! - `cubic_slow_start = "acked"`: slow start grows the window by the packets each ACK
 //!   acknowledges (RFC 3465's byte counting without its limit L; ns-3 3.37's
 //!   `TcpCubic`), so that the cumulative ACKs of a go-back-N after a timeout open the
@@ -61,7 +63,16 @@ pub enum CubicGrowth {
     Rfc,
     /// Linux's and ns-3's: one whole packet every `cnt` packets acknowledged.
     Segments,
+    /// Linux's `bictcp_update`: segments growth whose `cnt` (and W_est) is computed
+    /// again only when cwnd has changed since it last was or `LINUX_CNT_HOLD` has passed.
+    Linux,
 }
+
+/// How long Linux's `bictcp_update` keeps `cnt` while cwnd stays the same: it returns
+/// early while `(s32)(tcp_jiffies32 - ca->last_time) <= HZ / 32`, so the next
+/// computation comes HZ / 32 + 1 jiffies later, 8 at HZ = 250 and 32 at HZ = 1000:
+/// 32 ms (here in continuous time, not in whole jiffies).
+pub const LINUX_CNT_HOLD: f64 = 0.032;
 
 /// What a timeout does to CUBIC's state (`cubic_timeout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -95,8 +106,10 @@ pub enum CubicRenoAlpha {
     /// 3 (1 - beta) / (1 + beta) until W_est reaches cwnd_prior, then 1.
     #[default]
     Rfc,
-    /// Linux's (tcp_cubic.c, `tcp_friendliness` in `bictcp_update`): one packet for every
-    /// `(cwnd * beta_scale) >> 3` packets acknowledged, `beta_scale = 8 (1024 + b) / 3 /
+    /// Linux's (tcp_cubic.c, `tcp_friendliness` in `bictcp_update`): W_est (`tcp_cwnd`)
+    /// is a whole number of packets, starting at cwnd with the stage, and grows by one
+    /// each time the packets acknowledged since (`ack_cnt`) exceed
+    /// `(cwnd * beta_scale) >> 3`, which they then lose; `beta_scale = 8 (1024 + b) / 3 /
     /// (1024 - b)` in integers with b = 1024 beta (717: 15), so alpha stays 8 / 15 and
     /// never becomes 1.
     Fixed,
@@ -193,6 +206,9 @@ pub struct Cubic {
     pub epoch: Option<(f64, f64, f64)>,
     /// W_est, packets.
     pub w_est: f64,
+    /// `cubic_reno_alpha = "fixed"`: packets acknowledged towards W_est's next packet
+    /// (tcp_cubic.c's `ack_cnt`).
+    ack_cnt: u32,
     /// The next stage starts after a timeout (W_max = cwnd_epoch).
     after_rto: bool,
     /// Segments growth: packets acknowledged since the last increase.
@@ -203,6 +219,11 @@ pub struct Cubic {
     loss: bool,
     /// Segments growth: the smallest RTT sample, s (0 before the first).
     min_rtt: f64,
+    /// Linux growth: the `cnt` last computed, and the window and time it was computed
+    /// at (`ca->cnt`, `ca->last_cwnd`, `ca->last_time`; a window of 0 until the first).
+    cnt: u32,
+    last_cwnd: f64,
+    last_time: f64,
 }
 
 impl Cubic {
@@ -218,9 +239,14 @@ impl Cubic {
         }
     }
 
+    /// Whole packets: segments or Linux growth.
+    fn segments(&self) -> bool {
+        matches!(self.r.growth, CubicGrowth::Segments | CubicGrowth::Linux)
+    }
+
     /// Segments growth rounds a window down to whole packets.
     fn whole(&self, w: f64) -> f64 {
-        if self.r.growth == CubicGrowth::Segments { w.floor() } else { w }
+        if self.segments() { w.floor() } else { w }
     }
 
     /// A congestion event (loss or ECN-Echo) with window `cwnd` (Sections 4.6, 4.7):
@@ -266,6 +292,7 @@ impl Cubic {
         self.epoch = None;
         self.after_rto = true;
         self.loss = true;
+        self.last_cwnd = 0.0; // bictcp_reset
     }
 
     /// Acked slow start: does this ACK end a timeout's go-back-N (it covers the highest
@@ -290,7 +317,7 @@ impl Cubic {
     /// As [`Cubic::on_ack`], for an ACK that acknowledges `acked` packets (the
     /// segments growth counts them; the RFC's rule is per ACK).
     pub fn on_ack_n(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
-        if self.r.growth == CubicGrowth::Segments {
+        if self.segments() {
             return self.on_ack_segments(now, cwnd, srtt, acked);
         }
         let (t0, _, k) = self.epoch_at(now, cwnd);
@@ -313,6 +340,7 @@ impl Cubic {
             }
             self.after_rto = false;
             self.w_est = cwnd;
+            self.ack_cnt = 0;
             (now, cwnd, self.p.k(self.w_max, cwnd))
         })
     }
@@ -321,31 +349,67 @@ impl Cubic {
     /// ahead, as Linux (`delay_min`) and ns-3 (`m_delayMin`) do.
     #[inline]
     pub fn note_rtt(&mut self, r: f64) {
-        if self.r.growth == CubicGrowth::Segments && (self.min_rtt == 0.0 || r < self.min_rtt) {
+        if self.segments() && (self.min_rtt == 0.0 || r < self.min_rtt) {
             self.min_rtt = r;
         }
     }
 
     /// W_est's growth for an ACK of `acked` packets at window `cwnd` (Figure 4 per ACK
     /// under RFC growth, per packet under segments growth; `cubic_reno_alpha`).
-    fn reno_step(&self, cwnd: f64, acked: u32) -> f64 {
+    fn reno_step(&mut self, cwnd: f64, acked: u32) -> f64 {
         match self.r.reno_alpha {
             CubicRenoAlpha::Rfc => {
                 let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.p.alpha() };
                 alpha * f64::from(acked) / cwnd
             }
-            // tcp_friendliness: tcp_cwnd + 1 every (cwnd * beta_scale) >> 3 packets
+            // tcp_friendliness: `while (ca->ack_cnt > delta) { ca->ack_cnt -= delta;
+            // ca->tcp_cwnd++; }`, delta = (cwnd * beta_scale) >> 3
             CubicRenoAlpha::Fixed => {
-                let per = ((cwnd as u32 * self.p.beta_scale()) >> 3).max(1);
-                f64::from(acked) / f64::from(per)
+                let delta = ((cwnd as u32 * self.p.beta_scale()) >> 3).max(1);
+                self.ack_cnt = self.ack_cnt.saturating_add(acked);
+                let mut whole = 0.0;
+                while self.ack_cnt > delta {
+                    self.ack_cnt -= delta;
+                    whole += 1.0;
+                }
+                whole
             }
         }
     }
 
     /// Segments growth (`cubic_growth = "segments"`): one packet once `cnt` packets
-    /// have been acknowledged since the last increase (see the module docs).
+    /// have been acknowledged since the last increase (see the module docs). Linux
+    /// growth keeps the last `cnt` while the window is the one it was computed at and
+    /// `LINUX_CNT_HOLD` has not passed (`bictcp_update` returns at once; `ack_cnt`
+    /// still counts the packets).
     fn on_ack_segments(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> f64 {
         let cwnd = cwnd.floor();
+        let held = self.r.growth == CubicGrowth::Linux
+            && self.last_cwnd == cwnd
+            && now - self.last_time < LINUX_CNT_HOLD;
+        let cnt = if held {
+            if self.r.reno_friendly {
+                match self.r.reno_alpha {
+                    CubicRenoAlpha::Fixed => self.ack_cnt = self.ack_cnt.saturating_add(acked),
+                    CubicRenoAlpha::Rfc => self.w_est += self.reno_step(cwnd, acked),
+                }
+            }
+            self.cnt
+        } else {
+            (self.last_cwnd, self.last_time) = (cwnd, now);
+            self.cnt = self.segments_cnt(now, cwnd, srtt, acked);
+            self.cnt
+        };
+        self.acked = self.acked.saturating_add(acked);
+        if self.acked >= cnt {
+            self.acked -= cnt;
+            return cwnd + 1.0;
+        }
+        cwnd
+    }
+
+    /// Segments growth's `cnt` at window `cwnd` (whole packets) for an ACK of `acked`.
+    fn segments_cnt(&mut self, now: f64, cwnd: f64, srtt: f64, acked: u32) -> u32 {
         let (t0, _, k) = self.epoch_at(now, cwnd);
         let ahead = if self.min_rtt > 0.0 { self.min_rtt } else { srtt };
         // Linux's and ns-3's integer target: origin -/+ floor(C |t - K|^3), the window
@@ -363,13 +427,7 @@ impl Cubic {
                 cnt = cnt.min((cwnd / (self.w_est - cwnd)).floor());
             }
         }
-        let cnt = cnt.max(2.0) as u32;
-        self.acked = self.acked.saturating_add(acked);
-        if self.acked >= cnt {
-            self.acked -= cnt;
-            return cwnd + 1.0;
-        }
-        cwnd
+        cnt.max(2.0) as u32
     }
 }
 
@@ -430,5 +488,39 @@ mod tests {
         // the RFC's W_cubic reaches 5 only at K - RTT - cbrt(2 / C) = 0.181 s
         assert!((due(5.0) - (k - rtt - (2.0 / p.c).cbrt())).abs() < 1e-12);
         assert!(reached[0].1 < 0.18 && reached[1].1 > 0.18);
+    }
+
+    /// Linux growth keeps `cnt` while cwnd stays what it was computed at (tcp_cubic.c's
+    /// `bictcp_update` returns while `(s32)(tcp_jiffies32 - ca->last_time) <= HZ / 32`,
+    /// `LINUX_CNT_HOLD` = 32 ms). After a loss at W_max = 30 (ssthresh 21, K =
+    /// cbrt(9 / C)) with a minimum RTT of 20 ms, the integer target is W_max -
+    /// floor(C (K - t - 0.02)^3): 22 at first (cnt = 21 / (22 - 21) = 21), 23 from the
+    /// first t at which the floor is 7 or less (cnt = floor(21 / 2) = 10). ACKs every
+    /// 1/1024 s at cwnd 21 acknowledging nothing new (so cwnd stays): segments growth
+    /// takes cnt 10 at that ACK; Linux growth computes only at the ACKs 33 ticks (32 ms
+    /// or more) after its last computation, 0, 33, 66, 99, ..., and takes it at the first
+    /// of them from that ACK on.
+    #[test]
+    fn linux_growth_keeps_cnt_for_hz_over_32() {
+        let p = CubicParams::default();
+        let k = (9.0 / p.c).cbrt();
+        let target = |i: u32| 30.0 - (p.c * (k - f64::from(i) / 1024.0 - 0.02).powi(3)).floor();
+        let due = (0..200).find(|&i| target(i) >= 23.0).unwrap();
+        assert_eq!(target(0), 22.0);
+        let computed_at = due.div_ceil(33) * 33; // the first multiple of 33 from `due` on
+        for (growth, first) in [(CubicGrowth::Segments, due), (CubicGrowth::Linux, computed_at)] {
+            let r = CubicRules { growth, reno_friendly: false, ..Default::default() };
+            let mut c = Cubic::new(p, r);
+            c.note_rtt(0.02);
+            assert_eq!(c.on_congestion(30.0), 21.0);
+            let mut cnts = Vec::new();
+            for i in 0..200u32 {
+                assert_eq!(c.on_ack_n(f64::from(i) / 1024.0, 21.0, 0.1, 0), 21.0);
+                cnts.push(c.cnt);
+            }
+            let want: Vec<u32> = (0..200).map(|i| if i < first { 21 } else { 10 }).collect();
+            assert_eq!(cnts, want, "{growth:?}: due at tick {due}");
+        }
+        assert!(computed_at > due, "{due}: the hold must show");
     }
 }

@@ -267,41 +267,70 @@ fn acked_slow_start_after_timeout() {
     }
 }
 
-/// `cubic_reno_alpha = "fixed"` (tcp_cubic.c's `tcp_friendliness`): W_est grows one
-/// packet for every `(cwnd * beta_scale) >> 3` packets acknowledged, `beta_scale = 8 *
+/// RFC 9438's W_est (Figure 4): alpha_cubic (0.529) per window acknowledged below
+/// cwnd_prior, 1 past it.
+#[test]
+fn rfc_reno_alpha_becomes_one_past_cwnd_prior() {
+    let p = CubicParams::default();
+    let r = CubicRules { growth: CubicGrowth::Segments, ..Default::default() };
+    let mut c = Cubic::new(p, r);
+    c.note_rtt(0.02);
+    assert_eq!(c.on_congestion(30.0), 21.0); // W_max = cwnd_prior = 30
+    c.on_ack_n(0.0, 21.0, 0.02, 0); // the stage begins: W_est = 21
+    assert_eq!(c.w_est, 21.0);
+    for i in 0..21 {
+        c.on_ack_n(0.001 * f64::from(i), 21.0, 0.02, 1);
+    }
+    assert!((c.w_est - (21.0 + p.alpha())).abs() < 1e-9, "{}", c.w_est);
+    c.w_est = 35.0;
+    for i in 0..40 {
+        c.on_ack_n(0.1 + 0.001 * f64::from(i), 40.0, 0.02, 1);
+    }
+    assert!((c.w_est - 36.0).abs() < 1e-9, "{}", c.w_est);
+}
+
+/// `cubic_reno_alpha = "fixed"` is tcp_cubic.c's `tcp_friendliness`: `tcp_cwnd` starts
+/// at cwnd with the stage (`ca->tcp_cwnd = cwnd`, `ca->ack_cnt = acked`) and is a whole
+/// number of packets: `while (ca->ack_cnt > delta) { ca->ack_cnt -= delta;
+/// ca->tcp_cwnd++; }` with `delta = (cwnd * beta_scale) >> 3`, and `beta_scale = 8 *
 /// (1024 + 717) / 3 / (1024 - 717)` in integers (15, `cubictcp_register`), below
-/// cwnd_prior and past it alike; RFC 9438's alpha_cubic (0.529) becomes 1 past it.
+/// cwnd_prior and past it alike. At cwnd 21 (delta 39), one packet acknowledged per ACK
+/// from the stage's start, W_est is 22 from the 40th ACK (40 > 39, 1 left over) and 23
+/// from the 79th (1 + 39 > 39); then past cwnd_prior at cwnd 40 (delta 75), with 2 left
+/// over, 24 from the 74th (2 + 74 > 75) and 25 from the 149th.
 #[test]
 fn fixed_reno_alpha_is_tcp_friendliness() {
     let p = CubicParams::default();
     let beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717);
     assert_eq!((p.beta_scale(), beta_scale), (15, 15));
-    for alpha in [CubicRenoAlpha::Fixed, CubicRenoAlpha::Rfc] {
-        let r =
-            CubicRules { growth: CubicGrowth::Segments, reno_alpha: alpha, ..Default::default() };
-        let mut c = Cubic::new(p, r);
-        c.note_rtt(0.02);
-        assert_eq!(c.on_congestion(30.0), 21.0); // W_max = cwnd_prior = 30
-        c.on_ack_n(0.0, 21.0, 0.02, 0); // the stage begins: W_est = 21
-        assert_eq!(c.w_est, 21.0);
-        // a window of 21 packets acknowledged at cwnd 21, one per ACK
-        for i in 0..21 {
-            c.on_ack_n(0.001 * f64::from(i), 21.0, 0.02, 1);
+    assert_eq!(((21 * beta_scale) >> 3, (40 * beta_scale) >> 3), (39, 75));
+    let r = CubicRules {
+        growth: CubicGrowth::Segments,
+        reno_alpha: CubicRenoAlpha::Fixed,
+        ..Default::default()
+    };
+    let mut c = Cubic::new(p, r);
+    c.note_rtt(0.02);
+    assert_eq!(c.on_congestion(30.0), 21.0); // W_max = cwnd_prior = 30
+    c.on_ack_n(0.0, 21.0, 0.02, 0); // the stage begins: W_est = 21
+    assert_eq!(c.w_est, 21.0);
+    let mut grew = Vec::new();
+    for i in 1..=80 {
+        let before = c.w_est;
+        c.on_ack_n(0.001 * f64::from(i), 21.0, 0.02, 1);
+        if c.w_est != before {
+            grew.push((i, c.w_est));
         }
-        let below = match alpha {
-            CubicRenoAlpha::Fixed => 21.0 / f64::from((21 * beta_scale) >> 3),
-            CubicRenoAlpha::Rfc => p.alpha(),
-        };
-        assert!((c.w_est - (21.0 + below)).abs() < 1e-9, "{alpha:?}: {}", c.w_est);
-        // past cwnd_prior: a window of 40 at cwnd 40
-        c.w_est = 35.0;
-        for i in 0..40 {
-            c.on_ack_n(0.1 + 0.001 * f64::from(i), 40.0, 0.02, 1);
-        }
-        let past = match alpha {
-            CubicRenoAlpha::Fixed => 40.0 / f64::from((40 * beta_scale) >> 3),
-            CubicRenoAlpha::Rfc => 1.0,
-        };
-        assert!((c.w_est - (35.0 + past)).abs() < 1e-9, "{alpha:?}: {}", c.w_est);
     }
+    assert_eq!(grew, vec![(40, 22.0), (79, 23.0)]);
+    // 80 - 39 - 39 = 2 left over; past cwnd_prior (30) the rule is the same
+    grew.clear();
+    for i in 1..=150 {
+        let before = c.w_est;
+        c.on_ack_n(0.1 + 0.001 * f64::from(i), 40.0, 0.02, 1);
+        if c.w_est != before {
+            grew.push((i, c.w_est));
+        }
+    }
+    assert_eq!(grew, vec![(74, 24.0), (149, 25.0)]);
 }
