@@ -74,11 +74,12 @@ def test_reading_in_batches_adds_under_a_tenth_of_a_millisecond_at_10_mbps(tmp_p
     assert stats["links"]["ab"]["delay_p50"] < 3 * 1500 * 8 / 10e6
 
 
-def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path):
-    """The benchmark's run at a rate the gateway keeps up with: nothing lost, and each process's CPU time, divided by its packets, in the row."""
+@pytest.mark.parametrize("receive", ["thread", "inline"])
+def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path, receive):
+    """The benchmark's run at a rate the gateway keeps up with: nothing lost, and each process's CPU time, divided by its packets, in the row; the receiving host's NAPI thread has CPU time exactly when side B receives in one."""
     from aqmlab.testbed.bench import measure
 
-    r = measure(1500, 1.0, tmp_path, gateway_binary(), pps=2000)
+    r = measure(1500, 1.0, tmp_path, gateway_binary(), pps=2000, receive=receive)
     # (side A may add a few IPv6 neighbour discovery packets to the flood)
     assert r["offered"] >= 1500 and r["lost_pct"] <= 0.0
     assert r["offered"] <= r["forwarded"] <= r["offered"] + 20
@@ -87,4 +88,11 @@ def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path):
         assert r[f"{who}_cpu_s"] > 0
         assert r[f"{who}_us_per_packet"] == pytest.approx(1e6 * r[f"{who}_cpu_s"] / n)
     assert 0 < r["gateway_cpu_share"] < 1 and r["gateway_wait_share"] >= 0
+    if receive == "thread":
+        assert r["rx_threads_cpu_s"] > 0
+        assert r["rx_threads_us_per_packet"] == pytest.approx(
+            1e6 * r["rx_threads_cpu_s"] / r["received_at_b"]
+        )
+    else:
+        assert r["rx_threads_cpu_s"] == 0
     assert r["load_avg"] >= 0

@@ -246,3 +246,18 @@ def test_flows_of_one_host_pair_need_one_window():
         ValueError, match=r"flow\[1\]\.max_window = 30: flow\[0\] from s1 to k1 has 20"
     ):
         plan(sc)
+
+
+def test_the_hosts_receive_mode_is_checked_before_anything_is_built(tmp_path, monkeypatch):
+    """A receive mode other than thread or inline is refused, naming the setting and the allowed values; without one the environment's or the default applies."""
+    from aqmlab.testbed.network import DEFAULT_RECEIVE, RECEIVE_MODES, Testbed
+
+    with pytest.raises(ValueError, match=r"AQMLAB_TESTBED_RECEIVE.*thread.*inline.*'napi'"):
+        Testbed(tmp_path, [], {"a": 1, "b": 1}, gateway="gw", receive="napi")
+    monkeypatch.delenv("AQMLAB_TESTBED_RECEIVE", raising=False)
+    assert Testbed(tmp_path, [], {}, gateway="gw").receive == DEFAULT_RECEIVE
+    monkeypatch.setenv("AQMLAB_TESTBED_RECEIVE", "inline")
+    assert Testbed(tmp_path, [], {}, gateway="gw").receive == "inline"
+    assert Testbed(tmp_path, [], {}, gateway="gw", receive="thread").receive == "thread"
+    assert RECEIVE_MODES == ("thread", "inline")
+    assert not list(tmp_path.iterdir()), "nothing is built before the context is entered"

@@ -14,8 +14,14 @@ over the flood, per forwarded packet and as a share of the flood's wall time; be
 it the share of that time it was runnable but waiting for a CPU (``wait``: what the
 machine denied it). CPU plus wait well below 1 means the gateway waited for frames,
 not for a CPU. Each row also has the machine's 1-minute load average as the run ended.
-Kernel work done in a process's context (the veth transmit runs the
-receiving namespace's stack) is charged to that process.
+Kernel work done in a process's context is charged to that process: a veth's
+transmit runs the receiving namespace's stack in the sender's context unless the
+receiving interface polls in a NAPI thread of its own. ``--receive thread`` (the
+default here) gives the hosts such threads, so that the gateway's CPU time is its own;
+their CPU time per frame received on side B is reported beside it (``rx thr``), with
+the frames the gateway's veth dropped because side B's thread had not emptied its ring
+of 256 (``veth drops``: lost after the gateway counted them as sent).
+``--receive inline`` is the testbed's default (docs/testbed.md, "Forwarding capacity").
 
 ``--baseline PATH`` runs another gateway executable (an earlier install) on the same
 cases, alternating with the gateway under test, with the same sender and counter.
@@ -37,8 +43,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import netns as nsmod
 from .gateway import gateway_binary, gateway_env
-from .network import Testbed
+from .network import RECEIVE_MODES, Testbed
 
 RED = '{"type":"red","limit":1000,"min_th":5,"max_th":15}'
 
@@ -55,6 +62,32 @@ def sched_ns(pid: int) -> tuple[int, int] | None:
     except (OSError, ValueError, IndexError):
         return None
     return cpu, wait
+
+
+def napi_threads_ns() -> dict[int, int]:
+    """CPU time so far of every threaded-NAPI kernel thread (``napi/IFACE-ID``), by
+    pid, ns: where a veth whose receive side runs in its own thread does the receiving
+    host's stack."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/comm") as f:
+                if not f.read().startswith("napi/"):
+                    continue
+            with open(f"/proc/{d}/schedstat") as f:
+                out[int(d)] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def veth_tx_dropped(tb: Testbed, ifname: str = "gwb") -> int:
+    """Frames the gateway's veth `ifname` dropped on their way to the host (in thread
+    mode, when the host's receive ring of 256 frames is full), so far."""
+    r = nsmod.sh(["cat", f"/sys/class/net/{ifname}/statistics/tx_dropped"], ns=tb.ns["gw"])
+    return int(r.stdout)
 
 
 def _reap(p: subprocess.Popen, timeout: float) -> tuple[float, float]:
@@ -84,6 +117,7 @@ def measure(
     pps: float = 0,
     tools: str | None = None,
     queue: str = RED,
+    receive: str = "thread",
 ) -> dict[str, Any]:
     """One run: IP packets of `size` bytes (frames of size + 14) offered at `pps`
     (0: as fast as the sender can) for `seconds` through `gateway` with `queue` (a
@@ -93,24 +127,29 @@ def measure(
     args = ["--rate", "100Gbps", "--delay", "0", "--queue", queue]
     d = out / f"size{size}-pps{int(pps)}-{len(list(out.glob('size*')))}"
     env = gateway_env([json.loads(queue)])
-    with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway, env=env) as tb:
+    others = set(napi_threads_ns())  # only the threads this testbed starts count
+    with Testbed(d, args, {"a": 1, "b": 1}, gateway=gateway, env=env, receive=receive) as tb:
         assert tb.gw is not None
         cnt = tb.spawn("b", [tools, "count", "--iface", "eth0"], stdout=d / "count.json")
         time.sleep(0.3)
         blast_cmd = [tools, "blast", "--iface", "eth0", "--size", str(size), "--flows", "64"]
         blast_cmd += ["--seconds", str(seconds), "--pps", str(pps)]
-        gw0, t0 = sched_ns(tb.gw.pid), time.monotonic()
+        napi0 = {p: ns for p, ns in napi_threads_ns().items() if p not in others}
+        drops0, gw0, t0 = veth_tx_dropped(tb), sched_ns(tb.gw.pid), time.monotonic()
         blast = tb.spawn("a", blast_cmd, stdout=d / "blast.json")
         sender = _reap(blast, seconds + 30)
         time.sleep(0.3)
-        gw1, wall = sched_ns(tb.gw.pid), time.monotonic() - t0
+        gw1, napi1, wall = sched_ns(tb.gw.pid), napi_threads_ns(), time.monotonic() - t0
+        veth_drops = float(veth_tx_dropped(tb) - drops0)
         cnt.terminate()
         counter = _reap(cnt, 5)
         stats = tb.stop_gateway()
     if stats is None or gw0 is None or gw1 is None:
         raise RuntimeError(f"the gateway wrote no statistics; see {d / 'gateway.log'}")
     gw = ((gw1[0] - gw0[0]) * 1e-9, (gw1[1] - gw0[1]) * 1e-9)
-    return _row(size, pps, d, stats, gw, wall, sender, counter)
+    rx_threads = sum(napi1[p] - napi0[p] for p in napi1 if p in napi0) * 1e-9
+    cpu = {"gateway": gw, "sender": sender, "counter": counter, "rx_threads": (rx_threads, 0.0)}
+    return {**_row(size, pps, d, stats, wall, cpu), "veth_drops": veth_drops}
 
 
 def _row(
@@ -118,13 +157,14 @@ def _row(
     pps: float,
     d: Path,
     stats: dict[str, Any],
-    gw: tuple[float, float],
     wall: float,
-    sender: tuple[float, float],
-    counter: tuple[float, float],
+    cpu: dict[str, tuple[float, float]],
 ) -> dict[str, Any]:
-    """A run's figures; `gw`, `sender`, `counter`: (CPU time, time waiting for a
-    CPU), s, the gateway's over `wall` s (the flood and 0.3 s after)."""
+    """A run's figures; `cpu`: (CPU time, time waiting for a CPU), s, of the
+    gateway (over `wall` s: the flood and 0.3 s after), the sender, the counter and
+    the receiving hosts' NAPI threads (`rx_threads`, over `wall`)."""
+    gw, sender, counter = cpu["gateway"], cpu["sender"], cpu["counter"]
+    rx_threads = cpu["rx_threads"][0]
     b = json.loads((d / "blast.json").read_text())
     c = json.loads((d / "count.json").read_text())
     ab = stats["links"]["ab"]
@@ -161,6 +201,8 @@ def _row(
         "sender_us_per_packet": us(sender[0], offered),
         "counter_cpu_s": counter[0],
         "counter_us_per_packet": us(counter[0], c["frames"]),
+        "rx_threads_cpu_s": rx_threads,
+        "rx_threads_us_per_packet": us(rx_threads, c["frames"]),
         # The machine's load when the run ended (1-minute average): other work on
         # the shared cores, which the waits above reflect.
         "load_avg": os.getloadavg()[0],
@@ -185,6 +227,7 @@ def run_cases(
     repeat: int,
     tools: str,
     queue: str = RED,
+    receive: str = "thread",
 ) -> list[dict[str, Any]]:
     """Every case `repeat` times, the gateways alternating within each repetition."""
     rows = []
@@ -193,7 +236,7 @@ def run_cases(
             for pps in rates:
                 for rep in range(repeat):
                     for label, gw in gateways.items():
-                        r = measure(size, seconds, Path(tmp), gw, pps, tools, queue)
+                        r = measure(size, seconds, Path(tmp), gw, pps, tools, queue, receive)
                         rows.append({"gateway": label, "repeat": rep, **r})
     return rows
 
@@ -215,7 +258,8 @@ def print_table(summary: list[dict[str, Any]]) -> None:
     head = (
         f"{'gateway':>9} {'IP B':>5} {'offered pps':>11} {'fwd pps':>9} {'lost %':>7} "
         f"{'gw us/pkt':>9} {'gw CPU':>7} {'gw wait':>7} {'snd us/pkt':>10} {'snd CPU':>8} "
-        f"{'snd wait':>8} {'cnt us/pkt':>10} {'runs':>4}"
+        f"{'snd wait':>8} {'cnt us/pkt':>10} {'rx thr us/pkt':>13} {'veth drops':>10} "
+        f"{'load':>5} {'runs':>4}"
     )
     print(head)
     for r in summary:
@@ -225,7 +269,9 @@ def print_table(summary: list[dict[str, Any]]) -> None:
             f"{r['gateway_us_per_packet']:>9.2f} {r['gateway_cpu_share']:>7.2f} "
             f"{r['gateway_wait_share']:>7.2f} {r['sender_us_per_packet']:>10.2f} "
             f"{r['sender_cpu_share']:>8.2f} {r['sender_wait_share']:>8.2f} "
-            f"{r['counter_us_per_packet']:>10.2f} {r['runs']:>4}"
+            f"{r['counter_us_per_packet']:>10.2f} {r['rx_threads_us_per_packet']:>13.2f} "
+            f"{r['veth_drops']:>10.0f} "
+            f"{r['load_avg']:>5.1f} {r['runs']:>4}"
         )
 
 
@@ -256,6 +302,14 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the queue, a table as JSON (default {RED}); a Python class's module is "
         "found on sys.path or PYTHONPATH",
     )
+    p.add_argument(
+        "--receive",
+        choices=RECEIVE_MODES,
+        default="thread",
+        help="how the hosts receive: in a NAPI thread of their own (thread, the default: "
+        "the gateway's CPU time is its own) or, as the testbed does by default, in the "
+        "gateway's context as it sends (inline)",
+    )
     p.add_argument("--json", action="store_true", help="every run as JSON")
     a = p.parse_args(argv)
     gw = a.gateway or gateway_binary()
@@ -265,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         gateways[label or "baseline"] = path
     sizes = [int(x) for x in a.sizes.split(",")]
     rates = [float(x) for x in a.pps.split(",")]
-    rows = run_cases(gateways, sizes, rates, a.seconds, a.repeat, gw, a.queue)
+    rows = run_cases(gateways, sizes, rates, a.seconds, a.repeat, gw, a.queue, a.receive)
     if a.json:
         print(json.dumps(rows, indent=2))
         return 0

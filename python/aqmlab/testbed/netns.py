@@ -178,5 +178,17 @@ class Netns:
         for feat in (["tso", "off"], ["gso", "off"], ["gro", "off"], ["tx", "off"], ["rx", "off"]):
             sh(["ethtool", "-K", ifname] + feat, ns=self[role], check=False)
 
+    def threaded_receive(self, role: str, ifname: str) -> None:
+        """The veth `ifname` receives through NAPI run by a kernel thread of its own
+        (``napi/IFNAME-ID``), as a real NIC's receive runs in the receiving host's
+        softirq, not in the sending process: without it a veth runs the receiving
+        namespace's whole stack in the sender's context, charged to the sender. A veth
+        polls with NAPI only with GRO on (`drivers/net/veth.c`, veth_set_features); a
+        GRO size limit of 0 keeps GRO from merging anything (`skb_gro_receive`):
+        packets stay packets."""
+        sh(["ethtool", "-K", ifname, "gro", "on"], ns=self[role])
+        sh(["ip", "link", "set", "dev", ifname, "gro_max_size", "0"], ns=self[role])
+        sh(["sh", "-c", f"echo 1 > /sys/class/net/{ifname}/threaded"], ns=self[role])
+
     def sysctl(self, role: str, key: str, value) -> None:
         sh(["sysctl", "-q", "-w", f"{key}={value}"], ns=self[role])

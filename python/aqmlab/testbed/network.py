@@ -16,6 +16,7 @@ emulated link).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -28,6 +29,13 @@ from . import netns as nsmod
 from . import scenario as scmod
 from .gateway import ensure_tools, gateway_binary
 
+# How the hosts' interfaces receive what the gateway sends them: "inline", the veth's
+# default, the receiving host's stack run in the gateway's context as it sends;
+# "thread", through NAPI in a kernel thread of their own, as a NIC's receive runs on
+# the receiving host (docs/testbed.md: "Offloads", "Forwarding capacity").
+RECEIVE_MODES = ("thread", "inline")
+DEFAULT_RECEIVE = "inline"
+
 
 class Testbed:
     """Namespaces a / gw / b joined by veth pairs, hosts' addresses, and a running
@@ -36,7 +44,9 @@ class Testbed:
 
     `hosts` gives the number of addresses on each side; `gateway_args` are the
     gateway's flags after the interfaces (rate, delay, queues, window); `env` the
-    gateway's environment (default: this process's; see `gateway.gateway_env`).
+    gateway's environment (default: this process's; see `gateway.gateway_env`);
+    `receive` how the hosts' interfaces receive ([`RECEIVE_MODES`]; default
+    $AQMLAB_TESTBED_RECEIVE, else [`DEFAULT_RECEIVE`]).
     """
 
     __test__ = False  # not a pytest test class
@@ -51,6 +61,7 @@ class Testbed:
         cc: str = "reno",
         ecn: bool = False,
         env: Mapping[str, str] | None = None,
+        receive: str | None = None,
     ):
         self.out = Path(out_dir)
         self.gateway_args = list(gateway_args)
@@ -59,6 +70,12 @@ class Testbed:
         self.cc = cc
         self.ecn = ecn
         self.env = None if env is None else dict(env)
+        self.receive = receive or os.environ.get("AQMLAB_TESTBED_RECEIVE", DEFAULT_RECEIVE)
+        if self.receive not in RECEIVE_MODES:
+            raise ValueError(
+                f"receive (AQMLAB_TESTBED_RECEIVE) must be one of {RECEIVE_MODES}, "
+                f"not {self.receive!r}"
+            )
         self.ns = nsmod.Netns(["a", "gw", "b"])
         self.gw: subprocess.Popen | None = None
         self.procs: list[subprocess.Popen] = []
@@ -95,6 +112,9 @@ class Testbed:
         for role, ifn in (("gw", "gwa"), ("gw", "gwb"), ("a", "eth0"), ("b", "eth0")):
             ns.offloads_off(role, ifn)
             nsmod.sh(["ip", "link", "set", ifn, "up"], ns=ns[role])
+        if self.receive == "thread":
+            for side in ("a", "b"):
+                ns.threaded_receive(side, "eth0")
         for side in ("a", "b"):
             for i in range(max(1, self.hosts.get(side, 1))):
                 nsmod.sh(
