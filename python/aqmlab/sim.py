@@ -147,7 +147,8 @@ class Result:
         self.summary = summary
         #: name -> DataFrame ("queue", "packets", "drops", "cwnd")
         self.traces = traces
-        #: pcap files, if asked for (copied by ``to_dir``)
+        #: pcap files, if asked for (copied by ``to_dir``); a run given no `trace_dir`
+        #: leaves them in a temporary directory ``aqmlab-pcap-*`` for the caller to remove
         self.pcap_files = sorted(trace_dir.glob("*.pcap")) if trace_dir else []
         self._flows: Any = None
         self._links: Any = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -190,6 +191,9 @@ def test_traces_and_to_dir_are_atomic(tmp_path):
     pcap = (out / "r1_to_k1.pcap").read_bytes()
     assert pcap[:4] == bytes.fromhex("4d3cb2a1")  # nanosecond pcap, little endian
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    kept = {p.parent for p in res.pcap_files}
+    assert len(kept) == 1 and next(iter(kept)).name.startswith("aqmlab-pcap-")
+    shutil.rmtree(next(iter(kept)))
 
 
 def test_two_threads_give_the_results_of_one():
