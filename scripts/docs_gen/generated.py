@@ -23,6 +23,7 @@ def block_targets() -> dict[Path, dict[str, Callable[[], str]]]:
             "peers-s-ns2": peers.s_ns2_table,
             "peers-cm": peers.cm_table,
             "peers-e": peers.e_table,
+            "peers-e-ns3": peers.e_ns3_table,
             "peers-bbr": peers.bbr_table,
         },
         ROOT / "docs" / "testbed.md": {

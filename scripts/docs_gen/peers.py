@@ -20,8 +20,8 @@ HISTORY = PEERS / "history.csv"
 S_LABELS = "2026-11-22-eve/A,2026-11-22-eve/B*,2026-11-25/s2-60s"
 #: the -ns2mode S cases: aqmlab in its `ns2` profile, ns-2 at its defaults
 S_NS2_LABELS = "2026-11-28/ns2mode"
-CM_LABELS = "2026-11-25/final-cm"
-E_LABELS = "evaluate-2026-11-25/final"
+CM_LABELS = "2026-11-28/ns3-profile-cm,2026-11-29/ns3-profile-cm-restart"
+E_LABELS = "evaluate-2026-11-28/ns3-profile,evaluate-2026-11-29/ns3-profile-pie"
 BBR_LABELS = "bbr-2026-11-28/ns3,bbr-2026-11-28/aqmlab-ns3gains"
 
 SHORT = {
@@ -154,33 +154,50 @@ def _pairs(recs: dict[str, dict[str, dict]], base: str, suffixes: tuple[str, ...
 
 
 def cm_table() -> str:
-    """The CUBIC cases against ns-3 with aqmlab's defaults and with ns-3's rules, and
-    the same dumbbells with NewReno senders."""
+    """The CUBIC and NewReno cases against ns-3, with aqmlab's defaults and in its ns3
+    profile (`-nsmode`)."""
     recs = records(CM_LABELS)
     rows = []
     for case in recs:
         if not case.endswith("-cubic"):
             continue
-        newreno = case[: -len("-cubic")] + "-newreno"
-        cells = _pairs(recs, case, ("", "-nsmode")) + _pairs(recs, newreno, ("",))
-        rows.append([case[: -len("-cubic")]] + cells)
-    head = ["case", "CUBIC, aqmlab's defaults", "CUBIC, `-nsmode`", "NewReno"]
-    return f"Outside the rule against ns-3, label `{CM_LABELS}`:\n\n" + table(head, rows)
+        stem = case[: -len("-cubic")]
+        cells = _pairs(recs, case, ("", "-nsmode")) + _pairs(
+            recs, stem + "-newreno", ("", "-nsmode")
+        )
+        rows.append([stem] + cells)
+    head = ["case", "CUBIC, aqmlab's defaults", "CUBIC, `-nsmode`", "NewReno", "NewReno, `-nsmode`"]
+    return f"Outside the rule against ns-3, labels `{CM_LABELS}`:\n\n" + table(head, rows)
 
 
-def e_table() -> str:
-    """The E cases against ns-3: one row per scenario, one column per AQM."""
+def _e_grid(nsmode: bool) -> str:
+    """The E cases against ns-3: one row per scenario, one column per AQM; aqmlab at its
+    defaults, or (`nsmode`) in its ns3 profile alone."""
     recs = records(E_LABELS)
     aqms = ["red", "codel", "pie", "fq_codel"]
     grid: dict[str, dict[str, str]] = {}
     for case, d in recs.items():
-        stem, ecn = (case[:-4], "-ecn") if case.endswith("-ecn") else (case, "")
+        if case.endswith("-nsmode") != nsmode:
+            continue
+        stem = case.removesuffix("-nsmode")
+        stem, ecn = (stem[:-4], "-ecn") if stem.endswith("-ecn") else (stem, "")
         scen, aqm = stem[2:].rsplit("-", 1)
         grid.setdefault(scen + ecn, {})[aqm] = "; ".join(outside(d)) or "ok"
     rows = [[s] + [grid[s].get(a, "-") for a in aqms] for s in grid]
-    return f"Outside the rule against ns-3, label `{E_LABELS}`:\n\n" + table(
+    what = "aqmlab in its `ns3` profile alone (`-nsmode`)" if nsmode else "aqmlab's defaults"
+    return f"Outside the rule against ns-3, {what}, label `{E_LABELS}`:\n\n" + table(
         ["scenario"] + aqms, rows
     )
+
+
+def e_table() -> str:
+    """The E cases against ns-3 with aqmlab's defaults."""
+    return _e_grid(False)
+
+
+def e_ns3_table() -> str:
+    """The E cases against ns-3 with aqmlab in its ns3 profile alone."""
+    return _e_grid(True)
 
 
 def _pair(d: dict[str, dict], met: str, spec: str) -> str:
@@ -213,5 +230,6 @@ def bodies() -> dict[str, str]:
         "peers-s-ns2": s_ns2_table(),
         "peers-cm": cm_table(),
         "peers-e": e_table(),
+        "peers-e-ns3": e_ns3_table(),
         "peers-bbr": bbr_table(),
     }

@@ -254,3 +254,25 @@ def test_profile_spec_adds_keys_by_scope():
         er.parse("rfc+keep")
     with pytest.raises(SystemExit, match="unknown"):
         er.apply("ns4", scenarios.build("5.1.1", "default", {"type": "red"}, 1, True, False))
+
+
+def test_nsmode_keeps_what_ns3_is_given(monkeypatch):
+    """ns3/evaluate.cc runs PIE with the point's derandomization (params'
+    pie_derandomize), so aqmlab's side of a -nsmode case keeps it too, over the ns3
+    profile's derandomize = false."""
+    from aqmlab.evaluate import point as evaluate_point
+
+    pt = ec.point("8.2.2", "default", "pie", True)
+    given = ec.params(ec.normalized(pt))["pie_derandomize"]
+    seen = {}
+
+    def fake_run(p):
+        seen["scenario"] = evaluate_point.scenario_of(p)
+        return {}
+
+    monkeypatch.setattr(evaluate_point, "run", fake_run)
+    ec.aqmlab_metrics(dict(pt, profile="ns3"))
+    d = seen["scenario"]
+    bott = next(lk for lk in d["link"] if {lk["a"], lk["b"]} == set(d["bottleneck"].split("->")))
+    pies = [q for q in (bott.get("queue_ab"), bott.get("queue_ba")) if q and q["type"] == "pie"]
+    assert pies and all(q["derandomize"] == bool(given) for q in pies)

@@ -323,6 +323,7 @@ def aqmlab_metrics(pt: Mapping[str, Any]) -> dict[str, Any]:
     None; with a `profile` in the point, the point's scenario run in that profile alone
     (evaluate_rules.apply: the profile's keys wherever the scenario leaves them unsaid)."""
     from aqmlab.evaluate import point as evaluate_point
+    from aqmlab.sim import Scenario
 
     pt = dict(pt)
     spec = pt.pop("profile", "")
@@ -332,7 +333,15 @@ def aqmlab_metrics(pt: Mapping[str, Any]) -> dict[str, Any]:
 
         def built(p: Any) -> dict[str, Any]:
             d = base(p)
+            # what ns3/evaluate.cc is given wins over the profile: PIE's derandomization
+            # as the point has it (params' pie_derandomize)
+            plain = Scenario(base(p)).normalized()
+            given = [lk.get("queue_ab") or {} for lk in plain["links"]]
             evaluate_rules.apply(spec, d)
+            for q in evaluate_rules._queues(evaluate_rules._bottleneck(d)):
+                pie = [g for g in given if g.get("type") == "pie"]
+                if q.get("type") == "pie" and pie:
+                    q["derandomize"] = pie[0]["derandomize"]
             return d
 
         evaluate_point.scenario_of = built
