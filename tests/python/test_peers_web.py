@@ -4,6 +4,8 @@ ns-2 runs the same ones (the Floyd et al. 2001 cross-check, ared2001.py)."""
 from __future__ import annotations
 
 import csv
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -158,3 +160,76 @@ def test_ared2001_hands_ns2_the_transfers() -> None:
         nums = times.strip("}").split()
         listed = transfers(f, norm["duration"])
         assert [(round(float(t) * 1e9), int(n)) for t, n in zip(nums[::2], nums[1::2])] == listed
+
+
+def _one_transfer(packets: int) -> dict:
+    """Floyd et al.'s dumbbell with nothing but one web transfer of `packets` packets
+    (window 1000) crossing the idle RED link r1->r2 at about 1.16 s (seed 1)."""
+    droptail = {"type": "droptail", "limit": 1000}
+    red = {"type": "red", "limit": 200, "min_th": 20, "max_th": 80, "w_q": 0.002}
+    return {
+        "name": "one-transfer",
+        "profile": "ns2",
+        "duration": "2s",
+        "seed": 1,
+        "link": [
+            {"a": "r1", "b": "r2", "rate": "15Mbps", "delay": "20ms", "queue": red},
+            {"a": "s2", "b": "r1", "rate": "100Mbps", "delay": "22.5ms", "queue": droptail},
+            {"a": "r2", "b": "k2", "rate": "100Mbps", "delay": "22.5ms", "queue": droptail},
+        ],
+        "flow": [
+            {
+                "type": "web",
+                "src": "s2",
+                "dst": "k2",
+                "start": "0s",
+                "packet_size": 1000,
+                "max_window": 1000,
+                "arrival_rate": 0.2,
+                "mean_packets": packets,
+                "size_distribution": "fixed",
+            }
+        ],
+    }
+
+
+def _rounds(times: list[float]) -> list[int]:
+    """Packets per round trip: runs of arrivals less than 50 ms apart (the path's round
+    trip is 130 ms, a round's packets 80-533 us apart)."""
+    out = [1]
+    for a, b in zip(times, times[1:]):
+        if b - a > 0.05:
+            out.append(0)
+        out[-1] += 1
+    return out
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (ns) is not installed")
+def test_ared2001_web_transfer_slow_starts_to_its_window(tmp_path: Path) -> None:
+    """ns-2's web transfer in ns2/ared2001.tcl slow-starts as aqmlab's does: its initial
+    ssthresh is its window of 1000 packets (ns-2's reset(): ssthresh_ = window_, as for
+    the agents that exist when the run starts), not the class's window_ of 20 that the
+    agent had when it was made. A 100-packet transfer on an idle path sends 2, 4, 8, 16,
+    32 and the last 38 packets in successive round trips (RFC 5681 slow start from
+    ns-2's windowInit_ 2, one packet more per ACK), after ns-2's 40-byte SYN."""
+    import ared2001
+    from aqmlab.sim import Scenario, simulate
+
+    sc = _one_transfer(100)
+    slow_start = [2, 4, 8, 16, 32, 38]
+    trace = tmp_path / "ns2.tr"
+    params = tmp_path / "one.params"
+    params.write_text(ared2001.params(sc, [(0.0, 2.0)], "one") + f"trace {trace}\n")
+    subprocess.run(["ns", str(ared2001.TCL), str(params)], check=True, capture_output=True)
+    syn, data = [], []
+    for line in trace.read_text().splitlines():
+        ev, t, src, _dst, _kind, size = line.split()[:6]
+        if ev == "+" and src == "0":  # enqueued at r1 -> r2 (node 0 -> node 1)
+            (syn if size == "40" else data).append(float(t))
+    assert len(syn) == 1 and syn[0] < data[0]
+    assert _rounds(data) == slow_start
+    sc["trace"] = {"packets": ["r1->r2"]}
+    simulate(Scenario.from_dict(sc), trace_dir=tmp_path / "aqmlab")
+    with open(tmp_path / "aqmlab" / "packets.csv") as f:
+        ours = [float(r["time"]) for r in csv.DictReader(f) if r["event"] == "a"]
+    assert _rounds(ours) == slow_start

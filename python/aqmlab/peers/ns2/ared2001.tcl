@@ -7,7 +7,8 @@
 # left nodes L(i) hang on r1, right nodes R(j) on r2. PARAMS_FILE holds "key value..."
 # lines (see ared2001.py). Prints one JSON line: per measurement window [t0, t1] the
 # arrivals, departures, drops, the time-average queue and the mean of RED's ave_
-# (sampled every 20 ms) of the queue r1->r2.
+# (sampled every 20 ms) of the queue r1->r2. With a `trace FILE` line, ns-2's packet
+# trace of both directions of r1-r2 goes to FILE.
 
 if {$argc != 1} {
     puts stderr "usage: ns ared2001.tcl PARAMS_FILE"
@@ -95,6 +96,13 @@ foreach d $right_delays {
     $ns queue-limit $R($i) $r2 1000
     incr i
 }
+# `trace FILE`: ns-2's packet trace (+ enqueue, - dequeue, d drop, r receive) of both
+# directions of r1-r2
+if {[info exists P(trace)]} {
+    set tracefile [open [lindex $P(trace) 0] w]
+    $ns trace-queue $r1 $r2 $tracefile
+    $ns trace-queue $r2 $r1 $tracefile
+}
 set qmon [[$ns link $r1 $r2] init-monitor $ns "" 0.1]
 set pint [$qmon get-pkts-integrator]
 
@@ -124,11 +132,17 @@ foreach spec $P(flows) {
 # ------------------------------------------------------------------ web traffic
 # "SIDE_SRC K_SRC SIDE_DST K_DST WINDOW {TIME PACKETS ...}": the transfers aqmlab runs
 # (ared2001.py draws them from the scenario's seed as aqmlab does, web_transfers.py),
-# each a fresh NewReno connection that sends PACKETS packets from TIME.
+# each a fresh NewReno connection that sends PACKETS packets from TIME. An agent made
+# while the simulation runs is reset once, when it is made (TcpAgent's
+# delay_bind_init_all), with the class's window_ (20): its ssthresh_ (reset(): int(wnd_))
+# would stay 20 whatever window_ it is given after. `$ns run` resets every agent that
+# exists before it starts, after the script has set its window (the long-lived flows'
+# ssthresh_ is their window_); the transfer's agent is reset the same way here.
 proc web_transfer {ss ks sd kd window n} {
     global ns nflow
     set tcp [new Agent/TCP/Newreno]
     $tcp set window_ $window
+    $tcp reset
     $tcp set fid_ $nflow
     incr nflow
     set sink [new Agent/TCPSink]
@@ -169,6 +183,8 @@ $ns at 0.0 "sample_ave"
 
 proc finish {} {
     global ns S windows AV rate_bps name
+    global tracefile
+    if {[info exists tracefile]} { close $tracefile }
     set out {}
     foreach {t0 t1} $windows {
         set W [expr {$t1 - $t0}]
