@@ -112,6 +112,10 @@ class Red(Queue):
         arrival.
     min_backlog (int, default 0): No drop decision while fewer packets wait (Fig. 2: 0; ns-2
         and ns-3: 2).
+    idle_rule (Literal["figure2", "ns2"], default 'figure2'): When the idle period starts
+        and how an arrival ends it: "figure2" (the queue empties; `m = idle / s`) or "ns2"
+        (the link has sent the last packet; `int(m)` steps and one EWMA step with the empty
+        queue, ns-2's `red.cc`).
     mean_pkt_size (int, default 500): Bytes per packet of the idle-time packet time s (and
         of automatic parameters).
     max_pkt_size (int, default 1500): The largest packet, bytes (byte mode's divisor).
@@ -140,6 +144,7 @@ class Red(Queue):
         efficient: bool = False,
         drop_front: bool = False,
         min_backlog: int = 0,
+        idle_rule: Literal["figure2", "ns2"] = "figure2",
         mean_pkt_size: int = 500,
         max_pkt_size: int = 1500,
         link_rate_bps: Optional[Union[float, str]] = None,
@@ -180,6 +185,10 @@ class AdaptiveRed(Queue):
         arrival.
     min_backlog (int, default 0): No drop decision while fewer packets wait (Fig. 2: 0; ns-2
         and ns-3: 2).
+    idle_rule (Literal["figure2", "ns2"], default 'figure2'): When the idle period starts
+        and how an arrival ends it: "figure2" (the queue empties; `m = idle / s`) or "ns2"
+        (the link has sent the last packet; `int(m)` steps and one EWMA step with the empty
+        queue, ns-2's `red.cc`).
     mean_pkt_size (int, default 500): Bytes per packet of the idle-time packet time s (and
         of automatic parameters).
     max_pkt_size (int, default 1500): The largest packet, bytes (byte mode's divisor).
@@ -217,6 +226,7 @@ class AdaptiveRed(Queue):
         efficient: bool = False,
         drop_front: bool = False,
         min_backlog: int = 0,
+        idle_rule: Literal["figure2", "ns2"] = "figure2",
         mean_pkt_size: int = 500,
         max_pkt_size: int = 1500,
         link_rate_bps: Optional[Union[float, str]] = None,
@@ -262,6 +272,10 @@ class FengAdaptiveRed(Queue):
         arrival.
     min_backlog (int, default 0): No drop decision while fewer packets wait (Fig. 2: 0; ns-2
         and ns-3: 2).
+    idle_rule (Literal["figure2", "ns2"], default 'figure2'): When the idle period starts
+        and how an arrival ends it: "figure2" (the queue empties; `m = idle / s`) or "ns2"
+        (the link has sent the last packet; `int(m)` steps and one EWMA step with the empty
+        queue, ns-2's `red.cc`).
     mean_pkt_size (int, default 500): Bytes per packet of the idle-time packet time s (and
         of automatic parameters).
     max_pkt_size (int, default 1500): The largest packet, bytes (byte mode's divisor).
@@ -292,6 +306,7 @@ class FengAdaptiveRed(Queue):
         efficient: bool = False,
         drop_front: bool = False,
         min_backlog: int = 0,
+        idle_rule: Literal["figure2", "ns2"] = "figure2",
         mean_pkt_size: int = 500,
         max_pkt_size: int = 1500,
         link_rate_bps: Optional[Union[float, str]] = None,
@@ -621,6 +636,10 @@ class Choke(Queue):
         arrival.
     min_backlog (int, default 0): No drop decision while fewer packets wait (Fig. 2: 0; ns-2
         and ns-3: 2).
+    idle_rule (Literal["figure2", "ns2"], default 'figure2'): When the idle period starts
+        and how an arrival ends it: "figure2" (the queue empties; `m = idle / s`) or "ns2"
+        (the link has sent the last packet; `int(m)` steps and one EWMA step with the empty
+        queue, ns-2's `red.cc`).
     mean_pkt_size (int, default 500): Bytes per packet of the idle-time packet time s (and
         of automatic parameters).
     max_pkt_size (int, default 1500): The largest packet, bytes (byte mode's divisor).
@@ -651,6 +670,7 @@ class Choke(Queue):
         efficient: bool = False,
         drop_front: bool = False,
         min_backlog: int = 0,
+        idle_rule: Literal["figure2", "ns2"] = "figure2",
         mean_pkt_size: int = 500,
         max_pkt_size: int = 1500,
         link_rate_bps: Optional[Union[float, str]] = None,

@@ -265,8 +265,8 @@ impl AdaptiveRed {
         self.core.decide(pkt, backlog)
     }
 
-    pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
-        self.core.on_removed(now, backlog_after);
+    pub fn on_removed(&mut self, now: Time, pkt: &PacketInfo, departed: bool, backlog_after: Backlog) {
+        self.core.on_removed(now, pkt, departed, backlog_after);
     }
 }
 
@@ -276,8 +276,8 @@ impl QueueDiscipline for AdaptiveRed {
         AdaptiveRed::on_arrival(self, now, pkt, backlog)
     }
     #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
-        AdaptiveRed::on_removed(self, now, pkt, backlog_after)
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        AdaptiveRed::on_removed(self, now, pkt, departed, backlog_after)
     }
     fn limit(&self) -> Limit {
         self.core.params.limit

@@ -131,7 +131,7 @@ impl<P: Packet> Choke<P> {
     ) {
         if let Some(h) = self.queue.remove(idx) {
             self.stats.record_drop(reason);
-            self.core.on_removed(now, self.queue.backlog());
+            self.core.on_removed(now, &h.pkt.info(), false, self.queue.backlog());
             dropped(h.pkt, reason);
         }
     }
@@ -186,7 +186,7 @@ impl<P: Packet> Qdisc<P> for Choke<P> {
         let d = self.queue.pop()?;
         self.stats.departures += 1;
         self.stats.departed_bytes += d.pkt.info().size as u64;
-        self.core.on_removed(now, self.queue.backlog());
+        self.core.on_removed(now, &d.pkt.info(), true, self.queue.backlog());
         Some(d)
     }
     fn backlog(&self) -> Backlog {

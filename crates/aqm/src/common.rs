@@ -83,6 +83,26 @@ pub fn idle_decay(avg: f64, w_q: f64, idle_secs: f64, s_secs: f64) -> f64 {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct IdleSince(pub Option<Time>);
 
+/// When RED's idle period starts and how an arrival to the empty queue ages the
+/// average (Fig. 2's `q_time` and Section XI's `m`). Written `"figure2"` or `"ns2"` in a
+/// configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleRule {
+    /// Fig. 2: idle from the moment the queue becomes empty (its last packet goes to the
+    /// link); an arrival to the empty queue sets `avg <- (1 - w_q)^m avg` with
+    /// `m = idle / s`, real-valued.
+    Figure2,
+    /// ns-2 2.35's `red.cc`: idle only once the link has sent the last packet
+    /// (`Queue::resume` calls `deque()` on the empty queue, which sets `idletime_`); an
+    /// arrival then runs `estimator(q, m + 1, ...)`: `m = int(ptc * idle)` steps of
+    /// `(1 - w_q)` and one EWMA step with the queue it finds (empty). An arrival to an
+    /// empty queue while the last packet is still on the wire takes the EWMA step alone.
+    Ns2,
+}
+
+param_enum!(IdleRule);
+
 /// The linear ramp of Section IV: `p_b = max_p (avg - min_th) / (max_th - min_th)`.
 #[inline]
 pub fn ramp(avg: f64, min_th: f64, max_th: f64, max_p: f64) -> f64 {

@@ -127,8 +127,8 @@ impl FengAdaptiveRed {
         self.core.decide(pkt, backlog)
     }
 
-    pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
-        self.core.on_removed(now, backlog_after);
+    pub fn on_removed(&mut self, now: Time, pkt: &PacketInfo, departed: bool, backlog_after: Backlog) {
+        self.core.on_removed(now, pkt, departed, backlog_after);
     }
 }
 
@@ -138,8 +138,8 @@ impl QueueDiscipline for FengAdaptiveRed {
         FengAdaptiveRed::on_arrival(self, now, pkt, backlog)
     }
     #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
-        FengAdaptiveRed::on_removed(self, now, pkt, backlog_after)
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        FengAdaptiveRed::on_removed(self, now, pkt, departed, backlog_after)
     }
     fn limit(&self) -> Limit {
         self.core.params.limit

@@ -68,7 +68,7 @@ builtin_aqms!(declare_modules);
 pub use ared::AredAdaptation;
 pub use blue::BlueParams;
 pub use codel::{CodelCore, CodelParams};
-pub use common::{Limit, MarkMethod};
+pub use common::{IdleRule, Limit, MarkMethod};
 pub use config::{BuildContext, QueueConfig};
 pub use dispatch::{AnyAqm, AnyQdisc};
 pub use dualpi2::DualPi2Params;

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::common::{self, AqmRng, IdleSince, Limit, MarkMethod};
+use crate::common::{self, AqmRng, IdleRule, IdleSince, Limit, MarkMethod};
 use crate::config::build::{idle_pkt_time, link_rate, number_of, seed};
 use crate::config::fields::{config_struct, param_enum};
 use crate::config::{AqmConfig, BuildAqm, BuildContext};
@@ -82,6 +82,10 @@ config_struct! {
         drop_front: bool = false,
         /// No drop decision while fewer packets wait (Fig. 2: 0; ns-2 and ns-3: 2).
         min_backlog: u32 = 0,
+        /// When the idle period starts and how an arrival ends it: "figure2" (the queue
+        /// empties; `m = idle / s`) or "ns2" (the link has sent the last packet;
+        /// `int(m)` steps and one EWMA step with the empty queue, ns-2's `red.cc`).
+        idle_rule: IdleRule = IdleRule::Figure2,
         /// Bytes per packet of the idle-time packet time s (and of automatic
         /// parameters).
         mean_pkt_size: u32 = 500,
@@ -129,6 +133,7 @@ impl RedFields {
             efficient: self.efficient,
             drop_front: self.drop_front,
             min_backlog: self.min_backlog,
+            idle_rule: self.idle_rule,
             idle_pkt_time,
             max_pkt_size: self.max_pkt_size,
             mean_pkt_size: self.mean_pkt_size,
@@ -215,6 +220,9 @@ pub struct RedParams {
     /// arrival): 0, Floyd & Jacobson's Fig. 2, decides at any queue; ns-2's `red.cc`
     /// (`qlen > 1`) and ns-3 3.37 decide only from 2.
     pub min_backlog: u32,
+    /// When the idle period starts and how an arrival to the empty queue ends it (see
+    /// [`IdleRule`]).
+    pub idle_rule: IdleRule,
     /// `s` of Section XI: transmission time of a typical small packet, seconds.
     pub idle_pkt_time: f64,
     /// The largest packet, bytes (byte mode's MaximumPacketSize).
@@ -259,6 +267,9 @@ pub struct RedCore {
     pub max_p: f64,
     /// Start of the current idle period (q_time of Fig. 2).
     idle_since: IdleSince,
+    /// When the link finishes sending the last packet that left the queue for it
+    /// ([`IdleRule::Ns2`]: the idle period starts no earlier).
+    wire_free_at: Time,
     /// Fig. 17's random number R.
     r: f64,
     rng: AqmRng,
@@ -277,6 +288,7 @@ impl RedCore {
             count: -1,
             max_p,
             idle_since: IdleSince(None),
+            wire_free_at: Time::ZERO,
             r: 0.0,
             rng: common::rng_from_seed(seed),
             ln_keep,
@@ -297,6 +309,8 @@ impl RedCore {
     pub fn update_avg(&mut self, now: Time, backlog: Backlog) {
         if backlog.packets > 0 {
             self.avg = common::ewma(self.avg, self.queue_size(backlog), self.params.w_q);
+        } else if self.params.idle_rule == IdleRule::Ns2 {
+            self.update_avg_ns2(now);
         } else if let Some(t0) = self.idle_since.0 {
             let idle = now.saturating_since(t0).as_secs_f64();
             if self.avg != 0.0 && idle > 0.0 {
@@ -308,6 +322,21 @@ impl RedCore {
             }
             self.idle_since = IdleSince(Some(now));
         }
+    }
+
+    /// [`IdleRule::Ns2`] at an arrival to the empty queue: `red.cc`'s `estimator(0, m + 1,
+    /// ...)`, `m = int(ptc * (now - idletime_))` if the link has gone idle (then the
+    /// idle period is over: `idle_ = 0`), else `m = 0`.
+    #[cold]
+    fn update_avg_ns2(&mut self, now: Time) {
+        if let Some(t0) = self.idle_since.0.filter(|&t0| now >= t0) {
+            let m = (now.saturating_since(t0).as_secs_f64() / self.params.idle_pkt_time).floor();
+            if self.avg != 0.0 && m > 0.0 {
+                self.avg *= (1.0 - self.params.w_q).powf(m);
+            }
+            self.idle_since = IdleSince(None);
+        }
+        self.avg = common::ewma(self.avg, 0.0, self.params.w_q);
     }
 
     #[inline]
@@ -410,10 +439,21 @@ impl RedCore {
         marked
     }
 
-    /// Fig. 2, "when queue becomes empty: q_time <- time".
+    /// Fig. 2, "when queue becomes empty: q_time <- time". `pkt` left the queue at
+    /// `now`, for the link if `departed`. With [`IdleRule::Ns2`] the idle period starts
+    /// when the link has sent the last departed packet: its size in `s` per
+    /// `mean_pkt_size` bytes after it left (at the link rate when `s` comes from it).
     #[inline]
-    pub fn on_removed(&mut self, now: Time, backlog_after: Backlog) {
-        if backlog_after.packets == 0 {
+    pub fn on_removed(&mut self, now: Time, pkt: &PacketInfo, departed: bool, backlog_after: Backlog) {
+        if self.params.idle_rule == IdleRule::Ns2 {
+            if departed {
+                let wire = self.params.idle_pkt_time * pkt.size as f64 / self.params.mean_pkt_size as f64;
+                self.wire_free_at = now + crate::time::Duration::from_secs_f64(wire);
+            }
+            if backlog_after.packets == 0 {
+                self.idle_since = IdleSince(Some(now.max(self.wire_free_at)));
+            }
+        } else if backlog_after.packets == 0 {
             self.idle_since = IdleSince(Some(now));
         }
     }
@@ -444,8 +484,8 @@ impl Red {
         self.core.decide(pkt, backlog)
     }
 
-    pub fn on_removed(&mut self, now: Time, _pkt: &PacketInfo, backlog_after: Backlog) {
-        self.core.on_removed(now, backlog_after);
+    pub fn on_removed(&mut self, now: Time, pkt: &PacketInfo, departed: bool, backlog_after: Backlog) {
+        self.core.on_removed(now, pkt, departed, backlog_after);
     }
 }
 
@@ -455,8 +495,8 @@ impl QueueDiscipline for Red {
         Red::on_arrival(self, now, pkt, backlog)
     }
     #[inline]
-    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, _departed: bool) {
-        Red::on_removed(self, now, pkt, backlog_after)
+    fn on_removed(&mut self, now: Time, pkt: &PacketInfo, backlog_after: Backlog, departed: bool) {
+        Red::on_removed(self, now, pkt, departed, backlog_after)
     }
     fn limit(&self) -> Limit {
         self.core.params.limit

@@ -80,6 +80,11 @@ const NS2_RED: &[Key] = &[
     k("min_backlog", Int(2), "red.cc: no early drop unless qlen > 1"),
     k("mark_method", Str("ns2_wait"), "wait_ true"),
     k("mean_pkt_size", Int(500), "mean_pktsize_ 500"),
+    k(
+        "idle_rule",
+        Str("ns2"),
+        "red.cc: idle from Queue::resume's empty deque(); m = int(ptc * idle)",
+    ),
 ];
 
 /// Every profile, `rfc` first.

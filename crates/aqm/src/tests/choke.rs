@@ -1,7 +1,7 @@
 //! CHOKe's behaviour derived from Pan, Prabhakar & Psounis 2000.
 
 use super::*;
-use crate::common::{Limit, MarkMethod};
+use crate::common::{IdleRule, Limit, MarkMethod};
 use crate::red::CountMode;
 
 fn red(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
@@ -20,6 +20,7 @@ fn red(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
         efficient: false,
         drop_front: false,
         min_backlog: 0,
+        idle_rule: IdleRule::Figure2,
         idle_pkt_time: 1e-4,
         max_pkt_size: 1500,
         mean_pkt_size: 1000,

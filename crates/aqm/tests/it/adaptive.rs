@@ -148,6 +148,7 @@ fn serde_json_like(rate: f64) -> QueueConfig {
             efficient: false,
             drop_front: false,
             min_backlog: 0,
+            idle_rule: aqm::IdleRule::Figure2,
             mean_pkt_size: 500,
             max_pkt_size: 1500,
             link_rate_bps: Some(rate.into()),

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use aqm::common::Limit;
-use aqm::{Backlog, CountMode, MarkMethod, PacketInfo, Red, RedParams, Time, Verdict};
+use aqm::{Backlog, CountMode, IdleRule, MarkMethod, PacketInfo, Red, RedParams, Time, Verdict};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 /// RED parameters with a big buffer, w_q = 1 (avg = the queue an arrival sees).
@@ -22,6 +22,7 @@ pub fn params(min_th: f64, max_th: f64, max_p: f64) -> RedParams {
         efficient: false,
         drop_front: false,
         min_backlog: 0,
+        idle_rule: IdleRule::Figure2,
         idle_pkt_time: 0.0004,
         max_pkt_size: 1500,
         mean_pkt_size: 500,

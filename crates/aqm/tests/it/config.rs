@@ -61,6 +61,7 @@ fn errors_name_the_key() {
         ("type = \"red\"\nmark_method = \"fancy\"", "link[0].queue.mark_method", "ns2_wait"),
         ("type = \"red\"\nmark_method = 3", "link[0].queue.mark_method", "a string"),
         ("type = \"ared\"\ncount_mode = \"fig\"", "link[0].queue.count_mode", "figure2"),
+        ("type = \"red\"\nidle_rule = \"ns3\"", "link[0].queue.idle_rule", "ns2"),
         ("type = \"ared\"\ninterval = [1]", "link[0].queue.interval", "sequence"),
         ("type = \"ared\"\nfeng_alpha = 3", "link[0].queue.feng_alpha", "max_p_max"),
         ("type = \"droptail\"\nmin_th = 3", "link[0].queue.min_th", "drop_front"),
@@ -99,8 +100,9 @@ fn serializes_to_its_table() {
     }
     let table = toml::Value::try_from(read("type = \"red\"\nlimit = 7").unwrap()).unwrap();
     let keys: Vec<&str> = table.as_table().unwrap().keys().map(|k| k.as_str()).collect();
-    // `type` and RED's 20 fields, less the four options left out (TOML has no null).
-    assert_eq!(keys.len(), 17, "{keys:?}");
+    // `type` and RED's 21 fields, less the four options left out (TOML has no null).
+    assert_eq!(keys.len(), 18, "{keys:?}");
     assert_eq!(table["mark_method"].as_str(), Some("uniform"));
     assert_eq!(table["count_mode"].as_str(), Some("text"));
+    assert_eq!(table["idle_rule"].as_str(), Some("figure2"));
 }

@@ -1,7 +1,9 @@
 //! RED against the properties Floyd & Jacobson (1993) state.
 
 use crate::common::*;
-use aqm::{Backlog, CountMode, DropReason, MarkMethod, PacketInfo, Queue, Red, Time, Verdict};
+use aqm::{
+    Backlog, CountMode, DropReason, IdleRule, MarkMethod, PacketInfo, Queue, Red, Time, Verdict,
+};
 
 const N_MARKS: usize = 20_000;
 
@@ -151,7 +153,7 @@ fn idle_time_aging() {
     }
     let before = red.core.avg;
     // the queue empties at t = 1 s, next arrival at t = 1.25 s: m = 250
-    red.on_removed(Time::from_secs_f64(1.0), &pkt(1000), Backlog::default());
+    red.on_removed(Time::from_secs_f64(1.0), &pkt(1000), true, Backlog::default());
     red.on_arrival(Time::from_secs_f64(1.25), &pkt(1000), Backlog::default());
     let want = before * (1.0f64 - 0.01).powf(250.0);
     assert!((red.core.avg - want).abs() < 1e-9 * before, "{} vs {}", red.core.avg, want);
@@ -162,6 +164,52 @@ fn idle_time_aging() {
     red.on_arrival(Time::from_secs_f64(1.26), &pkt(1000), Backlog::default());
     let want2 = a1 * (0.99f64).powf(10.0);
     assert!((red.core.avg - want2).abs() < 1e-9 * before.max(1.0));
+}
+
+// ns-2 2.35's red.cc (`idle_rule = "ns2"`): the queue is idle only once the link has sent its last
+// packet (Queue::resume finds it empty and deque() sets idletime_); an arrival then runs
+// estimator(q, m + 1): m = int(ptc * idle) steps of (1 - w_q), then one EWMA step with q = 0. An
+// arrival while the last packet is still on the wire (idle_ = 0) takes the EWMA step alone.
+#[test]
+fn ns2_idle_rule() {
+    let w: f64 = 0.01;
+    let fresh = || {
+        let mut p = params(1000.0, 2000.0, 0.1);
+        p.w_q = w;
+        p.idle_pkt_time = 0.001; // s = 1 ms per mean_pkt_size (500) bytes: ptc = 1000 / s
+        p.idle_rule = IdleRule::Ns2;
+        let mut red = Red::new(p, 1).unwrap();
+        for i in 0..200 {
+            red.on_arrival(Time(i), &pkt(1000), backlog(30));
+        }
+        red
+    };
+    let t = Time::from_secs_f64;
+    let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9 * b, "{a} vs {b}");
+    // A 1000-byte packet leaves for the link at 1 s: 2 ms on the wire, idle from 1.002 s.
+    let mut red = fresh();
+    let before = red.core.avg;
+    red.on_removed(t(1.0), &pkt(1000), true, Backlog::default());
+    red.on_arrival(t(1.0015), &pkt(1000), Backlog::default());
+    close(red.core.avg, before * (1.0 - w));
+    let mut red = fresh();
+    red.on_removed(t(1.0), &pkt(1000), true, Backlog::default());
+    // 1.2525 s: idle 0.2505 s, ptc * idle = 250.5, m = 250; m + 1 = 251 factors in all
+    red.on_arrival(t(1.2525), &pkt(1000), Backlog::default());
+    close(red.core.avg, before * (1.0 - w).powi(251));
+    // (Fig. 2's rule, idle from 1 s and m = 252.5 real-valued, is 1.5% lower)
+    assert!(red.core.avg / (before * (1.0 - w).powf(252.5)) > 1.014);
+    // The arrival ended the idle period: the next one to the still-empty queue steps once.
+    let a1 = red.core.avg;
+    red.on_arrival(t(1.26), &pkt(1000), Backlog::default());
+    close(red.core.avg, a1 * (1.0 - w));
+    // A packet removed without being sent (dropped from the queue) at 2 s, 1 ms after a
+    // 1000-byte departure: the link is busy until 2.001 s, the idle period starts then.
+    let mut red = fresh();
+    red.on_removed(t(1.999), &pkt(1000), true, backlog(1));
+    red.on_removed(t(2.0), &pkt(1000), false, Backlog::default());
+    red.on_arrival(t(2.0515), &pkt(1000), Backlog::default()); // m = int(50.5) = 50
+    close(red.core.avg, before * (1.0 - w).powi(51));
 }
 
 fn drop_rate(mut red: Red, q: u32, size: u32, n: usize) -> f64 {
