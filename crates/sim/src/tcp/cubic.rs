@@ -39,8 +39,9 @@
 //!   no W_max is known (before the first congestion event; with `cubic_timeout =
 //!   "reset"` also after a timeout). With the Reno-friendly region on, `cnt` is at most
 //!   `floor(cwnd / (W_est - cwnd))` when W_est is above cwnd. `cubic_growth = "linux"`
-//!   is segments growth with Linux's update interval: `cnt` is kept while cwnd stays
-//!   the window it was computed at, for `LINUX_CNT_HOLD`.
+//!   is segments growth with Linux's update interval (`cnt` is kept while cwnd stays
+//!   the window it was computed at, for `LINUX_CNT_HOLD`) and its count of packets
+//!   towards the next increase (`tcp_cong_avoid_ai`, zeroed at each reduction).
 //! - `cubic_slow_start = "acked"`: slow start grows the window by the packets each ACK
 //!   acknowledges (RFC 3465's byte counting without its limit L; ns-3 3.37's
 //!   `TcpCubic`), so that the cumulative ACKs of a go-back-N after a timeout open the
@@ -239,6 +240,15 @@ impl Cubic {
         }
     }
 
+    /// Linux growth: a reduction zeroes the packets counted towards the next increase
+    /// (`tp->snd_cwnd_cnt = 0` in tcp_input.c's `tcp_init_cwnd_reduction` and
+    /// `tcp_enter_loss`); segments growth keeps them (ns-3 3.37's `m_cWndCnt`).
+    fn forget_credit(&mut self) {
+        if self.r.growth == CubicGrowth::Linux {
+            self.acked = 0;
+        }
+    }
+
     /// Whole packets: segments or Linux growth.
     fn segments(&self) -> bool {
         matches!(self.r.growth, CubicGrowth::Segments | CubicGrowth::Linux)
@@ -264,6 +274,7 @@ impl Cubic {
         self.epoch = None;
         self.after_rto = false;
         self.no_w_max = false;
+        self.forget_credit();
         self.whole(cwnd * self.p.beta).max(2.0)
     }
 
@@ -293,6 +304,7 @@ impl Cubic {
         self.after_rto = true;
         self.loss = true;
         self.last_cwnd = 0.0; // bictcp_reset
+        self.forget_credit();
     }
 
     /// Acked slow start: does this ACK end a timeout's go-back-N (it covers the highest
@@ -400,12 +412,33 @@ impl Cubic {
             self.cnt = self.segments_cnt(now, cwnd, srtt, acked);
             self.cnt
         };
+        if self.r.growth == CubicGrowth::Linux {
+            return cwnd + f64::from(self.cong_avoid_ai(cnt, acked));
+        }
         self.acked = self.acked.saturating_add(acked);
         if self.acked >= cnt {
             self.acked -= cnt;
             return cwnd + 1.0;
         }
         cwnd
+    }
+
+    /// tcp_cong.c's `tcp_cong_avoid_ai(tp, w, acked)`: the packets cwnd grows by. Credit
+    /// gathered at a larger `w` gives one packet and is dropped; then `acked` is counted
+    /// and every `w` of them gives one.
+    fn cong_avoid_ai(&mut self, w: u32, acked: u32) -> u32 {
+        let mut grow = 0;
+        if self.acked >= w {
+            self.acked = 0;
+            grow += 1;
+        }
+        self.acked = self.acked.saturating_add(acked);
+        if self.acked >= w {
+            let delta = self.acked / w;
+            self.acked -= delta * w;
+            grow += delta;
+        }
+        grow
     }
 
     /// Segments growth's `cnt` at window `cwnd` (whole packets) for an ACK of `acked`.
@@ -522,5 +555,35 @@ mod tests {
             assert_eq!(cnts, want, "{growth:?}: due at tick {due}");
         }
         assert!(computed_at > due, "{due}: the hold must show");
+    }
+
+    /// Linux growth counts as tcp_cong.c's `tcp_cong_avoid_ai(tp, w, acked)` does, worked
+    /// by hand: from 0, 25 packets at w = 10 give 2 (5 left); then 1 packet at w = 3: the
+    /// 5 gathered at the larger w give one and are dropped, and the 1 counted stays. A
+    /// reduction zeroes the count (`tcp_init_cwnd_reduction`: `tp->snd_cwnd_cnt = 0`);
+    /// segments growth (ns-3 3.37's `m_cWndCnt`) keeps it.
+    #[test]
+    fn linux_growth_counts_as_tcp_cong_avoid_ai() {
+        let r = CubicRules { growth: CubicGrowth::Linux, ..Default::default() };
+        let mut c = Cubic::new(CubicParams::default(), r);
+        assert_eq!((c.cong_avoid_ai(10, 25), c.acked), (2, 5));
+        assert_eq!((c.cong_avoid_ai(3, 1), c.acked), (1, 1));
+        for growth in [CubicGrowth::Linux, CubicGrowth::Segments] {
+            let r = CubicRules { growth, reno_friendly: false, ..Default::default() };
+            let mut c = Cubic::new(CubicParams::default(), r);
+            c.note_rtt(0.02);
+            c.on_congestion(20.0); // W_max 20, ssthresh 14
+            // a stage from cwnd = W_max (K = 0): for its first second the target W_max +
+            // floor(C (t + 0.02)^3) is not above cwnd, cnt = 100 cwnd = 2000, and the
+            // packets acknowledged gather without an increase
+            c.on_ack_n(0.0, 20.0, 0.02, 0);
+            for i in 0..30 {
+                assert_eq!(c.on_ack_n(0.001 * f64::from(i), 20.0, 0.02, 2), 20.0);
+            }
+            assert_eq!(c.acked, 60);
+            c.on_congestion(20.0);
+            let kept = if growth == CubicGrowth::Linux { 0 } else { 60 };
+            assert_eq!(c.acked, kept, "{growth:?}");
+        }
     }
 }
