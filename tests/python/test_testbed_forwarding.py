@@ -96,3 +96,54 @@ def test_the_bench_reports_the_cpu_time_per_forwarded_packet(tmp_path, receive):
     else:
         assert r["rx_threads_cpu_s"] == 0
     assert r["load_avg"] >= 0
+
+
+@pytest.mark.parametrize("receive", ["thread", "inline"])
+def test_the_realtime_setting_runs_the_gateway_under_sched_fifo_and_the_hosts_at_nice_minus_20(
+    tmp_path, receive
+):
+    """With scheduling = "realtime" the gateway runs under SCHED_FIFO 50 and a host's traffic process (and, receiving in threads, the host's NAPI thread) at niceness -20 under the default policy, as the kernel reports them; other processes keep the default; the gateway's statistics and the testbed's record say so. Under "normal" nothing is raised."""
+    import os
+
+    from aqmlab.testbed.netns import napi_threads
+    from aqmlab.testbed.network import GATEWAY_PRIORITY, HOST_NICE
+
+    def policy(pid: int) -> tuple[int, int, int]:
+        nice = os.getpriority(os.PRIO_PROCESS, pid)
+        return os.sched_getscheduler(pid), os.sched_getparam(pid).sched_priority, nice
+
+    args = ["--rate", "10Mbps", "--delay", "0", "--queue", RED]
+    before = set(napi_threads())
+    with Testbed(tmp_path, args, {"a": 1, "b": 1}, receive=receive, scheduling="realtime") as tb:
+        assert tb.gw is not None and tb.scheduling_errors == []
+        assert policy(tb.gw.pid)[:2] == (os.SCHED_FIFO, GATEWAY_PRIORITY)
+        traffic = tb.spawn("a", ["sleep", "30"], traffic=True)
+        other = tb.spawn("b", ["sleep", "30"])
+        time.sleep(0.3)
+        assert policy(traffic.pid) == (os.SCHED_OTHER, 0, HOST_NICE)
+        assert policy(other.pid) == (os.SCHED_OTHER, 0, 0)
+        napi = set(napi_threads()) - before
+        assert len(napi) == (2 if receive == "thread" else 0)
+        assert all(policy(p) == (os.SCHED_OTHER, 0, HOST_NICE) for p in napi)
+        stats = tb.stop_gateway()
+        record = tb.scheduling_record(stats)
+    assert stats is not None
+    sched = stats["gateway"]["scheduling"]
+    assert sched == {
+        "requested_priority": GATEWAY_PRIORITY,
+        "policy": "fifo",
+        "priority": GATEWAY_PRIORITY,
+        "timer_slack_ns": 0,  # real-time threads get none
+        "error": None,
+    }
+    assert record["hosts"] == f"nice {HOST_NICE}" and record["errors"] == []
+    with Testbed(tmp_path / "n", args, {"a": 1, "b": 1}, scheduling="normal") as tb:
+        assert tb.gw is not None
+        assert policy(tb.gw.pid) == (os.SCHED_OTHER, 0, 0)
+        traffic = tb.spawn("a", ["sleep", "30"], traffic=True)
+        time.sleep(0.3)
+        assert policy(traffic.pid) == (os.SCHED_OTHER, 0, 0)
+        stats = tb.stop_gateway()
+    assert stats is not None
+    assert stats["gateway"]["scheduling"]["policy"] == "other"
+    assert stats["gateway"]["scheduling"]["timer_slack_ns"] == 1

@@ -261,3 +261,27 @@ def test_the_hosts_receive_mode_is_checked_before_anything_is_built(tmp_path, mo
     assert Testbed(tmp_path, [], {}, gateway="gw", receive="thread").receive == "thread"
     assert RECEIVE_MODES == ("thread", "inline")
     assert not list(tmp_path.iterdir()), "nothing is built before the context is entered"
+
+
+def test_the_scheduling_setting_is_checked_and_its_refusals_reported(tmp_path, monkeypatch):
+    """A scheduling other than realtime or normal is refused, naming the setting and the allowed values; the default is realtime; the run's record lists what the gateway and the hosts could not apply."""
+    from aqmlab.testbed.network import DEFAULT_SCHEDULING, SCHEDULING, Testbed
+
+    with pytest.raises(ValueError, match=r"AQMLAB_TESTBED_SCHEDULING.*realtime.*normal.*'fifo'"):
+        Testbed(tmp_path, [], {"a": 1, "b": 1}, gateway="gw", scheduling="fifo")
+    monkeypatch.delenv("AQMLAB_TESTBED_SCHEDULING", raising=False)
+    assert DEFAULT_SCHEDULING == "realtime" and SCHEDULING == ("realtime", "normal")
+    assert Testbed(tmp_path, [], {}, gateway="gw").scheduling == "realtime"
+    monkeypatch.setenv("AQMLAB_TESTBED_SCHEDULING", "normal")
+    tb = Testbed(tmp_path, [], {}, gateway="gw")
+    assert tb.scheduling == "normal"
+    tb.scheduling_errors.append("hosts' traffic: nice -n -20: Permission denied")
+    refused = {"policy": "other", "priority": 0, "error": "SCHED_FIFO priority 50: EPERM"}
+    rec = tb.scheduling_record({"gateway": {"scheduling": refused}})
+    assert rec["setting"] == "normal" and rec["hosts"] == "other"
+    assert rec["receive"] == tb.receive and rec["gateway"] == refused
+    assert rec["errors"] == [
+        "gateway: SCHED_FIFO priority 50: EPERM",
+        "hosts' traffic: nice -n -20: Permission denied",
+    ]
+    assert not list(tmp_path.iterdir()), "nothing is built before the context is entered"

@@ -14,6 +14,7 @@
 //! stats = "/tmp/gw.json"  # summary written here at exit
 //! seed = 1
 //! io = "rings"            # or "mmsg" (recvmmsg / sendmmsg)
+//! realtime = 50           # SCHED_FIFO at this priority (0, the default: not)
 //! ```
 //! Queue tables use the scenario's parameter names (`aqm::QueueConfig`).
 
@@ -85,6 +86,12 @@ pub struct FileConfig {
     /// (the rings fall back to it where the kernel refuses them) [default: rings].
     #[arg(long, value_enum)]
     pub io: Option<IoMode>,
+    /// Run under SCHED_FIFO at this real-time priority (1-99), so that departures
+    /// leave when due on a machine shared with other work; 0: the default policy.
+    /// Refused (no CAP_SYS_NICE): the gateway runs and its statistics say so
+    /// (`gateway.scheduling.error`) [default: 0].
+    #[arg(long, value_name = "PRIO")]
+    pub realtime: Option<u32>,
 }
 
 /// How the sockets' frames are read and written.
@@ -122,6 +129,8 @@ pub struct Config {
     pub ready: Option<String>,
     pub seed: u64,
     pub io: IoMode,
+    /// SCHED_FIFO priority (1-99), 0 for the default policy.
+    pub realtime: u32,
 }
 
 fn default_queue() -> QueueConfig {
@@ -211,6 +220,7 @@ impl FileConfig {
             ready: flags.ready.or(self.ready),
             seed: flags.seed.or(self.seed),
             io: flags.io.or(self.io),
+            realtime: flags.realtime.or(self.realtime),
         }
     }
 
@@ -261,6 +271,11 @@ impl FileConfig {
             Some(q) => Some(q.secs("exit_after")?),
             None => duration_s,
         };
+        let realtime = self.realtime.unwrap_or(0);
+        if realtime > crate::sched::MAX_PRIORITY {
+            let allowed = format!("0 (off) to {}", crate::sched::MAX_PRIORITY);
+            return Err(AqmError::invalid("realtime", realtime as f64, allowed).into());
+        }
         Ok(Config {
             if_a,
             if_b,
@@ -273,6 +288,7 @@ impl FileConfig {
             ready: self.ready,
             seed: self.seed.unwrap_or(1),
             io: self.io.unwrap_or_default(),
+            realtime,
         })
     }
 }
@@ -423,5 +439,17 @@ mod tests {
         let e = <Flags as clap::Parser>::try_parse_from(["gw", "--io", "xdp"]).err().unwrap();
         let e = e.to_string();
         assert!(e.contains("--io") && e.contains("rings") && e.contains("mmsg"), "{e}");
+    }
+
+    #[test]
+    fn realtime_defaults_to_off_and_is_bounded_by_linuxs_priorities() {
+        let base = "if_a='a'\nif_b='b'\nrate=1e6\n";
+        assert_eq!(parse_file(base, "x.toml").unwrap().validate().unwrap().realtime, 0);
+        let file = parse_file(&format!("{base}realtime=50"), "x.toml").unwrap();
+        assert_eq!(file.clone().validate().unwrap().realtime, 50);
+        assert_eq!(file.overlay(flags(&["--realtime", "99"])).validate().unwrap().realtime, 99);
+        let e = parse_file(&format!("{base}realtime=100"), "x.toml").unwrap().validate();
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("realtime") && e.contains("0 (off) to 99"), "{e}");
     }
 }

@@ -28,6 +28,7 @@
 //! - [`block`]: a TPACKET_V3 block ring, for `count`.
 //! - [`port`]: one interface's frames in and out, through the rings (or `sock`).
 //! - [`run`]: the single-threaded event loop and the statistics file.
+//! - [`sched`]: its CPU scheduling (SCHED_FIFO, timer slack), applied and reported.
 //! - [`tools`]: `blast` (traffic and garbage generator), `count` (receiver) and
 //!   `bench_pipeline` for the benchmark and the tests.
 //! - [`error`]: the crate's one error type.
@@ -41,6 +42,7 @@ pub mod pipe;
 pub mod port;
 pub mod ring;
 pub mod run;
+pub mod sched;
 pub mod sock;
 pub mod tools;
 

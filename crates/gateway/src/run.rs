@@ -17,6 +17,7 @@ use crate::frame::{self, Class, Invalid};
 use crate::pipe::{DirSummary, Pipe};
 use crate::port::Port;
 use crate::ring::RxFrame;
+use crate::sched::{self, Scheduling};
 use crate::sock;
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -107,6 +108,8 @@ pub struct GatewayInfo {
     pub stopped_by: String,
     /// How frames were read and written: "rings" (PACKET_MMAP) or "mmsg".
     pub io: String,
+    /// The CPU scheduling it ran with (`--realtime`), and what was refused.
+    pub scheduling: Scheduling,
 }
 
 /// The statistics file: `links.ab` (A->B) and `links.ba` in the simulator's link
@@ -193,6 +196,7 @@ struct Gateway {
     /// pipes[0]: A -> B (arrives on side 0, leaves on side 1); pipes[1]: B -> A.
     pipes: [Pipe; 2],
     clock: Clock,
+    scheduling: Scheduling,
     /// When to stop (`exit_after`; the end of time without it).
     exit_at: Time,
     /// Loop turns, the longest queue of each direction and the most frames in the
@@ -248,7 +252,13 @@ impl Gateway {
     fn open(cfg: &Config) -> Result<Gateway> {
         let (q_ab, q_ba) = cfg.build_queues()?;
         let ports = [Port::open(&cfg.if_a, cfg.io)?, Port::open(&cfg.if_b, cfg.io)?];
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
+        let scheduling = sched::apply(cfg.realtime);
+        if let Some(e) = &scheduling.error {
+            eprintln!(
+                "aqmlab-gateway: warning: not applied: {e}; running under {}",
+                scheduling.policy
+            );
+        }
         let warmup = Time::from_secs_f64(cfg.warmup_s);
         let end = cfg.duration_s.map(Time::from_secs_f64).unwrap_or(Time::MAX);
         let ns = |s: f64| (s * 1e9).round() as u64;
@@ -263,6 +273,7 @@ impl Gateway {
             spare: Spare::default(),
             pipes,
             clock: Clock::start(),
+            scheduling,
             exit_at: cfg.exit_after_s.map(Time::from_secs_f64).unwrap_or(Time::MAX),
             loops: 0,
             max_queue: [0; 2],
@@ -380,6 +391,7 @@ impl Gateway {
                 side_a: a,
                 side_b: b,
                 io,
+                scheduling: self.scheduling,
                 loops: self.loops,
                 max_queue_ab: self.max_queue[0],
                 max_queue_ba: self.max_queue[1],

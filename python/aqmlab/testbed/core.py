@@ -71,6 +71,8 @@ def _summary(
     (`wall`: when the run started, monotonic clock)."""
     ab, ba = gw["links"]["ab"], gw["links"]["ba"]
     rows = [flmod.flow_row(pl, f, tb.out, gw["links"], run) for f in pl.flows]
+    sched = tb.scheduling_record(gw)
+    refused = [f"scheduling not applied: {e}" for e in sched["errors"]]
     counts = {s: flmod.load_json(tb.out / f"count_{s}.json") for s in ("a", "b")}
     return {
         "links": {
@@ -86,6 +88,7 @@ def _summary(
             "rate_bps": pl.rate_ab,
             "one_way_delay_s": pl.delay_s,
             "kernel_congestion_control": {f.variant: f.kernel_cc for f in pl.flows if f.variant},
+            "scheduling": sched,
             "ecn": pl.ecn,
             "ce_received": {s: (c or {}).get("ce") for s, c in counts.items()},
             "tcp_counters": run.tcp_counters,
@@ -100,6 +103,7 @@ def _summary(
                 for k, n in scmod.window_clamps(pl).items()
             ],
             "notes": pl.notes
+            + refused
             + [
                 "goodput: bytes the iperf3 receiver reported in [warmup, duration]",
                 "timeouts: not observed per flow on live Linux flows (null)",
@@ -120,11 +124,13 @@ def run_testbed(
     prediction: bool = True,
     progress: bool = False,
     kernel_cc: str | None = None,
+    capture: bool = False,
 ) -> dict[str, Any]:
     """Run a dumbbell scenario (TOML path or dict) on live Linux flows through the
     gateway; write ``out_dir/summary.json`` (the simulator's shape, plus
     ``"prediction"`` and ``"testbed"``) and return it. `kernel_cc` runs every TCP flow
-    with that Linux congestion control (see :func:`.scenario.plan`).
+    with that Linux congestion control (see :func:`.scenario.plan`); `capture` records
+    every TCP packet at both hosts' interfaces (:mod:`.timing`).
 
     `out_dir` is checked before anything starts (ValueError if it cannot be created)
     and written whole: the run works in a directory beside it, renamed onto it at the
@@ -142,7 +148,7 @@ def run_testbed(
         env = gateway_env([pl.queue_ab, pl.queue_ba])
         args = gateway_args(pl)
         with Testbed(work, args, hosts, gateway=gateway, cc=cc, ecn=pl.ecn, env=env) as tb:
-            run = flmod.run_flows(tb, pl)
+            run = flmod.run_flows(tb, pl, capture)
         if run.gateway is None:
             raise RuntimeError(f"the gateway wrote no statistics; see gateway.log in {out}.failed")
         summary = _summary(pl, tb, run, run.gateway, wall)
@@ -204,6 +210,8 @@ def _fmt(v, pct=False):
 
 
 def _print(s: dict[str, Any]) -> None:
+    for e in s["testbed"].get("scheduling", {}).get("errors", []):
+        print(f"aqmlab testbed: warning: scheduling not applied: {e}", file=sys.stderr)
     for name, l in s["links"].items():
         print(
             f"{name}: utilization {_fmt(l['utilization'], True)}, arrivals {l['arrivals']}, drops {l['drops']} "

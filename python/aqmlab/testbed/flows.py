@@ -9,6 +9,7 @@ import json
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ def iperf_server(tb: Testbed, pl: scmod.Plan, f: scmod.FlowPlan) -> subprocess.P
         _other(f.src_side),
         ["iperf3", "-s", "-1", "-J", "-i", "0.5", "-B", addr, "-p", str(port(f))],
         stdout=tb.out / f"flow{f.index}.server.json",
+        traffic=True,
     )
 
 
@@ -105,6 +107,7 @@ def _drive_clients(tb: Testbed, pl: scmod.Plan) -> dict[int, float]:
                 f.src_side,
                 iperf_client_args(pl, f),
                 stdout=tb.out / f"flow{f.index}.client.json",
+                traffic=True,
             )
         if now > pl.duration_s + pl.lead_s + 30:
             break  # a client that hangs (its peer lost) does not hold the run
@@ -125,14 +128,21 @@ class Outcome:
     samples: wmod.Samples
 
 
-def run_flows(tb: Testbed, pl: scmod.Plan) -> Outcome:
-    """Run the plan's flows through the testbed's gateway, then stop the gateway."""
+def run_flows(tb: Testbed, pl: scmod.Plan, capture: bool = False) -> Outcome:
+    """Run the plan's flows through the testbed's gateway, then stop the gateway.
+    `capture`: also record every TCP packet at both hosts' interfaces
+    (``capture_a.txt``, ``capture_b.txt``; :mod:`.timing`)."""
     counters = {
         side: tb.spawn(
             side, [tb.gateway_bin, "count", "--iface", "eth0"], stdout=tb.out / f"count_{side}.json"
         )
         for side in ("a", "b")
     }
+    for side in ("a", "b") if capture else ():
+        cmd = [sys.executable, "-m", "aqmlab.testbed.timing", "capture", "--iface", "eth0"]
+        counters[f"capture_{side}"] = tb.spawn(
+            side, cmd + ["--out", str(tb.out / f"capture_{side}.txt")]
+        )
     clamps = wmod.apply_clamps(tb, pl, scmod.window_clamps(pl))
     _start_servers(tb, pl)
     sampler = wmod.Sampler(tb).start()

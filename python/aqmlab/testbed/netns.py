@@ -123,6 +123,21 @@ def cleanup_stale() -> list[str]:
     return removed
 
 
+def napi_threads() -> dict[int, str]:
+    """The kernel's threaded-NAPI threads (``napi/IFNAME-ID``) now, by pid."""
+    found = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/comm") as f:
+                    comm = f.read().strip()
+            except OSError:
+                continue
+            if comm.startswith("napi/"):
+                found[int(d)] = comm
+    return found
+
+
 class Netns:
     """The namespaces of one run: created by :meth:`create`, removed by :meth:`destroy`."""
 

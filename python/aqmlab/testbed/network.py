@@ -36,6 +36,19 @@ from .gateway import ensure_tools, gateway_binary
 RECEIVE_MODES = ("thread", "inline")
 DEFAULT_RECEIVE = "inline"
 
+# How the testbed's processes are scheduled: "realtime", the gateway under SCHED_FIFO
+# and the hosts' traffic (iperf3, and the hosts' NAPI threads with receive = "thread")
+# at the highest priority of the default policy, so that other work on the machine
+# does not delay the emulated link's departures or the hosts' answers; "normal", the
+# default policy at the default priority (docs/testbed.md, "Scheduling").
+SCHEDULING = ("realtime", "normal")
+DEFAULT_SCHEDULING = "realtime"
+GATEWAY_PRIORITY = 50  # SCHED_FIFO
+# The hosts' niceness: not SCHED_FIFO, where a host process that spins would take its
+# CPU from everything else, and through the kernel's real-time throttling from the
+# gateway too.
+HOST_NICE = -20
+
 
 class Testbed:
     """Namespaces a / gw / b joined by veth pairs, hosts' addresses, and a running
@@ -46,12 +59,15 @@ class Testbed:
     gateway's flags after the interfaces (rate, delay, queues, window); `env` the
     gateway's environment (default: this process's; see `gateway.gateway_env`);
     `receive` how the hosts' interfaces receive ([`RECEIVE_MODES`]; default
-    $AQMLAB_TESTBED_RECEIVE, else [`DEFAULT_RECEIVE`]).
+    $AQMLAB_TESTBED_RECEIVE, else [`DEFAULT_RECEIVE`]); `scheduling` how its
+    processes are scheduled ([`SCHEDULING`]; default $AQMLAB_TESTBED_SCHEDULING, else
+    [`DEFAULT_SCHEDULING`]). What a "realtime" setting could not apply is in
+    `self.scheduling_errors` and the gateway's statistics.
     """
 
     __test__ = False  # not a pytest test class
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the network's settings, by name (keyword-only)
         self,
         out_dir: Path,
         gateway_args: Sequence[str],
@@ -62,6 +78,7 @@ class Testbed:
         ecn: bool = False,
         env: Mapping[str, str] | None = None,
         receive: str | None = None,
+        scheduling: str | None = None,
     ):
         self.out = Path(out_dir)
         self.gateway_args = list(gateway_args)
@@ -76,6 +93,18 @@ class Testbed:
                 f"receive (AQMLAB_TESTBED_RECEIVE) must be one of {RECEIVE_MODES}, "
                 f"not {self.receive!r}"
             )
+        self.scheduling = scheduling or os.environ.get(
+            "AQMLAB_TESTBED_SCHEDULING", DEFAULT_SCHEDULING
+        )
+        if self.scheduling not in SCHEDULING:
+            raise ValueError(
+                f"scheduling (AQMLAB_TESTBED_SCHEDULING) must be one of {SCHEDULING}, "
+                f"not {self.scheduling!r}"
+            )
+        # The command prefix that runs a host's traffic process at niceness HOST_NICE
+        # (empty: the default), and what could not be applied.
+        self.host_prefix: list[str] = []
+        self.scheduling_errors: list[str] = []
         self.ns = nsmod.Netns(["a", "gw", "b"])
         self.gw: subprocess.Popen | None = None
         self.procs: list[subprocess.Popen] = []
@@ -112,9 +141,12 @@ class Testbed:
         for role, ifn in (("gw", "gwa"), ("gw", "gwb"), ("a", "eth0"), ("b", "eth0")):
             ns.offloads_off(role, ifn)
             nsmod.sh(["ip", "link", "set", ifn, "up"], ns=ns[role])
+        napi_before = nsmod.napi_threads()
         if self.receive == "thread":
             for side in ("a", "b"):
                 ns.threaded_receive(side, "eth0")
+        if self.scheduling == "realtime":
+            self._realtime_hosts(sorted(set(nsmod.napi_threads()) - set(napi_before)))
         for side in ("a", "b"):
             for i in range(max(1, self.hosts.get(side, 1))):
                 nsmod.sh(
@@ -143,6 +175,40 @@ class Testbed:
             ns.sysctl(side, "net.ipv4.tcp_ecn", 1 if self.ecn else 0)
             ns.sysctl(side, "net.ipv4.tcp_no_metrics_save", 1)
 
+    def _realtime_hosts(self, napi: list[int]) -> None:
+        """Niceness [`HOST_NICE`] for the hosts' traffic processes (checked once here:
+        `nice` runs its command even where it may not lower the niceness; applied by
+        `spawn`) and for the hosts' NAPI threads `napi`; what the kernel refuses is
+        kept in `scheduling_errors`."""
+        prefix = ["nice", "-n", str(HOST_NICE)]
+        r = nsmod.sh([*prefix, "nice"], ns=self.ns["a"], check=False)
+        if r.returncode == 0 and r.stdout.strip() == str(HOST_NICE):
+            self.host_prefix = prefix
+        else:
+            why = r.stderr.strip() or f"niceness {r.stdout.strip()}"
+            self.scheduling_errors.append(f"hosts' traffic: {' '.join(prefix)}: {why}")
+        for pid in napi:
+            r = nsmod.sh(["renice", "-n", str(HOST_NICE), "-p", str(pid)], check=False)
+            if r.returncode != 0:
+                self.scheduling_errors.append(f"NAPI thread {pid}: {r.stderr.strip()}")
+
+    def scheduling_record(self, gateway_stats: dict[str, Any] | None) -> dict[str, Any]:
+        """What the run's processes were scheduled with (the summary's
+        `testbed.scheduling`): the setting, the gateway's own report, the hosts'
+        traffic's policy, the receive mode, and every setting that was refused."""
+        gw = (gateway_stats or {}).get("gateway", {}).get("scheduling")
+        errors = list(self.scheduling_errors)
+        if gw and gw.get("error"):
+            errors.insert(0, f"gateway: {gw['error']}")
+        hosts = f"nice {HOST_NICE}" if self.host_prefix else "other"
+        return {
+            "setting": self.scheduling,
+            "gateway": gw,
+            "hosts": hosts,
+            "receive": self.receive,
+            "errors": errors,
+        }
+
     def _start_gateway(self) -> None:
         ready = self.out / "gateway.ready"
         for p in (ready, self.stats_path):
@@ -159,6 +225,7 @@ class Testbed:
             "--if-b",
             "gwb",
             *self.gateway_args,
+            *(["--realtime", str(GATEWAY_PRIORITY)] if self.scheduling == "realtime" else []),
             "--stats",
             str(self.stats_path),
             "--ready",
@@ -184,11 +251,17 @@ class Testbed:
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def spawn(self, role: str, args: Sequence[str], stdout: Path | None = None) -> subprocess.Popen:
-        """Start a process inside a namespace; it is killed at teardown if still running."""
+    def spawn(
+        self, role: str, args: Sequence[str], stdout: Path | None = None, traffic: bool = False
+    ) -> subprocess.Popen:
+        """Start a process inside a namespace; it is killed at teardown if still running.
+        `traffic`: a host's traffic process (iperf3), run at niceness [`HOST_NICE`]
+        when the scheduling is "realtime" and the kernel allows it."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(str(stdout) + ".err", "wb") if stdout else subprocess.DEVNULL
-        p = subprocess.Popen(["ip", "netns", "exec", self.ns[role], *args], stdout=out, stderr=err)
+        prefix = self.host_prefix if traffic else []
+        cmd = ["ip", "netns", "exec", self.ns[role], *prefix, *args]
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
         self.procs.append(p)
         return p
 
