@@ -303,7 +303,7 @@ impl Sim {
 
     /// Offer `pkt` to the queue of direction `d` at `now` (the current time, or for an
     /// express hop the packet's arrival time, later than the current time).
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, d: usize, pkt: Pkt, now: u64) {
         if self.lean_takes(d, pkt.size, now) {
             self.pass(d, pkt, now);

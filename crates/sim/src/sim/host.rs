@@ -119,7 +119,7 @@ impl Sim {
     /// the preparation delay's send event (`SENDER`), the receiver's delayed ACK
     /// (`RECEIVER`). Each side's events sync only that side, which is also what lets
     /// the two sides of a flow run on different threads (see `parts`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn sync<const SENDER: bool, const RECEIVER: bool>(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         let Some(tcp) = fl.tcp.as_ref() else { return };

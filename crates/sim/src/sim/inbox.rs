@@ -197,9 +197,32 @@ impl Sim {
     }
 
     /// Hand `pkt`, arriving at the merging direction `b` at `t` from direction `from`,
-    /// to its inbox, and make sure a batch event will take it.
-    #[inline(never)]
+    /// to its inbox, and make sure a batch event will take it. Most hand-overs find
+    /// their bucket there and a batch already due by their span's start: those are
+    /// filed in line, the others (and the other thread's) by `inbox_push_slow`.
+    #[inline(always)]
     pub(super) fn inbox_push(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
+        let now = self.now;
+        let dir = &mut self.dirs[b];
+        if !dir.express.remote
+            && let Some(m) = dir.merge.as_mut()
+            && m.at.is_some_and(|a| a <= m.batch_time(t).max(now))
+        {
+            let k = t >> m.fine;
+            if let Some(v) = k.checked_sub(m.base).and_then(|i| m.buckets.get_mut(i as usize)) {
+                debug_assert!(
+                    t >= m.frontier,
+                    "an arrival behind the merging direction's frontier"
+                );
+                v.push((((t - (k << m.fine)) << 24) | from as u64, pkt));
+                return;
+            }
+        }
+        self.inbox_push_slow(b, t, from, pkt);
+    }
+
+    #[inline(never)]
+    fn inbox_push_slow(&mut self, b: usize, t: u64, from: u32, pkt: Pkt) {
         if self.dirs[b].express.remote {
             self.outbox.push(Handover { dir: b as u32, from, t, pkt });
             return;

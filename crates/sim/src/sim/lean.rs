@@ -23,8 +23,9 @@ impl Sim {
     }
 
     /// The lean path of `enqueue`: the same accounting as `offer` and `accept`, without
-    /// their general cases.
-    #[inline(always)]
+    /// their general cases. (Not inlined: `enqueue`'s test is, so that a packet the
+    /// lean path does not take goes to `offer` without this frame.)
+    #[inline(never)]
     pub(super) fn pass(&mut self, d: usize, pkt: Pkt, now: u64) {
         let dir = &mut self.dirs[d];
         let end = now + dir.tx_ns(pkt.size);
