@@ -34,6 +34,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from . import bbr_grid, linux_grid
+from .core import run_testbed
+
 GAP_S = 100e-6  # packets closer than this are "at once" (a 20 Mb/s link: 600 us apart)
 RUN = 4  # a run of this many packets or more is a burst
 _ETH_P_ALL = 3
@@ -166,9 +169,6 @@ def lateness(gateway: dict[str, Any]) -> dict[str, float | None]:
 def measure(grid_name: str, cell: str, out: Path, duration: float, warmup: float) -> dict:
     """Run `cell` of the grid `grid_name` ("linux" or "bbr") with captures into `out`
     and return its timing figures."""
-    from . import bbr_grid, linux_grid
-    from .core import run_testbed
-
     grid = {"linux": linux_grid.GRID, "bbr": bbr_grid.GRID}[grid_name]
     chosen = [c for c in grid.cells if grid.name(*c) == cell]
     if not chosen:
