@@ -276,3 +276,57 @@ def test_nsmode_keeps_what_ns3_is_given(monkeypatch):
     bott = next(lk for lk in d["link"] if {lk["a"], lk["b"]} == set(d["bottleneck"].split("->")))
     pies = [q for q in (bott.get("queue_ab"), bott.get("queue_ba")) if q and q["type"] == "pie"]
     assert pies and all(q["derandomize"] == bool(given) for q in pies)
+
+
+def test_delay_split_follows_the_device_queue():
+    """Three packets arrive together at an idle line of one time unit per packet, over a
+    one-packet device queue: the first goes to the line at once, the second to the device
+    (the line is busy), the third waits in the queue disc until the first leaves the line
+    (the second then leaves the device for it) and in the device until the second has.
+    Queueing delays (arrival to the start of transmission) 0, 1, 2."""
+    arrivals, starts = [0.0, 0.0, 0.0], [0.0, 1.0, 2.0]
+    in_disc = [0.0, 0.0, 1.0]  # until the device has room
+    in_device = [s - a - q for a, s, q in zip(arrivals, starts, in_disc)]
+    disc, dev = ec.delay_split(arrivals, starts, device=1)
+    assert disc == pytest.approx(sum(in_disc) / 3)
+    assert dev == pytest.approx(sum(in_device) / 3)
+    assert disc + dev == pytest.approx(sum(s - a for a, s in zip(arrivals, starts)) / 3)
+    # without a device queue all of the waiting is in the queue disc
+    assert ec.delay_split(arrivals, starts, device=0) == pytest.approx((1.0, 0.0))
+    # a packet arriving while the line is busy and the device empty goes to the device
+    assert ec.delay_split([0.0, 0.5], [0.0, 1.0], device=1, window=(0.5, 2)) == (0.0, 0.5)
+    with pytest.raises(ValueError, match="before it arrives"):
+        ec.delay_split([1.0], [0.5])
+
+
+def test_ns3_transmissions_read_the_tx_trace():
+    trace = "tx 31.000000000 0 0.002400000\nqueue 31.1 3\ntx 31.001200000 1 0.001200000\n"
+    a, s = ec.ns3_transmissions(trace)
+    assert s == [31.0, 31.0012]
+    assert a == pytest.approx([31.0 - 0.0024, 31.0012 - 0.0012])
+
+
+def test_aqmlab_delay_counts_the_device_queue():
+    """aqmlab's `delay_mean` is RFC 7928's queueing delay at the bottleneck, the packet's
+    arrival at the queue to the start of its transmission, as ns3/evaluate.cc measures it
+    (queue disc's Enqueue to the device's PhyTxBegin): with the `ns3` profile's one-packet
+    device queue it is the mean of the packet trace's departure minus arrival over the
+    window, the time in the device included (delay_split's two parts)."""
+    import evaluate_rules as er
+    from aqmlab.sim import Scenario, simulate
+
+    data = scenarios.build("8.2.2", "default", {"type": "codel"}, 1, True, False)
+    er.apply("ns3", data)
+    data["trace"] = {"packets": [scenarios.BOTTLENECK]}
+    res = simulate(Scenario(data), progress=False)
+    link = res.summary["links"][scenarios.BOTTLENECK]
+    w = (float(res.summary["warmup"]), float(res.summary["duration"]))
+    a, s = ec.aqmlab_transmissions(res.traces["packets"], scenarios.BOTTLENECK)
+    waits = [t - x for x, t in zip(a, s) if w[0] <= t <= w[1]]
+    assert len(waits) == link["departures"]
+    assert sum(waits) / len(waits) == pytest.approx(link["mean_delay"], rel=1e-9)
+    disc, dev = ec.delay_split(a, s, 1, w)
+    assert disc + dev == pytest.approx(link["mean_delay"], rel=1e-9)
+    # the device holds one packet: at most one transmission time (1500 bytes) each
+    tx = 1500 * 8 / float(_link(data, "l", "r")["rate"])
+    assert 0 < dev <= tx and disc > 0, (disc, dev, tx)

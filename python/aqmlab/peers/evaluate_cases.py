@@ -370,10 +370,125 @@ def verdict(kind: str, aq: float | None, n3: float | None) -> str | None:
     return "ok" if abs(aq - n3) <= 0.15 * abs(n3) + 1e-12 else "DIFF"
 
 
+def delay_split(
+    arrivals: list[float],
+    starts: list[float],
+    device: int = 1,
+    window: tuple[float, float] | None = None,
+) -> tuple[float, float]:
+    """The mean queueing delay at the bottleneck split in two: (mean time in the queue
+    disc, mean time in the device queue below it), of packets given in the order of
+    their transmissions with their arrival at the queue disc and the start of their
+    transmission. RFC 7928's queueing delay at the bottleneck (both sides' `delay_mean`)
+    is the sum, arrival to the start of transmission. A device of `device` packets takes a
+    packet from the queue disc as soon as it has room: the k-th packet enters it at its
+    arrival, or when the packet `device` transmissions before it leaves the device for
+    the line, whichever is later (aqmlab's `device_queue`, ns-3's point-to-point device
+    queue under the queue disc, flow control on). With `window`, the means are over the
+    packets whose transmission starts inside it (the first packet's predecessor unknown,
+    it enters at its arrival)."""
+    if len(arrivals) != len(starts) or not arrivals:
+        raise ValueError("delay_split: arrivals and starts must be equal, non-empty lists")
+    if device < 0:
+        raise ValueError(f"delay_split: device must be >= 0, got {device}")
+    lo, hi = window if window is not None else (-math.inf, math.inf)
+    disc = dev = 0.0
+    n = 0
+    for k, (a, s) in enumerate(zip(arrivals, starts)):
+        if not a <= s:
+            raise ValueError(f"delay_split: packet {k} starts ({s}) before it arrives ({a})")
+        if not lo <= s <= hi:
+            continue
+        entry = s if device == 0 else max(a, starts[k - device]) if k >= device else a
+        disc += entry - a
+        dev += s - entry
+        n += 1
+    if n == 0:
+        raise ValueError(f"delay_split: no transmission starts in the window {window}")
+    return disc / n, dev / n
+
+
+def aqmlab_transmissions(packets: Any, link: str) -> tuple[list[float], list[float]]:
+    """(arrivals, starts) of the data packets aqmlab's packet trace (``[trace] packets``,
+    a DataFrame) shows leaving `link`, in transmission order: each
+    departure (`d`) paired with the earliest arrival (`a`, `m`) of the same flow and
+    sequence number (and ACK flag) still queued; drops (`x`) take theirs out."""
+    import collections
+
+    queued: dict[tuple, collections.deque] = collections.defaultdict(collections.deque)
+    arrivals: list[float] = []
+    starts: list[float] = []
+    rows = packets[packets["link"] == link]
+    for t, ev, f, q, ack in zip(
+        rows["time"], rows["event"], rows["flow"], rows["seq"], rows["ack"]
+    ):
+        key = (int(f), int(q), int(ack))
+        if ev in ("a", "m"):
+            queued[key].append(float(t))
+        elif ev == "x":
+            if queued[key]:
+                queued[key].popleft()
+        elif ev == "d":
+            a = queued[key].popleft()
+            arrivals.append(a)
+            starts.append(float(t))
+    return arrivals, starts
+
+
+def ns3_transmissions(trace: str) -> tuple[list[float], list[float]]:
+    """(arrivals, starts) from ns3/evaluate.cc's `trace_tx 1` lines (`tx TIME FLOW DELAY`:
+    each transmission in the window, its start and its delay from the queue disc's
+    enqueue), in transmission order."""
+    arrivals: list[float] = []
+    starts: list[float] = []
+    for line in trace.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "tx":
+            s, d = float(parts[1]), float(parts[3])
+            arrivals.append(s - d)
+            starts.append(s)
+    return arrivals, starts
+
+
+def aqmlab_delay_split(pt: Mapping[str, Any]) -> tuple[float, float]:
+    """`delay_split` of the point's run in aqmlab (in its `profile`, as `aqmlab_metrics`
+    runs it) over the window, from a packet trace of the bottleneck; device of the
+    bottleneck link's `device_queue` packets."""
+    import tempfile
+
+    from aqmlab.evaluate import point as evaluate_point
+    from aqmlab.evaluate import scenarios
+    from aqmlab.sim import Scenario, simulate
+
+    pt = dict(pt)
+    spec = pt.pop("profile", "")
+    d = evaluate_point.scenario_of(pt)
+    if spec:
+        import evaluate_rules
+
+        evaluate_rules.apply(spec, d)
+    d["trace"]["packets"] = [scenarios.BOTTLENECK]
+    sc = Scenario(d)
+    ends = scenarios.BOTTLENECK.split("->")
+    device = next(
+        lk["device_queue"]
+        for lk in sc.normalized()["links"]
+        if [lk["a"], lk["b"]] in (ends, ends[::-1])
+    )
+    with tempfile.TemporaryDirectory(prefix="aqmlab-delay-split-") as tmp:
+        res = simulate(sc, progress=False, trace_dir=tmp)
+    a, s = aqmlab_transmissions(res.traces["packets"], scenarios.BOTTLENECK)
+    window = (float(res.summary["warmup"]), float(res.summary["duration"]))
+    return delay_split(a, s, device, window)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`--aqmlab POINT.json`: run the point in aqmlab and print its metrics;
     `--params POINT.json OUT`: write ns-3's parameter file (and print it as JSON);
-    `--ns3 ID PARAMS RESULT.json`: the metrics of ns3/evaluate.cc's result line."""
+    `--ns3 ID PARAMS RESULT.json`: the metrics of ns3/evaluate.cc's result line;
+    `--delay-split POINT.json`: aqmlab's mean delay of the point (with its `profile`)
+    split into queue disc and device queue (`delay_split`); `--delay-split-ns3 TRACE`:
+    the same of ns3/evaluate.cc's `trace_tx 1` lines (its stderr)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) >= 2 and args[0] == "--aqmlab":
         pt = json.loads(Path(args[1]).read_text())
@@ -384,6 +499,16 @@ def main(argv: list[str] | None = None) -> int:
         res = json.loads(Path(args[3]).read_text())
         print(json.dumps({k: _clean(v) for k, v in ns3_metrics(args[1], p, res).items()}))
         return 0
+    if len(args) == 2 and args[0] == "--delay-split":
+        pt = json.loads(Path(args[1]).read_text())
+        disc, dev = aqmlab_delay_split(pt)
+        print(json.dumps({"sim": "aqmlab", "delay_qdisc": disc, "delay_device": dev}))
+        return 0
+    if len(args) == 2 and args[0] == "--delay-split-ns3":
+        a, s = ns3_transmissions(Path(args[1]).read_text())
+        disc, dev = delay_split(a, s)
+        print(json.dumps({"sim": "ns3", "delay_qdisc": disc, "delay_device": dev}))
+        return 0
     if len(args) == 3 and args[0] == "--params":
         pt = json.loads(Path(args[1]).read_text())
         p = params(normalized(pt))
@@ -392,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(
         "usage: evaluate_cases.py --aqmlab POINT.json | --params POINT.json OUT"
-        " | --ns3 ID PARAMS RESULT.json",
+        " | --ns3 ID PARAMS RESULT.json | --delay-split POINT.json | --delay-split-ns3 TRACE",
         file=sys.stderr,
     )
     return 2
