@@ -213,6 +213,7 @@ pub const PROFILES: &[Profile] = &[
                 "tcp_bbr.c bbr_update_min_rtt: rtt_us < min_rtt_us",
             ),
             k("bbr_lt_bw", Bool(true), "tcp_bbr.c: bbr_lt_bw_sampling (policer detection)"),
+            k("bbr_rate_newest_sent", Bool(true), "tcp_rate_skb_delivered: tcp_skb_sent_after"),
         ],
         queues: &[QueueKeys {
             types: &["red"],

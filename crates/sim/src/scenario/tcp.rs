@@ -209,6 +209,7 @@ fn bbr(t: &TcpSpec, p: &str) -> Result<Option<BbrParams>> {
         extra_acked: t.bbr_extra_acked,
         strict_min_rtt: t.bbr_min_rtt_strict,
         lt_bw: t.bbr_lt_bw,
+        rate_newest_sent: t.bbr_rate_newest_sent,
     };
     Ok((t.variant == Variant::Bbr).then_some(b))
 }

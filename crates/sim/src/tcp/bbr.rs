@@ -83,6 +83,11 @@ pub struct BbrParams {
     pub strict_min_rtt: bool,
     /// Linux's long-term bandwidth estimate for policed paths (`lt_bw`; not in the draft).
     pub lt_bw: bool,
+    /// The delivery-rate sample of an ACK comes from the packet it delivers that was
+    /// sent last (Linux 6.x's `tcp_rate_skb_delivered`: `tcp_skb_sent_after`);
+    /// otherwise from the one with the highest `delivered` (draft-cheng-iccrg-
+    /// delivery-rate-estimation-00, and Linux until 2022).
+    pub rate_newest_sent: bool,
 }
 
 impl Default for BbrParams {
@@ -94,6 +99,7 @@ impl Default for BbrParams {
             extra_acked: false,
             strict_min_rtt: false,
             lt_bw: false,
+            rate_newest_sent: false,
         }
     }
 }

@@ -269,9 +269,11 @@ impl TcpSender {
                 self.ledbat = Some(Box::new(Ledbat::new(p.ledbat.unwrap_or_default())))
             }
             Variant::Bbr => {
-                let rng = crate::rng::stream_rng(0);
-                self.bbr = Some(Box::new(Bbr::new(p.bbr.unwrap_or_default(), rng)));
-                self.rate = Some(Box::default());
+                let (rng, bp) = (crate::rng::stream_rng(0), p.bbr.unwrap_or_default());
+                self.bbr = Some(Box::new(Bbr::new(bp, rng)));
+                let mut r = Box::<rate::RateSampler>::default();
+                r.newest_sent = bp.rate_newest_sent;
+                self.rate = Some(r);
             }
             Variant::Prague => {
                 self.prague = Some(Box::new(Prague::new(p.prague.unwrap_or_default())))

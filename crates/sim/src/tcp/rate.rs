@@ -10,7 +10,9 @@
 //! - `on_delivered` (`tcp_rate_skb_delivered`): of the packets an ACK newly ACKs or
 //!   SACKs, the one with the highest recorded `delivered` gives the sample's start (of
 //!   equals, the first in the order Linux walks them: SACKed ones, then the cumulative
-//!   ACK's); a SACKed packet gives no sample again.
+//!   ACK's); or, with `newest_sent` (Linux 6.x, `tcp_skb_sent_after`), the one
+//!   sent last (of equal send times, the later in the order of sending, as RACK's
+//!   `sent_after` has it here); a SACKed packet gives no sample again.
 //! - `sample` (`tcp_rate_gen`): `delivered` is the packets delivered since, the
 //!   interval `max(send phase, ACK phase)`; a sample whose interval is shorter than the
 //!   minimum RTT is invalid. The application-limited mark ends once the packets in
@@ -35,6 +37,8 @@ struct TxRec {
     /// `delivered` then, packets.
     delivered: u64,
     app_limited: bool,
+    /// Its place in the order of sending (ties of `sent`).
+    order: u64,
     /// Sent more than once (no RTT sample from it).
     retrans: bool,
     /// Its timing is still usable (a SACK takes it; Linux's `delivered_mstamp = 0`).
@@ -90,6 +94,11 @@ pub struct RateSampler {
     pub app_limited: u64,
     /// The smallest RTT sample, s (`tcp_min_rtt`; 0 before any).
     pub min_rtt: f64,
+    /// The sample's packet is the one sent last, not the one with the highest
+    /// `delivered` (key `bbr_rate_newest_sent`).
+    pub newest_sent: bool,
+    /// Packets sent so far (the order of sending).
+    sends: u64,
     /// This ACK's sample so far: the chosen packet's record (and whether it was
     /// SACKed), the newest send time among clean packets, the packets delivered.
     pick: Option<(TxRec, bool)>,
@@ -110,9 +119,11 @@ impl RateSampler {
         if self.recs.len() <= i {
             self.recs.resize(i + 1, TxRec::default());
         }
+        self.sends += 1;
         let r = &mut self.recs[i];
         *r = TxRec {
             sent: now,
+            order: self.sends,
             first_tx: self.first_tx,
             delivered_at: self.delivered_at,
             delivered: self.delivered,
@@ -142,7 +153,12 @@ impl RateSampler {
         }
         // (the cumulative ACK's packets come first here, Linux's last: a SACKed
         // packet wins a tie with one of them, as it would there)
+        let newest = self.newest_sent;
         let better = |(p, p_sacked): (TxRec, bool)| {
+            if newest {
+                // tcp_skb_sent_after(tx_tstamp, first_tx_mstamp, end_seq, last_end_seq)
+                return r.sent > p.sent || (r.sent == p.sent && r.order > p.order);
+            }
             r.delivered > p.delivered || (sacked && !p_sacked && r.delivered == p.delivered)
         };
         if self.pick.is_none_or(better) {
@@ -198,5 +214,66 @@ impl RateSampler {
     /// the samples of what is sent next are application-limited.
     pub fn check_app_limited(&mut self, in_flight: u32) {
         self.app_limited = (self.delivered + u64::from(in_flight)).max(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Packets 0 and 1 leave at 0 and 0.5 ms; 0's ACK at 20 ms (delivered 1, the
+    /// send phase from 0 ms); 2 and 3 leave at 20 and 21 ms (both recording
+    /// `delivered` 1, `delivered_mstamp` 20 ms, `first_tx_mstamp` 0), and one ACK at
+    /// 40.6 ms delivers 1, 2 and 3. The draft's rule takes 2 (the first of the highest
+    /// `delivered`): send phase 20 - 0, ACK phase 40.6 - 20 = 20.6 ms; tcp_rate.c's
+    /// `tcp_skb_sent_after` takes 3, sent last: send phase 21 - 0 = 21 ms. Either way
+    /// 4 - 1 = 3 packets; the next send phase starts at the chosen packet's send time.
+    #[test]
+    fn the_sample_comes_from_the_packet_sent_last() {
+        for newest_sent in [false, true] {
+            let mut r = RateSampler { newest_sent, ..Default::default() };
+            r.on_send(0, 0, 0, false);
+            r.on_send(1, MS / 2, 1, false);
+            r.on_delivered(0, false);
+            r.advance(1);
+            let s = r.sample(20 * MS, 0, 2);
+            assert_eq!((s.delivered, s.prior_delivered), (Some(1), 0));
+            assert_eq!(r.first_tx, 0);
+            r.on_send(2, 20 * MS, 1, false);
+            r.on_send(3, 21 * MS, 2, false);
+            for seq in 1..4 {
+                r.on_delivered(seq, false);
+            }
+            r.advance(4);
+            let s = r.sample(40 * MS + 6 * MS / 10, 0, 3);
+            let (interval, first_tx) =
+                if newest_sent { (21e-3, 21 * MS) } else { (20.6e-3, 20 * MS) };
+            assert_eq!((s.delivered, s.prior_delivered), (Some(3), 1), "newest_sent {newest_sent}");
+            assert!((s.interval.unwrap() - interval).abs() < 1e-12, "newest_sent {newest_sent}");
+            assert_eq!(r.first_tx, first_tx, "newest_sent {newest_sent}");
+        }
+    }
+
+    /// Two packets sent in the same instant: under `tcp_skb_sent_after` the later in
+    /// the order of sending gives the sample (here its application-limited mark).
+    #[test]
+    fn a_tie_of_send_times_goes_to_the_later_send() {
+        for newest_sent in [false, true] {
+            let mut r = RateSampler { newest_sent, ..Default::default() };
+            r.on_send(0, 0, 0, false);
+            r.on_delivered(0, false);
+            r.advance(1);
+            r.sample(20 * MS, 0, 1);
+            r.on_send(1, 20 * MS, 0, false);
+            r.check_app_limited(1);
+            r.on_send(2, 20 * MS, 1, false);
+            r.on_delivered(1, false);
+            r.on_delivered(2, false);
+            r.advance(3);
+            let s = r.sample(40 * MS, 0, 2);
+            assert_eq!(s.is_app_limited, newest_sent, "newest_sent {newest_sent}");
+        }
     }
 }

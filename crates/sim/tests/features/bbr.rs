@@ -188,8 +188,8 @@ fn beside_cubic_in_a_deep_buffer_it_keeps_below_the_model() {
 }
 
 /// Under `profile = "linux"` a BBR flow takes tcp_bbr.c's fixed-point gains (739/256,
-/// 88/256), its ACK-aggregation allowance, RTprop rule and long-term estimate, and
-/// the profile's SACK; a CUBIC flow of the
+/// 88/256), its ACK-aggregation allowance, RTprop rule and long-term estimate,
+/// tcp_rate.c's choice of the sample's packet, and the profile's SACK; a CUBIC flow of the
 /// same scenario gets none of BBR's keys; a flow without the profile, the draft's
 /// 2/ln 2 and ln 2 / 2.
 #[test]
@@ -202,6 +202,7 @@ fn the_linux_profile_gives_bbr_linux_values() {
     assert_eq!((b.high_gain, b.drain_gain, b.extra_acked), (739.0 / 256.0, 88.0 / 256.0, true));
     assert!(b.strict_min_rtt, "only a lower RTT sample restarts RTprop's 10 s");
     assert!(b.lt_bw, "the long-term (policer) estimate");
+    assert!(b.rate_newest_sent, "tcp_rate.c's sample from the packet sent last");
     assert!(tcp(0).sack && tcp(0).pacing.is_some(), "BBR paces, with the profile's SACK");
     assert_eq!(tcp(1).bbr, None);
     let n = scenario(&fat_path(20, 100, BBR, 1, ("1s", "0s"))).normalized().unwrap();
@@ -210,6 +211,7 @@ fn the_linux_profile_gives_bbr_linux_values() {
     assert_eq!((b.high_gain, b.drain_gain, b.extra_acked), (2.0 / ln2, ln2 / 2.0, false));
     assert!(!b.strict_min_rtt, "the draft's rule: an equal sample restarts it too");
     assert!(!b.lt_bw, "the draft has no long-term estimate");
+    assert!(!b.rate_newest_sent, "draft -00's sample: the highest delivered count");
 }
 
 /// Bad input names the flow and the key: BBR without SACK, BBR with pacing forced
