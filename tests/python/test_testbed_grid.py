@@ -113,3 +113,23 @@ def test_the_recorded_figures_give_the_same_table(tmp_path):
     gmod.write_csv(rows, path)
     assert gmod.read_csv(path) == rows
     assert bbr_grid.GRID.table(gmod.read_csv(path)) == bbr_grid.GRID.table(rows)
+
+
+def test_a_recorded_grid_is_resimulated_from_its_csv(tmp_path):
+    """`--table-only --recorded CSV`: the rows come from the CSV (the run directories may
+    be gone); with `--resimulate` the testbed's figures stay and the simulator's are
+    those of this simulator for the cell's scenario."""
+    name = "bbr1-rtt20-droptail1"
+    tb = Side(0.97, 8.5, 0.0, 0.0, None, 1.003, 0.0)
+    recorded = tmp_path / "recorded.csv"
+    gmod.write_csv([gmod.Row(name, tb, Side(0.5, 1.0), 1.5, 0.2)], recorded)
+    out = tmp_path / "out.csv"
+    base = ["--out", str(tmp_path / "none"), "--table-only", "--recorded", str(recorded)]
+    base += ["--cells", name, "--duration", "3", "--warmup", "1", "--csv", str(out)]
+    assert bbr_grid.main(base) == 0
+    assert gmod.read_csv(out) == gmod.read_csv(recorded)
+    assert bbr_grid.main(base + ["--resimulate"]) == 0
+    (row,) = gmod.read_csv(out)
+    summary = gmod.simulate(bbr_grid.scenario("bbr1", 20, "droptail1", 3, 1), progress=False)
+    assert (row.testbed, row.load, row.lag_ms) == (tb, 1.5, 0.2)
+    assert row.simulator == gmod.simulator_side(summary.summary, bbr_grid.GRID.share_of)

@@ -372,6 +372,22 @@ def _spread(grid: Grid, a: argparse.Namespace, chosen: list[tuple[Any, ...]]) ->
     return spread_table(grid, names, runs, sims)
 
 
+def recorded_rows(grid: Grid, a: argparse.Namespace, chosen: list[tuple[Any, ...]]) -> list[Row]:
+    """The chosen cells' rows of the CSV `--recorded` names; with `--resimulate`, their
+    simulator side from this installation's simulator (`--duration`, `--warmup`)."""
+    by_name = {r.name: r for r in read_csv(Path(a.recorded))}
+    rows = []
+    for c in chosen:
+        r = by_name.get(grid.name(*c))
+        if r is None:
+            continue
+        if a.resimulate:
+            summary = simulate(grid.scenario(*c, a.duration, a.warmup), progress=False).summary
+            r = Row(r.name, r.testbed, simulator_side(summary, grid.share_of), r.load, r.lag_ms)
+        rows.append(r)
+    return rows
+
+
 # -- the command -----------------------------------------------------------------------
 def parser(grid: Grid) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"python -m {grid.prog}", description=grid.about)
@@ -408,6 +424,14 @@ def parser(grid: Grid) -> argparse.ArgumentParser:
     )
     p.add_argument("--seeds", type=int, default=4, help="simulator seeds for --spread (default 4)")
     p.add_argument(
+        "--recorded",
+        default=None,
+        metavar="PATH",
+        help="with --table-only: the rows of a CSV --csv wrote (the testbed's figures of "
+        "a run whose directories are gone) in place of --out's runs; with --resimulate, "
+        "each cell's simulator side simulated again",
+    )
+    p.add_argument(
         "--csv",
         default=None,
         metavar="PATH",
@@ -428,7 +452,9 @@ def main(grid: Grid, argv: list[str] | None = None) -> int:
             run_testbed(grid.scenario(*c, a.duration, a.warmup), out / name)
             (out / name / "load.txt").write_text(f"{os.getloadavg()[0]:.1f}\n")
     rows = []
-    for c in chosen:
+    if a.table_only and a.recorded:
+        rows = recorded_rows(grid, a, chosen)
+    for c in [] if a.table_only and a.recorded else chosen:
         predict = grid.scenario(*c, a.duration, a.warmup) if a.resimulate else None
         if r := load_row(grid, out, grid.name(*c), predict):
             rows.append(r)
