@@ -140,13 +140,15 @@ def test_transfers_reject_what_the_replay_cannot_follow() -> None:
 
 def test_ared2001_hands_ns2_the_transfers() -> None:
     """ared2001.py's parameters give ns-2 each web group's list (source, destination,
-    window, then time and packets of every transfer), the very list aqmlab runs; with
-    --seeds each of Figs. 1-3's runs comes once per seed."""
+    window, then time and packets of every transfer), the very list aqmlab runs; each of
+    Figs. 1-3's runs comes once per seed (seeds 1-5, or those of --seeds)."""
     import ared2001
     from aqmlab.sim import Scenario
 
     runs = ared2001.cases("fig1-3", [1, 2])
-    assert len(runs) == 2 * len(ared2001.cases("fig1-3"))
+    every = ared2001.cases("fig1-3")
+    assert {r["key"]["seed"] for r in every} == {1, 2, 3, 4, 5}
+    assert len(runs) * 5 == 2 * len(every)
     assert {r["key"]["seed"] for r in runs} == {1, 2}
     c = next(r for r in runs if r["key"]["flows"] == 5 and r["key"]["seed"] == 2)
     text = ared2001.params(c["scenario"], c["windows"], "t")

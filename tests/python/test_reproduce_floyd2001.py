@@ -278,9 +278,78 @@ def test_committed_ns2_results_cover_the_cross_checked_points():
     for tag in QUEUES:
         t = tr[tr["queue"] == tag]
         assert set(t["flows"]) >= {5, 20, 100} and set(t["max_p"]) >= {0.5, 0.1, 0.02}
+    # every point with seed 1; Adaptive RED's (Fig. 3) with seeds 1-5
+    for (tag, _n, _mp), g in tr.groupby(["queue", "flows", "max_p"]):
+        seeds = sorted(g["seed"])
+        assert seeds == ([1, 2, 3, 4, 5] if tag == "ared" else [1]), (tag, _n, _mp, seeds)
     cg = ns[ns["experiment"] == "fig6-9"]
     assert len(cg) == 2 * 2 * 5 * 3  # cases x queues x seeds x windows
     assert ns["utilization"].between(0, 1.0001).all() and ns["drop_rate"].between(0, 1).all()
+
+
+def test_cross_check_seeds_sweep_runs_the_other_seeds():
+    """Full mode adds, per queue, the cross-check's 3 N x 3 max_p with seeds 2-5 (seed 1 is the
+    main sweep's run)."""
+    from aqmlab import sweeps
+    from aqmlab.reproduce.floyd2001_tradeoff import QUEUES, seeds_spec, spec
+
+    for tag in QUEUES:
+        sp = sweeps.load_spec(seeds_spec(tag, False))
+        assert len(sp.points) == 3 * 3 * 4
+        assert {p.seed for p in sp.points} == {2, 3, 4, 5}
+        assert spec(tag, False)["base"]["seed"] == 1
+
+
+def test_cross_check_compares_means_over_seeds_1_to_5():
+    """Figs. 1-3's cross-check sets aqmlab's mean beside ns-2's over the seeds ns-2 ran (the rows
+    of floyd2001_ns2.csv; 1-5 for Adaptive RED) at every N and max_p, and keeps each seed 1."""
+    import pandas as pd
+
+    from aqmlab.reproduce import floyd2001_ns2
+    from aqmlab.reproduce.floyd2001_tradeoff import (
+        NS2_FLOWS,
+        NS2_MAX_P,
+        NS2_SEEDS,
+        QUEUES,
+        ns2_points,
+    )
+
+    ns = floyd2001_ns2.load()
+    csv_rows = ns.to_dict("records")
+    metrics = ("utilization", "mean_queue", "drop_rate")
+    mine = [
+        {"queue": tag, "flows": n, "max_p": mp, "seed": s}
+        | {"utilization": 0.5 + 0.01 * s + n / 1000, "mean_queue": 10.0 * s + mp}
+        | {"drop_rate": 0.0001 * s * n}
+        for tag in QUEUES
+        for n in NS2_FLOWS
+        for mp in NS2_MAX_P
+        for s in NS2_SEEDS
+    ]
+    seeds = pd.DataFrame(mine)
+
+    def at(rows, tag, p):
+        return [
+            r for r in rows if (r["queue"], r["flows"], r["max_p"]) == (tag, p["flows"], p["max_p"])
+        ]
+
+    for tag in QUEUES:
+        points = ns2_points(seeds, ns, tag)
+        want = [(n, mp) for n in NS2_FLOWS for mp in sorted(NS2_MAX_P, reverse=True)]
+        assert [(p["flows"], p["max_p"]) for p in points] == want
+        for p in points:
+            runs = [r for r in at(csv_rows, tag, p) if r["experiment"] == "fig1-3"]
+            used = sorted(r["seed"] for r in runs)
+            ours = [r for r in at(mine, tag, p) if r["seed"] in used]
+            for m in metrics:
+                k = len(used)
+                assert p["ns2"][m] == pytest.approx(sum(r[m] for r in runs) / k, rel=1e-12)
+                assert p["aqmlab"][m] == pytest.approx(sum(r[m] for r in ours) / k, rel=1e-12)
+                if k > 1:
+                    assert p["seed1"]["ns2"][m] == next(r[m] for r in runs if r["seed"] == 1)
+                    assert p["seed1"]["aqmlab"][m] == next(r[m] for r in ours if r["seed"] == 1)
+    assert ns2_points(seeds[seeds["seed"] != 3], ns, "ared") == [], "a seed missing: no point"
+    assert ns2_points(seeds, ns, "ared")[0]["name"] == "means of seeds 1-5, N=5, max_p 0.5"
 
 
 def test_floyd2001_groups_can_be_sent_to_worker_processes():

@@ -4,7 +4,9 @@
 reverse-path traffic (``scenarios/floyd2001_fig1.toml``), each over (initial) max_p from
 0.5 to 0.02; one 100 s run per cross, measured over its second half.
 
-Three sweeps (``aqmlab.sweeps``, one per queue), flows x max_p each, shared by the five ids.
+Three sweeps (``aqmlab.sweeps``, one per queue), flows x max_p each, shared by the five ids;
+in full mode three more, the ns-2 cross-check's points with seeds 2-5 (the cross-check
+compares means over seeds 1-5 with ns-2's over the same seeds).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -71,6 +73,13 @@ def _point(sc: ScenarioDict) -> dict[str, Any]:
     return summary
 
 
+#: The ns-2 cross-check's points (``benchmarks/peers/ared2001.py`` runs them in ns-2) and
+#: the seeds each is run with in both simulators (full mode only; seed 1 is the main
+#: sweep's, the scenario's own).
+NS2_FLOWS = (5, 20, 100)
+NS2_MAX_P = (0.5, 0.1, 0.02)
+NS2_SEEDS = (1, 2, 3, 4, 5)
+
 #: The sweeps' runner (see :func:`_point`).
 run_point = SweepRunner(_point, ref="aqmlab.reproduce.floyd2001_tradeoff:run_point", version=1)
 
@@ -106,38 +115,71 @@ def spec(tag: str, quick: bool) -> dict[str, Any]:
     }
 
 
+def seeds_spec(tag: str, quick: bool) -> dict[str, Any]:
+    """The ns-2 cross-check's other seeds of one queue: :data:`NS2_FLOWS` x
+    :data:`NS2_MAX_P` x the seeds of :data:`NS2_SEEDS` after the scenario's own (full
+    mode's 100 s runs; `quick` is not used: the cross-check needs the full runs)."""
+    sp = spec(tag, quick=False)
+    sp["name"] = f"floyd2001-{tag}-seeds"
+    sp["axis"] = [
+        {
+            "name": "flows",
+            "paths": [f"flow[{i}].count" for i in range(GROUPS)],
+            "values": [[n // GROUPS] * GROUPS for n in NS2_FLOWS],
+            "labels": list(NS2_FLOWS),
+        },
+        {"name": "max_p", "path": "link[0].queue.max_p", "values": list(NS2_MAX_P)},
+        {"path": "seed", "values": [s for s in NS2_SEEDS if s != sp["base"]["seed"]]},
+    ]
+    return sp
+
+
 @dataclass
 class Tradeoff:
     runs: pd.DataFrame  # queue, flows, max_p, utilization, mean_queue, mean_avg, drop_rate, ...
+    #: The cross-check's points over :data:`NS2_SEEDS` (the same columns; full mode only).
+    seeds: pd.DataFrame | None = None
 
     def of(self, tag: str) -> pd.DataFrame:
         return self.runs[self.runs["queue"] == tag]
 
 
+COLUMNS = [
+    "queue",
+    "flows",
+    "max_p",
+    "seed",
+    "utilization",
+    "mean_queue",
+    "mean_avg",
+    "drop_rate",
+    "drops",
+    "arrivals",
+    "reverse_utilization",
+]
+
+
+def _runs(ctx: Context, tag: str, make: Any, name: str) -> pd.DataFrame:
+    """One sweep's rows with the columns named as :data:`COLUMNS` has them."""
+    df = common.sweep(ctx, name, functools.partial(make, tag))
+    df = df.rename(columns=lambda c: c.rsplit(".", 1)[-1] if c.startswith(f"links.{LINK}.") else c)
+    df = df.rename(columns={f"links.{REVERSE}.utilization": "reverse_utilization"})
+    return df.assign(queue=tag)[COLUMNS]
+
+
+def _with_seeds(ctx: Context, runs: pd.DataFrame) -> pd.DataFrame:
+    """The cross-check's points over :data:`NS2_SEEDS`: the main sweep's seed-1 rows and
+    the seeds sweeps' rows (full mode)."""
+    pts = runs[runs["flows"].isin(NS2_FLOWS) & runs["max_p"].isin(NS2_MAX_P)]
+    more = [_runs(ctx, tag, seeds_spec, f"{tag}-seeds") for tag in QUEUES]
+    return pd.concat([pts, *more], ignore_index=True)
+
+
 def tradeoff_data(ctx: Context) -> Tradeoff:
-    """The three sweeps (each computed once per group and stored beside the outputs)."""
-    frames = []
-    for tag in QUEUES:
-        df = common.sweep(ctx, tag, functools.partial(spec, tag))
-        df = df.rename(
-            columns=lambda c: c.rsplit(".", 1)[-1] if c.startswith(f"links.{LINK}.") else c
-        )
-        df = df.rename(columns={f"links.{REVERSE}.utilization": "reverse_utilization"})
-        frames.append(df.assign(queue=tag))
-    cols = [
-        "queue",
-        "flows",
-        "max_p",
-        "seed",
-        "utilization",
-        "mean_queue",
-        "mean_avg",
-        "drop_rate",
-        "drops",
-        "arrivals",
-        "reverse_utilization",
-    ]
-    runs = pd.concat(frames, ignore_index=True)[cols]
+    """The three sweeps (each computed once per group and stored beside the outputs), and
+    in full mode the cross-check's seeds."""
+    runs = pd.concat([_runs(ctx, tag, spec, tag) for tag in QUEUES], ignore_index=True)
+    seeds = None if ctx.quick else _with_seeds(ctx, runs)
     s = settings(ctx.quick)
     ctx.assume(
         "Network and traffic as scenarios/floyd2001_fig1.toml states: five RTT groups (100-160 ms) of "
@@ -154,8 +196,15 @@ def tradeoff_data(ctx: Context) -> Tradeoff:
         "the target band [44, 56] is checked on the time average of RED's avg; loss = drops / "
         "arrivals at the bottleneck."
     )
+    if seeds is not None:
+        ctx.assume(
+            f"ns-2 cross-check: N = {list(NS2_FLOWS)}, (initial) max_p = {list(NS2_MAX_P)}, each run "
+            f"with seeds {NS2_SEEDS[0]}-{NS2_SEEDS[-1]} (the same workload per seed as ns-2's runs); "
+            "the means over the seeds are compared, the plots show seed 1."
+        )
+        ctx.save_data(seeds, "seeds")
     ctx.save_data(runs, "runs")
-    return Tradeoff(runs)
+    return Tradeoff(runs, seeds)
 
 
 def _compute(ctx: Context) -> Tradeoff:
@@ -211,31 +260,57 @@ def spearman(x: Any, y: Any) -> float:
 NS2_METRICS = ("utilization", "mean_queue", "drop_rate")
 
 
+def _seeds_text(seeds: list[int]) -> str:
+    """``means of seeds 1-5`` (or of the seeds listed), ``seed 1`` for one."""
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    run = seeds == list(range(seeds[0], seeds[-1] + 1))
+    return "means of seeds " + (f"{seeds[0]}-{seeds[-1]}" if run else ", ".join(map(str, seeds)))
+
+
+def ns2_points(seeds: pd.DataFrame, ns: pd.DataFrame, tag: str) -> list[dict[str, Any]]:
+    """The cross-check's points of queue `tag`: for each (N, max_p) that ns-2 ran, the
+    mean of aqmlab's runs (`seeds`, rows of :attr:`Tradeoff.seeds`) beside the mean of
+    ns-2's (`ns`, rows of floyd2001_ns2.csv) over the seeds of :data:`NS2_SEEDS` that ns-2
+    ran there (all five in the committed file), and each one's seed-1 run. A point aqmlab
+    has not run with each of those seeds is left out."""
+    ns = ns[(ns["experiment"] == "fig1-3") & (ns["queue"] == tag) & ns["seed"].isin(NS2_SEEDS)]
+    a = seeds[seeds["queue"] == tag]
+    points = []
+    for key, w in ns.groupby(["flows", "max_p"], sort=False):
+        flows, max_p = cast(tuple[int, float], key)
+        n, mp = int(flows), float(max_p)
+        used = sorted(int(x) for x in set(w["seed"]))
+        r = a[(a["flows"] == n) & (a["max_p"] == mp) & a["seed"].isin(used)]
+        if sorted(r["seed"]) != used or len(w) != len(used):
+            continue
+        point = {
+            "name": f"{_seeds_text(used)}, N={n}, max_p {mp:g}",
+            "flows": n,
+            "max_p": mp,
+            "aqmlab": {m: float(r[m].mean()) for m in NS2_METRICS},
+            "ns2": {m: float(w[m].mean()) for m in NS2_METRICS},
+        }
+        if len(used) > 1 and used[0] == NS2_SEEDS[0]:
+            point["seed1"] = {
+                "aqmlab": {m: float(r[r["seed"] == used[0]][m].iloc[0]) for m in NS2_METRICS},
+                "ns2": {m: float(w[w["seed"] == used[0]][m].iloc[0]) for m in NS2_METRICS},
+            }
+        points.append(point)
+    return sorted(points, key=lambda p: (p["flows"], -p["max_p"]))
+
+
 def ns2_rows(ctx: Context, d: Tradeoff, tag: str) -> None:
-    """aqmlab beside ns-2 (the committed run of benchmarks/peers/ared2001.py) at the points
-    both ran: full mode only (ns-2 ran the 100 s runs)."""
-    if ctx.quick:
+    """aqmlab beside ns-2 (the committed runs of benchmarks/peers/ared2001.py): means over
+    the seeds both ran at each point ns-2 ran; full mode only (ns-2 ran the 100 s runs)."""
+    if ctx.quick or d.seeds is None:
         ctx.note("The ns-2 cross-check needs the full runs (100 s): not in quick mode.")
         return
     ns = floyd2001_ns2.load()
     if not len(ns):
         ctx.note("No ns-2 results found (floyd2001_ns2.csv): no cross-check.")
         return
-    ns = ns[(ns["experiment"] == "fig1-3") & (ns["queue"] == tag)]
-    df = d.of(tag)
-    points = []
-    for _, r in ns.sort_values(["flows", "max_p"], ascending=[True, False]).iterrows():
-        a = df[(df["flows"] == r["flows"]) & (df["max_p"] == r["max_p"])]
-        if len(a) != 1:
-            continue
-        points.append(
-            {
-                "name": f"N={int(r['flows'])}, max_p {r['max_p']:g}",
-                "aqmlab": {m: float(a[m].iloc[0]) for m in NS2_METRICS},
-                "ns2": {m: float(r[m]) for m in NS2_METRICS},
-            }
-        )
-    floyd2001_ns2.compare_points(ctx, "", points, NS2_METRICS)
+    floyd2001_ns2.compare_points(ctx, "", ns2_points(d.seeds, ns, tag), NS2_METRICS)
 
 
 def _red_claims(ctx: Context, d: Tradeoff, tag: str) -> None:
