@@ -206,6 +206,10 @@ class AdaptiveRed(Queue):
     beta (float, default 0.9): Multiplicative decrease (0.9).
     max_p_min (float, default 0.01): Lower bound of max_p (0.01).
     max_p_max (float, default 0.5): Upper bound of max_p (0.5).
+    adapt_rule (Literal["figure10", "ns2"], default 'figure10'): When and within which
+        bounds max_p moves: "figure10" (every `interval` boundary, kept in [max_p_min,
+        max_p_max]) or "ns2" (at an arrival once `interval` has passed since max_p last
+        moved, unclamped steps, the gentle ramp from the initial max_p: ns-2's `red.cc`).
     """
 
     def __init__(
@@ -238,6 +242,7 @@ class AdaptiveRed(Queue):
         beta: float = 0.9,
         max_p_min: float = 0.01,
         max_p_max: float = 0.5,
+        adapt_rule: Literal["figure10", "ns2"] = "figure10",
     ) -> None: ...
 
 class FengAdaptiveRed(Queue):

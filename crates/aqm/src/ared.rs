@@ -3,10 +3,14 @@
 //! RED in gentle mode whose `max_p` is moved by AIMD every `interval` to bring the
 //! average into the target band `[min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)]`,
 //! with `w_q`, `min_th` and `max_th` optionally set from the link rate (Section 4.3, 6).
+//! [`AdaptRule`] says when and within which bounds max_p moves: Fig. 10's, or ns-2
+//! 2.35's `red.cc`.
+
+use serde::{Deserialize, Serialize};
 
 use crate::common::Limit;
 use crate::config::build::{secs_number, seed};
-use crate::config::fields::config_struct;
+use crate::config::fields::{config_struct, param_enum};
 use crate::config::{AqmConfig, BuildAqm, BuildContext};
 use crate::error::{AqmError, Result, check};
 use crate::packet::{Backlog, PacketInfo, Verdict};
@@ -41,8 +45,36 @@ config_struct! {
         max_p_min: f64 = 0.01,
         /// Upper bound of max_p (0.5).
         max_p_max: f64 = 0.5,
+        /// When and within which bounds max_p moves: "figure10" (every `interval`
+        /// boundary, kept in [max_p_min, max_p_max]) or "ns2" (at an arrival once
+        /// `interval` has passed since max_p last moved, unclamped steps, the gentle
+        /// ramp from the initial max_p: ns-2's `red.cc`).
+        adapt_rule: AdaptRule = AdaptRule::Figure10,
     }
 }
+
+/// When Adaptive RED moves max_p, within which bounds, and from which max_p the gentle
+/// ramp starts. Written `"figure10"` or `"ns2"` in a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdaptRule {
+    /// Fig. 10: one step at every `interval` boundary (0.5 s, 1 s, ...) with the average
+    /// of that moment; max_p kept in `[max_p_min, max_p_max]` (Section 4.1's range); the
+    /// gentle ramp starts from the current max_p.
+    Figure10,
+    /// ns-2 2.35's `red.cc`: `estimator()` calls `updateMaxP(new_ave, now)` at an
+    /// arrival, with the average that arrival gives, when `now > lastset + interval_`;
+    /// `lastset` is 0 at the start and moves only when max_p does (a step inside the band
+    /// leaves it, so the next arrival outside the band steps at once). A decrease needs
+    /// `cur_max_p > bottom_` and multiplies by `beta_`, an increase needs `cur_max_p <
+    /// top_` and adds `min(alpha_, cur_max_p / 4)`; neither is clamped, so max_p can end
+    /// below `bottom_` (by up to a factor beta) or above `top_` (by up to alpha). The band
+    /// is `[th_min + 0.4 d, th_max - 0.4 d]`. The gentle ramp keeps the initial max_p's
+    /// slope (`v_c`, `v_d` are set once, at reset).
+    Ns2,
+}
+
+param_enum!(AdaptRule);
 
 impl AqmConfig for AredConfig {
     fn may_evict(&self) -> bool {
@@ -80,6 +112,7 @@ impl BuildAqm for AredConfig {
             beta: self.beta,
             max_p_min: self.max_p_min,
             max_p_max: self.max_p_max,
+            rule: self.adapt_rule,
         };
         AdaptiveRed::new(params, adaptation, seed(r.seed, ctx))
     }
@@ -126,6 +159,8 @@ pub struct AredAdaptation {
     pub max_p_min: f64,
     /// Upper bound of max_p (0.5).
     pub max_p_max: f64,
+    /// When and within which bounds max_p moves.
+    pub rule: AdaptRule,
 }
 
 impl Default for AredAdaptation {
@@ -136,6 +171,7 @@ impl Default for AredAdaptation {
             beta: 0.9,
             max_p_min: 0.01,
             max_p_max: 0.5,
+            rule: AdaptRule::Figure10,
         }
     }
 }
@@ -176,47 +212,78 @@ impl AredAdaptation {
 /// Adaptation steps of one catch-up run one by one (see [`AdaptiveRed::poll`]).
 pub const STEPWISE: u64 = 1 << 20;
 
-/// Adaptive RED. `max_p` moves only at interval boundaries; the owner calls
-/// [`AdaptiveRed::poll`] at [`AdaptiveRed::poll_at`], and every arrival also catches up
-/// on boundaries that have passed, so a caller that never polls gets the same result.
+/// Adaptive RED. Under [`AdaptRule::Figure10`] `max_p` moves only at interval
+/// boundaries; the owner calls [`AdaptiveRed::poll`] at [`AdaptiveRed::poll_at`], and
+/// every arrival also catches up on boundaries that have passed, so a caller that never
+/// polls gets the same result. Under [`AdaptRule::Ns2`] only arrivals move it (no
+/// boundary is ever due).
 #[derive(Clone, Debug)]
 pub struct AdaptiveRed {
     pub core: RedCore,
     pub adaptation: AredAdaptation,
     next_adapt: Time,
+    /// When max_p last moved ([`AdaptRule::Ns2`]'s `lastset`; 0 at the start).
+    last_set: Time,
 }
 
 impl AdaptiveRed {
     pub fn new(params: RedParams, adaptation: AredAdaptation, seed: u64) -> Result<AdaptiveRed> {
         adaptation.validate(params.max_p)?;
-        let next_adapt = Time::ZERO + adaptation.interval;
-        Ok(AdaptiveRed { core: RedCore::new(params, seed)?, adaptation, next_adapt })
+        let mut core = RedCore::new(params, seed)?;
+        let next_adapt = match adaptation.rule {
+            AdaptRule::Figure10 => Time::ZERO + adaptation.interval,
+            AdaptRule::Ns2 => {
+                core.gentle_max_p = Some(core.params.max_p);
+                Time::MAX
+            }
+        };
+        Ok(AdaptiveRed { core, adaptation, next_adapt, last_set: Time::ZERO })
     }
 
-    /// The target band for avg (Fig. 10).
+    /// The target band for avg (Fig. 10; [`AdaptRule::Ns2`]: `red.cc`'s arithmetic,
+    /// `th_max - 0.4 d` for the upper edge).
     pub fn target(&self) -> (f64, f64) {
         let p = &self.core.params;
         let d = p.max_th - p.min_th;
-        (p.min_th + 0.4 * d, p.min_th + 0.6 * d)
+        match self.adaptation.rule {
+            AdaptRule::Figure10 => (p.min_th + 0.4 * d, p.min_th + 0.6 * d),
+            AdaptRule::Ns2 => (p.min_th + 0.4 * d, p.max_th - 0.4 * d),
+        }
     }
 
-    /// One step of Fig. 10's AIMD. Returns whether max_p changed. max_p is clamped
-    /// to [max_p_min, max_p_max]: Fig. 10 tests `max_p <= 0.5` before adding alpha,
-    /// which alone would let max_p reach 0.5 + alpha; the text's range is kept.
+    /// One step of Fig. 10's AIMD. Returns whether max_p changed. Under
+    /// [`AdaptRule::Figure10`] max_p is clamped to [max_p_min, max_p_max]: Fig. 10 tests
+    /// `max_p <= 0.5` before adding alpha, which alone would let max_p reach 0.5 + alpha;
+    /// the text's range is kept. [`AdaptRule::Ns2`] steps as `updateMaxP` does: alpha is
+    /// always at most max_p / 4, and neither step is clamped.
     pub fn adapt(&mut self) -> bool {
         let (lo, hi) = self.target();
         let a = &self.adaptation;
         let old = self.core.max_p;
-        if self.core.avg > hi && old < a.max_p_max {
-            let alpha = a.alpha.unwrap_or_else(|| (old / 4.0).min(0.01));
-            self.core.max_p = (old + alpha).min(a.max_p_max);
-        } else if self.core.avg < lo && old > a.max_p_min {
-            self.core.max_p = (old * a.beta).max(a.max_p_min);
+        let ns2 = a.rule == AdaptRule::Ns2;
+        if self.core.avg < lo && old > a.max_p_min {
+            let new = old * a.beta;
+            self.core.max_p = if ns2 { new } else { new.max(a.max_p_min) };
+        } else if self.core.avg > hi && old < a.max_p_max {
+            let alpha = match a.alpha {
+                Some(x) if !ns2 => x,
+                Some(x) => x.min(old / 4.0),
+                None => (old / 4.0).min(0.01),
+            };
+            self.core.max_p = if ns2 { old + alpha } else { (old + alpha).min(a.max_p_max) };
         }
         self.core.max_p != old
     }
 
-    /// When the next adaptation is due.
+    /// [`AdaptRule::Ns2`] after an arrival's average: `estimator()`'s `if (now > lastset +
+    /// interval_) updateMaxP(new_ave, now)`, and `lastset = now` when max_p moved.
+    fn adapt_ns2(&mut self, now: Time) {
+        if now > self.last_set + self.adaptation.interval && self.adapt() {
+            self.last_set = now;
+        }
+    }
+
+    /// When the next adaptation is due (never, `Time::MAX`, under [`AdaptRule::Ns2`]).
     pub fn poll_at(&self) -> Time {
         self.next_adapt
     }
@@ -260,8 +327,16 @@ impl AdaptiveRed {
     }
 
     pub fn on_arrival(&mut self, now: Time, pkt: &PacketInfo, backlog: Backlog) -> Verdict {
-        self.poll(now);
-        self.core.update_avg(now, backlog);
+        match self.adaptation.rule {
+            AdaptRule::Figure10 => {
+                self.poll(now);
+                self.core.update_avg(now, backlog);
+            }
+            AdaptRule::Ns2 => {
+                self.core.update_avg(now, backlog);
+                self.adapt_ns2(now);
+            }
+        }
         self.core.decide(pkt, backlog)
     }
 
@@ -283,7 +358,7 @@ impl QueueDiscipline for AdaptiveRed {
         self.core.params.limit
     }
     fn poll_at(&self) -> Option<Time> {
-        Some(AdaptiveRed::poll_at(self))
+        (self.adaptation.rule == AdaptRule::Figure10).then(|| AdaptiveRed::poll_at(self))
     }
     fn poll(&mut self, now: Time) {
         AdaptiveRed::poll(self, now)

@@ -65,7 +65,7 @@ pub mod units;
 // The AQMs, a module each (`src/<module>.rs`), and their types, from the registry's table.
 builtin_aqms!(declare_modules);
 
-pub use ared::AredAdaptation;
+pub use ared::{AdaptRule, AredAdaptation};
 pub use blue::BlueParams;
 pub use codel::{CodelCore, CodelParams};
 pub use common::{IdleRule, Limit, MarkMethod};

@@ -265,6 +265,9 @@ pub struct RedCore {
     pub count: i64,
     /// Current max_p (moved by the adaptive variants).
     pub max_p: f64,
+    /// The max_p the gentle ramp starts from at max_th when it is not the current one
+    /// (ns-2's `red.cc` sets the ramp's `v_c`, `v_d` from the initial max_p, once).
+    pub gentle_max_p: Option<f64>,
     /// Start of the current idle period (q_time of Fig. 2).
     idle_since: IdleSince,
     /// When the link finishes sending the last packet that left the queue for it
@@ -287,6 +290,7 @@ impl RedCore {
             avg: 0.0,
             count: -1,
             max_p,
+            gentle_max_p: None,
             idle_since: IdleSince(None),
             wire_free_at: Time::ZERO,
             r: 0.0,
@@ -361,7 +365,9 @@ impl RedCore {
             Region::Below => return 0.0,
             Region::Forced => return 1.0,
             Region::Ramp => common::ramp(self.avg, p.min_th, p.max_th, self.max_p),
-            Region::Gentle => common::gentle_ramp(self.avg, p.max_th, self.max_p),
+            Region::Gentle => {
+                common::gentle_ramp(self.avg, p.max_th, self.gentle_max_p.unwrap_or(self.max_p))
+            }
         };
         let pb = if p.byte_mode { pb * size as f64 / p.max_pkt_size as f64 } else { pb };
         pb.clamp(0.0, 1.0)

@@ -87,6 +87,14 @@ const NS2_RED: &[Key] = &[
     ),
 ];
 
+/// ns-2's Adaptive RED (`adaptive_ 1` in `red.cc`), besides [`NS2_RED`].
+const NS2_ARED: &[Key] = &[k(
+    "adapt_rule",
+    Str("ns2"),
+    "red.cc: estimator() runs updateMaxP once now > lastset + interval_, unclamped; \
+     v_c, v_d from the initial max_p",
+)];
+
 /// Every profile, `rfc` first.
 pub const PROFILES: &[Profile] = &[
     Profile {
@@ -122,7 +130,10 @@ pub const PROFILES: &[Profile] = &[
             k("rto_estimator", Str("ns2"), "rtt_update, rtt_timeout, rtt_backoff in ticks"),
             k("fast_retransmit_timer", Str("restart"), "dupack_action: reset_rtx_timer"),
         ],
-        queues: &[QueueKeys { types: &["red", "ared", "feng_ared"], keys: NS2_RED }],
+        queues: &[
+            QueueKeys { types: &["red", "ared", "feng_ared"], keys: NS2_RED },
+            QueueKeys { types: &["ared"], keys: NS2_ARED },
+        ],
         link: &[],
     },
     Profile {
@@ -252,7 +263,7 @@ impl Profile {
     /// The profile as data: `about`, `tcp`, `queue` (by type) and `link`, each key with
     /// `value` and `why` (what `aqmlab profiles` prints).
     pub fn table(&self) -> Table {
-        let keys = |ks: &[Key]| -> Value {
+        let keys = |ks: &[Key]| -> Table {
             let mut t = Table::new();
             for key in ks {
                 let mut e = Table::new();
@@ -260,19 +271,22 @@ impl Profile {
                 e.insert("why".into(), Value::String(key.why.into()));
                 t.insert(key.key.into(), Value::Table(e));
             }
-            Value::Table(t)
+            t
         };
+        // (a type in several groups takes the keys of each)
         let mut queues = Table::new();
         for q in self.queues {
             for ty in q.types {
-                queues.insert((*ty).into(), keys(q.keys));
+                if let Value::Table(t) = queues.entry(*ty).or_insert(Value::Table(Table::new())) {
+                    t.extend(keys(q.keys));
+                }
             }
         }
         let mut t = Table::new();
         t.insert("about".into(), Value::String(self.about.into()));
-        t.insert("tcp".into(), keys(self.tcp));
+        t.insert("tcp".into(), Value::Table(keys(self.tcp)));
         t.insert("queue".into(), Value::Table(queues));
-        t.insert("link".into(), keys(self.link));
+        t.insert("link".into(), Value::Table(keys(self.link)));
         t
     }
 }

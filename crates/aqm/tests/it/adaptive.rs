@@ -3,7 +3,8 @@
 use crate::common::*;
 use aqm::config::{BuildContext, QueueConfig};
 use aqm::{
-    AdaptiveRed, AnyAqm, AredAdaptation, Duration, FengAdaptation, FengAdaptiveRed, Time, Verdict,
+    AdaptRule, AdaptiveRed, AnyAqm, AredAdaptation, Duration, FengAdaptation, FengAdaptiveRed,
+    QueueDiscipline, Time, Verdict,
 };
 
 fn ared(initial_max_p: f64) -> AdaptiveRed {
@@ -161,6 +162,7 @@ fn serde_json_like(rate: f64) -> QueueConfig {
         beta: 0.9,
         max_p_min: 0.01,
         max_p_max: 0.5,
+        adapt_rule: aqm::AdaptRule::Figure10,
     })
 }
 
@@ -219,4 +221,71 @@ fn catching_up_ends_at_any_time_with_any_alpha_and_beta() {
         assert!(if q > 0 { a.core.max_p > p0 } else { a.core.max_p < p0 }, "{}", a.core.max_p);
         assert_eq!(a.poll_at(), Time::MAX);
     }
+}
+
+/// `adapt_rule = "ns2"`, ns-2 2.35's `red.cc`: `estimator()` calls `updateMaxP` at an
+/// arrival once `now > lastset + interval_`, `lastset` moving only with max_p; neither step
+/// is clamped; the gentle ramp keeps the initial max_p's `v_c`, `v_d`. The expected max_p
+/// is red.cc's arithmetic replayed on the same arrivals.
+#[test]
+fn ns2_adapt_rule() {
+    let ns2 = |max_p: f64| {
+        let mut p = params(20.0, 80.0, max_p);
+        p.gentle = true;
+        let rule = AredAdaptation { rule: AdaptRule::Ns2, ..Default::default() };
+        AdaptiveRed::new(p, rule, 1).unwrap()
+    };
+    // updateMaxP with th_min 20, th_max 80, bottom_ 0.01, top_ 0.5, alpha_ 0.01, beta_ 0.9
+    let update_max_p = |cur: f64, ave: f64| -> f64 {
+        let part = 0.4 * (80.0 - 20.0);
+        if ave < 20.0 + part && cur > 0.01 {
+            cur * 0.9
+        } else if ave > 80.0 - part && 0.5 > cur {
+            cur + if 0.01 > 0.25 * cur { 0.25 * cur } else { 0.01 }
+        } else {
+            cur
+        }
+    };
+    // An arrival every 7 ms seeing (w_q 1: avg =) 70 packets until 3 s, 50 (inside the
+    // band) until 6 s, 70 until 8 s, then 30.
+    let queue = |ms: u64| match ms {
+        0..3_000 => 70,
+        3_000..6_000 => 50,
+        6_000..8_000 => 70,
+        _ => 30,
+    };
+    let mut a = ns2(0.1);
+    let (mut cur, mut lastset, mut steps) = (0.1, 0u64, vec![]);
+    let mut t = 0u64;
+    while t < 40_000_000_000 {
+        let q = queue(t / 1_000_000);
+        a.on_arrival(Time(t), &pkt(1000), backlog(q));
+        if t > lastset + 500_000_000 {
+            let new = update_max_p(cur, q as f64);
+            if new != cur {
+                (cur, lastset) = (new, t);
+                steps.push(t);
+            }
+        }
+        assert_eq!(a.core.max_p, cur, "at {t} ns");
+        t += 7_000_000;
+    }
+    // The first step is the first arrival after 0.5 s (0.504 s); after the band the first
+    // arrival outside it steps at once (6.006 s; Fig. 10 waits for the boundary at 6.5 s).
+    assert_eq!(steps[0], 72 * 7_000_000);
+    assert!(steps.contains(&(858 * 7_000_000)), "{steps:?}");
+    // Below the band max_p falls past bottom_ (Fig. 10 stops at 0.01).
+    assert!(cur < 0.01 && cur > 0.009, "{cur}");
+    // The gentle ramp of the initial max_p: p = v_c ave + v_d.
+    a.core.avg = 90.0;
+    let (v_c, v_d) = ((1.0 - 0.1) / 80.0, 2.0 * 0.1 - 1.0);
+    assert!((a.core.p_b(1000) - (v_c * 90.0 + v_d)).abs() < 1e-12);
+    // No timer: only arrivals move max_p.
+    assert_eq!(QueueDiscipline::poll_at(&a), None);
+    // Above the band max_p passes top_ by one alpha, then stays.
+    let mut a = ns2(0.495);
+    a.on_arrival(Time::from_secs_f64(0.6), &pkt(1000), backlog(70));
+    assert_eq!(a.core.max_p, 0.495 + 0.01);
+    a.on_arrival(Time::from_secs_f64(1.2), &pkt(1000), backlog(70));
+    assert_eq!(a.core.max_p, 0.495 + 0.01);
 }

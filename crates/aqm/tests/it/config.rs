@@ -62,6 +62,7 @@ fn errors_name_the_key() {
         ("type = \"red\"\nmark_method = 3", "link[0].queue.mark_method", "a string"),
         ("type = \"ared\"\ncount_mode = \"fig\"", "link[0].queue.count_mode", "figure2"),
         ("type = \"red\"\nidle_rule = \"ns3\"", "link[0].queue.idle_rule", "ns2"),
+        ("type = \"ared\"\nadapt_rule = \"ns3\"", "link[0].queue.adapt_rule", "figure10"),
         ("type = \"ared\"\ninterval = [1]", "link[0].queue.interval", "sequence"),
         ("type = \"ared\"\nfeng_alpha = 3", "link[0].queue.feng_alpha", "max_p_max"),
         ("type = \"droptail\"\nmin_th = 3", "link[0].queue.min_th", "drop_front"),

@@ -59,6 +59,11 @@ fn queue_profiles_fill_their_types_keys() {
     // (not ns-2's byte counting: aqmlab's keys of that name take thresholds in bytes)
     assert_eq!(q["queue_in_bytes"].as_bool(), Some(false));
     assert_eq!(q["gentle"].as_bool(), Some(false), "written");
+    assert!(!q.contains_key("adapt_rule"), "an Adaptive RED key");
+    // Adaptive RED takes RED's keys and its own (two groups of the profile)
+    let ared = r#"{ type = "ared", limit = 100, min_th = 20, max_th = 80, profile = "ns2" }"#;
+    let q = queue_of(&profiled("", ared, ""));
+    assert_eq!((q["adapt_rule"].as_str(), q["idle_rule"].as_str()), (Some("ns2"), Some("ns2")));
     let pie = r#"{ type = "pie", limit = 100 }"#;
     let q = queue_of(&profiled(r#"profile = "ns3""#, pie, ""));
     assert_eq!(q["burst_reset"].as_str(), Some("quiet"));
