@@ -170,10 +170,9 @@ impl TcpSender {
                     return;
                 }
                 // RFC 6675 (A): recovery ends; cwnd is ssthresh already (RFC 6937: set
-                // to it)
-                self.in_recovery = false;
-                if self.prr.take().is_some() {
-                    self.cwnd = self.ssthresh;
+                // to it), unless a new one begins at once (Linux's rule)
+                if self.end_recovery(now, a, out, max) {
+                    return;
                 }
             } else if self.recovery_ack(now, a, newly, out, max) {
                 return;

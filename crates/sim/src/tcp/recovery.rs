@@ -48,27 +48,55 @@ impl TcpSender {
             self.prr_window();
         }
         // the fast retransmission: the first packet deemed lost (RACK's mark, else the
-        // head, RFC 6675 (4.3))
+        // head, RFC 6675 (4.3)); none when RACK's every packet deemed lost is already
+        // retransmitted (a recovery that follows another at once, `end_recovery`)
         let first = match (self.rack.is_some(), self.sack.as_mut()) {
             (true, Some(sb)) => {
-                let s = sb.next_marked(self.snd_max).unwrap_or(una);
-                sb.set_flag(s, RETX | EVER, 0);
+                let s = sb.next_marked(self.snd_max);
+                if let Some(s) = s {
+                    sb.set_flag(s, RETX | EVER, 0);
+                }
                 s
             }
             (false, Some(sb)) => {
                 sb.high_rxt = una + 1;
-                una
+                Some(una)
             }
-            _ => una,
+            _ => Some(una),
         };
-        self.emit_ext(now, first, true, out);
-        if let Some(p) = self.prr.as_mut() {
-            p.out += 1;
-        }
-        if self.p.rules.fast_retransmit_timer != FrTimer::Keep {
-            self.restart_timer(now);
+        if let Some(first) = first {
+            self.emit_ext(now, first, true, out);
+            if let Some(p) = self.prr.as_mut() {
+                p.out += 1;
+            }
+            if self.p.rules.fast_retransmit_timer != FrTimer::Keep {
+                self.restart_timer(now);
+            }
         }
         self.recovery_send(now, out, max, false);
+    }
+
+    /// RFC 6675 (A): an ACK for `a`, beyond the recovery point, ends the recovery (RFC
+    /// 6937: cwnd = ssthresh). With RACK, if a packet deemed lost is still not
+    /// delivered (one sent during the recovery and lost, its retransmission in flight),
+    /// a new recovery begins at this ACK, as in Linux's `tcp_fastretrans_alert`: the
+    /// state goes back to Open, then `tcp_time_to_recover` finds `lost_out` above 0 and
+    /// `tcp_enter_recovery` reduces again with PRR from this ACK on. Without it the
+    /// sender would leave the recovery with the packets SACKed above the hole filling
+    /// its window: nothing sent until the retransmission's ACK, then a window at once.
+    /// True if a new recovery began (it has sent what it may).
+    pub(super) fn end_recovery(&mut self, now: Time, a: u32, out: &mut Vec<Pkt>, max: u32) -> bool {
+        self.in_recovery = false;
+        if self.prr.take().is_some() {
+            self.cwnd = self.ssthresh;
+        }
+        let lost = self.rack.is_some() && self.sack.as_ref().is_some_and(|sb| sb.any_marked());
+        if !lost {
+            return false;
+        }
+        self.acked_to(now, a);
+        self.sack_recovery(now, out, max);
+        true
     }
 
     /// Send in recovery: RFC 6675's (C) with the window RFC 6675 keeps (ssthresh) or,

@@ -290,6 +290,12 @@ impl Scoreboard {
             .find(|&s| self.flag(s) & (SACKED | LOST | RETX) == LOST)
     }
 
+    /// Is some packet deemed lost by RACK and not yet delivered, retransmitted or not
+    /// (Linux's `lost_out` is not zero)?
+    pub fn any_marked(&self) -> bool {
+        self.flags.iter().any(|f| f & LOST != 0)
+    }
+
     /// Forget every SACK (after a retransmission timeout, RFC 2018 Section 8: the
     /// receiver may have reneged).
     pub fn clear(&mut self) {

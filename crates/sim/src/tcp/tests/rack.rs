@@ -147,3 +147,58 @@ fn a_retransmission_of_the_head_rearms_the_timer_under_head() {
         assert_eq!(c.0.rtx_deadline, Some(from + rto), "{mode:?}");
     }
 }
+
+/// A loss among the packets sent during a recovery, deemed lost and retransmitted
+/// before the recovery ends, starts a new recovery at the ACK that ends it (Linux's
+/// `tcp_fastretrans_alert`: `tcp_try_undo_recovery` sets the state Open, then
+/// `tcp_time_to_recover` finds `lost_out` above 0 and `tcp_enter_recovery` reduces
+/// again): ssthresh halves again, and from then on PRR (RFC 6937) sends as the ACKs come,
+/// `ceil(prr_delivered ssthresh / RecoverFS) - prr_out` while pipe is above ssthresh,
+/// the first ACK at least one packet (new data: the one packet deemed lost is already
+/// retransmitted). Packets 0 and 10 of the first window are lost, then packet 20, the
+/// first sent in the recovery; the ACK of 10's retransmission reaches the recovery point
+/// with 20's retransmission in flight. Before, the sender left the recovery there with
+/// the packets SACKed above 20 filling its window, sent nothing on the duplicate ACKs and
+/// a window at once when 20's retransmission was acknowledged.
+#[test]
+fn a_loss_left_at_the_end_of_a_recovery_starts_another() {
+    let p = TcpParams { sack: true, init_cwnd: 20.0, ssthresh: 20.0, ..params(Variant::NewReno) };
+    let mut c = connection(ruled(p, |r| (r.rack, r.prr) = (true, true)), 0, 0, 1);
+    let mut out = Vec::new();
+    c.0.start(ms(0), &mut out, u32::MAX);
+    // 1..9 SACKed: 0 deemed lost, recovery (ssthresh 10, recovery point 20)
+    let s1 = deliver(&mut c, &(1..10).collect::<Vec<u32>>(), ms(100));
+    assert_eq!((s1[0], s1[1], c.0.ssthresh), (0, 20, 10.0), "{s1:?}");
+    // 11..19 SACKed: 10 deemed lost and retransmitted first
+    let s2 = deliver(&mut c, &(11..20).collect::<Vec<u32>>(), ms(110));
+    assert_eq!(s2[0], 10, "{s2:?}");
+    // what went at 100 ms arrives but 20: 0's retransmission moves the ACK to 10, and
+    // 20 is deemed lost and retransmitted
+    let s3 = deliver(&mut c, &s1.iter().copied().filter(|&s| s != 20).collect::<Vec<_>>(), ms(200));
+    assert!(s3.contains(&20) && c.0.in_recovery && c.0.snd_una == 10, "{s3:?}");
+    // 10's retransmission: the ACK reaches 20, the recovery point
+    let flight = c.0.snd_max - 20;
+    let mut sent = vec![deliver(&mut c, &s2[..1], ms(210))];
+    let s = &c.0;
+    assert!(s.in_recovery, "a new recovery begins");
+    assert_eq!((s.ssthresh, s.stats.fast_retransmits), (5.0, 2));
+    assert!(!sent[0].contains(&20), "20 is not sent again: {:?}", sent[0]);
+    // the duplicate ACKs of what went at 110 ms; at 300 ms those of the packets sent at
+    // 200 ms before 20's retransmission, then its ACK (which delivers one packet: the
+    // others it covers were SACKed)
+    let before_20 = s3.iter().take_while(|&&q| q != 20);
+    for &q in s2[1..].iter().chain(before_20) {
+        let t = if s2.contains(&q) { ms(210) } else { ms(300) };
+        sent.push(deliver(&mut c, &[q], t));
+    }
+    sent.push(deliver(&mut c, &[20], ms(300)));
+    assert!(c.0.in_recovery && c.0.snd_una > 20);
+    // each ACK delivered one packet; pipe stayed above ssthresh (5), so PRR's share
+    let recover_fs = f64::from(flight);
+    let mut prr_out = 0;
+    for (k, pkts) in sent.iter().enumerate() {
+        let due = ((k + 1) as f64 * 5.0 / recover_fs).ceil() as usize - prr_out;
+        assert_eq!(pkts.len(), due.max(usize::from(prr_out == 0)), "ACK {}: {sent:?}", k + 1);
+        prr_out += pkts.len();
+    }
+}
