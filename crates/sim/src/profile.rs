@@ -203,6 +203,11 @@ pub const PROFILES: &[Profile] = &[
                 "bictcp_update: cnt, kept HZ / 32 jiffies while cwnd stays",
             ),
             k("cubic_reno_alpha", Str("fixed"), "bictcp_update: tcp_friendliness, beta_scale"),
+            k(
+                "cubic_timeout",
+                Str("linux"),
+                "tcp_enter_loss; cubictcp_state(TCP_CA_Loss): bictcp_reset, bictcp_hystart_reset",
+            ),
             k("delayed_ack", Bool(true), "__tcp_ack_snd_check: every second segment"),
             k("delack_interval", Float(0.04), "TCP_DELACK_MIN 40 ms"),
             k("quickack", Bool(true), "tcp_incr_quickack: TCP_MAX_QUICKACKS 16"),

@@ -50,6 +50,14 @@
 //! - `cubic_timeout = "reset"`: a timeout takes the reduction from the window without
 //!   fast recovery's inflation (ssthresh during a recovery) and forgets W_max (ns-3
 //!   3.37 resets its state when it enters its loss state).
+//! - `cubic_timeout = "linux"`: Linux's `tcp_enter_loss` takes a new ssthresh,
+//!   `max(cwnd beta, 2)` from the window as it stands, unless a reduction is under way
+//!   (fast recovery, the round trip after an ECN reduction, or a timeout repeated
+//!   with no ACK of new data since the last one, `icsk_retransmits`), when ssthresh is
+//!   kept; then `cubictcp_state(sk, TCP_CA_Loss)` calls `bictcp_reset`, which forgets
+//!   W_max (`last_max_cwnd` = 0: the next stage starts with K = 0 at its window, cnt at
+//!   most 20 and no fast convergence until the next congestion event) and the minimum
+//!   RTT (`delay_min`), and `bictcp_hystart_reset` arms HyStart again (the sender's).
 
 use serde::Serialize;
 
@@ -85,6 +93,9 @@ pub enum CubicTimeout {
     /// ns-3 3.37's: ssthresh from the window without fast recovery's inflation, and
     /// W_max forgotten (with segments growth: cnt at most 20 until the next event).
     Reset,
+    /// Linux's (`tcp_enter_loss`, `bictcp_reset`): ssthresh from cwnd unless a reduction
+    /// is under way (then kept); W_max and the minimum RTT forgotten, HyStart armed.
+    Linux,
 }
 
 /// How slow start grows the window (`cubic_slow_start`).
@@ -263,8 +274,9 @@ impl Cubic {
     /// returns the new ssthresh, `cwnd * beta_cubic`, at least 2.
     pub fn on_congestion(&mut self, cwnd: f64) -> f64 {
         let cwnd = self.whole(cwnd);
-        // (ns-3 3.37 has no W_max to compare with after a reset timeout)
-        let reset = self.r.timeout == CubicTimeout::Reset && self.no_w_max;
+        // (ns-3 3.37 and Linux have no W_max to compare with after a timeout that
+        // forgot it)
+        let reset = self.r.timeout != CubicTimeout::Rfc && self.no_w_max;
         self.w_max = if self.p.fast_convergence && !reset && cwnd < self.w_max {
             self.whole(cwnd * (1.0 + self.p.beta) / 2.0)
         } else {
@@ -285,9 +297,12 @@ impl Cubic {
         let cwnd = match self.r.timeout {
             CubicTimeout::Rfc => cwnd,
             CubicTimeout::Reset => {
-                self.no_w_max = true;
-                self.min_rtt = 0.0;
+                self.forget_w_max();
                 deflated
+            }
+            CubicTimeout::Linux => {
+                self.forget_w_max();
+                cwnd
             }
         };
         let cwnd = self.whole(cwnd);
@@ -295,6 +310,13 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.restart_after_timeout();
         ss
+    }
+
+    /// `bictcp_reset`'s part that outlives the next stage's start: no W_max
+    /// (`last_max_cwnd` = 0) and no minimum RTT (`delay_min` = 0).
+    pub fn forget_w_max(&mut self) {
+        self.no_w_max = true;
+        self.min_rtt = 0.0;
     }
 
     /// A timeout that keeps ssthresh and W_max (one during a loss episode, see
@@ -465,125 +487,5 @@ impl Cubic {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Segments growth rounds W_cubic towards W_max and looks one minimum RTT ahead (not
-    /// the smoothed RTT), as Linux and ns-3 3.37 do: after a loss at W_max = 7 (ssthresh
-    /// floor(4.9) = 4, K = cbrt(3 / C)) with a minimum RTT of 66 ms, the window reaches
-    /// w + 1 as soon as W_max - floor(C (K - t - 0.066)^3) exceeds w, i.e. at once for 5,
-    /// at t = K - 0.066 - cbrt((7 - w) / C) for 6 and 7 (where the RFC's W_cubic only
-    /// reaches 5 and 6), and at K - 0.066 + cbrt(1 / C) for 8, the ACKs counted meanwhile
-    /// paying for each increase on the next ACK.
-    #[test]
-    fn segments_growth_target_rounds_towards_w_max() {
-        let p = CubicParams::default();
-        let r = CubicRules {
-            growth: CubicGrowth::Segments,
-            reno_friendly: false,
-            ..Default::default()
-        };
-        let mut c = Cubic::new(p, r);
-        for r in [0.2, 0.066, 0.1] {
-            c.note_rtt(r);
-        }
-        let ss = c.on_congestion(7.0);
-        assert_eq!((ss, c.w_max), (4.0, 7.0));
-        let (rtt, w_max) = (0.066, 7.0);
-        let k = ((w_max - ss) / p.c).cbrt();
-        let due = |w: f64| {
-            if w < w_max {
-                (k - rtt - ((w_max - w) / p.c).cbrt()).max(0.0)
-            } else {
-                k - rtt + ((w + 1.0 - w_max) / p.c).cbrt()
-            }
-        };
-        let mut cwnd = ss;
-        let mut reached = Vec::new();
-        // an ACK every 10 ms for 3.7 s (at W_max, cnt = 100 cwnd = 700 is never paid)
-        for i in 0..370 {
-            let t = i as f64 * 0.01;
-            // the smoothed RTT (0.5 s) is not the one segments growth looks ahead by
-            let next = c.on_ack_n(t, cwnd, 0.5, 1);
-            if next > cwnd {
-                reached.push((next, t));
-            }
-            cwnd = next;
-        }
-        assert_eq!(reached.iter().map(|r| r.0).collect::<Vec<_>>(), vec![5.0, 6.0, 7.0, 8.0, 9.0]);
-        // 4 -> 5 needs cnt = floor(4 / (5 - 4)) = 4 ACKs; later increases are paid for by
-        // the ACKs counted while the target was not above the window
-        assert!((reached[0].1 - 0.03).abs() < 1e-9, "5 at {}", reached[0].1);
-        for &(w, t) in &reached[1..] {
-            let d = due(w - 1.0);
-            assert!(t >= d - 1e-9 && t <= d + 0.01 + 1e-9, "{w} at {t}, due at {d}");
-        }
-        // the RFC's W_cubic reaches 5 only at K - RTT - cbrt(2 / C) = 0.181 s
-        assert!((due(5.0) - (k - rtt - (2.0 / p.c).cbrt())).abs() < 1e-12);
-        assert!(reached[0].1 < 0.18 && reached[1].1 > 0.18);
-    }
-
-    /// Linux growth keeps `cnt` while cwnd stays what it was computed at (tcp_cubic.c's
-    /// `bictcp_update` returns while `(s32)(tcp_jiffies32 - ca->last_time) <= HZ / 32`,
-    /// `LINUX_CNT_HOLD` = 32 ms). After a loss at W_max = 30 (ssthresh 21, K =
-    /// cbrt(9 / C)) with a minimum RTT of 20 ms, the integer target is W_max -
-    /// floor(C (K - t - 0.02)^3): 22 at first (cnt = 21 / (22 - 21) = 21), 23 from the
-    /// first t at which the floor is 7 or less (cnt = floor(21 / 2) = 10). ACKs every
-    /// 1/1024 s at cwnd 21 acknowledging nothing new (so cwnd stays): segments growth
-    /// takes cnt 10 at that ACK; Linux growth computes only at the ACKs 33 ticks (32 ms
-    /// or more) after its last computation, 0, 33, 66, 99, ..., and takes it at the first
-    /// of them from that ACK on.
-    #[test]
-    fn linux_growth_keeps_cnt_for_hz_over_32() {
-        let p = CubicParams::default();
-        let k = (9.0 / p.c).cbrt();
-        let target = |i: u32| 30.0 - (p.c * (k - f64::from(i) / 1024.0 - 0.02).powi(3)).floor();
-        let due = (0..200).find(|&i| target(i) >= 23.0).unwrap();
-        assert_eq!(target(0), 22.0);
-        let computed_at = due.div_ceil(33) * 33; // the first multiple of 33 from `due` on
-        for (growth, first) in [(CubicGrowth::Segments, due), (CubicGrowth::Linux, computed_at)] {
-            let r = CubicRules { growth, reno_friendly: false, ..Default::default() };
-            let mut c = Cubic::new(p, r);
-            c.note_rtt(0.02);
-            assert_eq!(c.on_congestion(30.0), 21.0);
-            let mut cnts = Vec::new();
-            for i in 0..200u32 {
-                assert_eq!(c.on_ack_n(f64::from(i) / 1024.0, 21.0, 0.1, 0), 21.0);
-                cnts.push(c.cnt);
-            }
-            let want: Vec<u32> = (0..200).map(|i| if i < first { 21 } else { 10 }).collect();
-            assert_eq!(cnts, want, "{growth:?}: due at tick {due}");
-        }
-        assert!(computed_at > due, "{due}: the hold must show");
-    }
-
-    /// Linux growth counts as tcp_cong.c's `tcp_cong_avoid_ai(tp, w, acked)` does, worked
-    /// by hand: from 0, 25 packets at w = 10 give 2 (5 left); then 1 packet at w = 3: the
-    /// 5 gathered at the larger w give one and are dropped, and the 1 counted stays. A
-    /// reduction zeroes the count (`tcp_init_cwnd_reduction`: `tp->snd_cwnd_cnt = 0`);
-    /// segments growth (ns-3 3.37's `m_cWndCnt`) keeps it.
-    #[test]
-    fn linux_growth_counts_as_tcp_cong_avoid_ai() {
-        let r = CubicRules { growth: CubicGrowth::Linux, ..Default::default() };
-        let mut c = Cubic::new(CubicParams::default(), r);
-        assert_eq!((c.cong_avoid_ai(10, 25), c.acked), (2, 5));
-        assert_eq!((c.cong_avoid_ai(3, 1), c.acked), (1, 1));
-        for growth in [CubicGrowth::Linux, CubicGrowth::Segments] {
-            let r = CubicRules { growth, reno_friendly: false, ..Default::default() };
-            let mut c = Cubic::new(CubicParams::default(), r);
-            c.note_rtt(0.02);
-            c.on_congestion(20.0); // W_max 20, ssthresh 14
-            // a stage from cwnd = W_max (K = 0): for its first second the target W_max +
-            // floor(C (t + 0.02)^3) is not above cwnd, cnt = 100 cwnd = 2000, and the
-            // packets acknowledged gather without an increase
-            c.on_ack_n(0.0, 20.0, 0.02, 0);
-            for i in 0..30 {
-                assert_eq!(c.on_ack_n(0.001 * f64::from(i), 20.0, 0.02, 2), 20.0);
-            }
-            assert_eq!(c.acked, 60);
-            c.on_congestion(20.0);
-            let kept = if growth == CubicGrowth::Linux { 0 } else { 60 };
-            assert_eq!(c.acked, kept, "{growth:?}");
-        }
-    }
-}
+#[path = "tests/cubic_state.rs"]
+mod tests;

@@ -63,6 +63,12 @@ impl Default for HyStart {
 }
 
 impl HyStart {
+    /// Armed again (Linux's `bictcp_hystart_reset` and `found = 0` at a timeout): a
+    /// round that ends once the ACKs cover `snd_nxt`, no samples.
+    pub fn armed(snd_nxt: u32) -> HyStart {
+        HyStart { window_end: snd_nxt, ..HyStart::default() }
+    }
+
     /// In CSS?
     pub fn in_css(&self) -> bool {
         self.css.is_some()

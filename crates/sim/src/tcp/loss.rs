@@ -4,7 +4,7 @@
 use aqm::Time;
 
 use super::rto::PeerRtt;
-use super::{CubicTimeout, Ledbat, LossSsthresh, Pkt, RecoveryWindow, RtoSack, TcpSender};
+use super::{CubicTimeout, HyStart, Ledbat, LossSsthresh, Pkt, RecoveryWindow, RtoSack, TcpSender};
 
 impl TcpSender {
     /// ssthresh after a loss: half the window (CUBIC: beta_cubic times it; LEDBAT:
@@ -53,6 +53,7 @@ impl TcpSender {
             self.cwnd = self.ns2_base;
         }
         self.timeout_reduction();
+        self.rto_una = self.snd_una;
         if let Some(sb) = self.sack.as_mut() {
             match self.p.rules.rto_sack {
                 // RFC 2018 Section 8, RFC 6675 Section 5.1: forget the SACKs (the
@@ -111,10 +112,23 @@ impl TcpSender {
         self.end_hystart();
         let w = self.cwnd.min(self.p.max_window as f64);
         let held = self.p.rules.loss_ssthresh == LossSsthresh::Rfc && self.in_episode();
+        let linux_held = self.linux_keeps_ssthresh();
         match self.cubic.as_mut() {
             // (ns-3's reset takes the window without inflation, every time)
             Some(c) if c.r.timeout == CubicTimeout::Reset => {
                 self.ssthresh = c.on_timeout(w, if self.in_recovery { self.ssthresh } else { w });
+            }
+            Some(c) if c.r.timeout == CubicTimeout::Linux => {
+                if linux_held {
+                    c.forget_w_max();
+                    c.restart_after_timeout();
+                } else {
+                    self.ssthresh = c.on_timeout(w, w);
+                }
+                // (bictcp_hystart_reset: HyStart again from the packets sent next)
+                if let Some(h) = self.hystart.as_mut() {
+                    **h = HyStart::armed(self.snd_max);
+                }
             }
             Some(c) if held => c.restart_after_timeout(),
             Some(c) => self.ssthresh = c.on_timeout(w, w),
@@ -130,6 +144,17 @@ impl TcpSender {
         if let Some(h) = self.hystart.as_mut() {
             h.done = true;
         }
+    }
+
+    /// Does Linux's `tcp_enter_loss` keep ssthresh at this timeout? It takes a new one
+    /// only in the Open or Disorder state, once the ACKs have reached `high_seq`, or in
+    /// the Loss state with `icsk_retransmits` zeroed (an ACK of new data since the last
+    /// timeout); so it keeps it in fast recovery, in the round trip after an ECN
+    /// reduction (CWR, until the ACKs go beyond what was sent when it began) and at a
+    /// timeout that repeats one with `snd_una` where that one left it.
+    pub(super) fn linux_keeps_ssthresh(&self) -> bool {
+        let cwr = self.stats.ecn_reductions > 0 && self.snd_una <= self.ecn_recover;
+        self.in_recovery || cwr || (self.in_episode() && self.snd_una == self.rto_una)
     }
 
     /// Is a loss episode under way: fast recovery, or the ACKs have not yet covered

@@ -177,6 +177,9 @@ pub struct TcpSender {
     /// Packets acknowledged toward the next packet of congestion avoidance
     /// (`reno_growth = "segments"`, Linux's `snd_cwnd_cnt`).
     cwnd_cnt: u32,
+    /// snd_una at the last retransmission timeout (u32::MAX: none yet); while it stays
+    /// there, a timeout repeats one (Linux's `icsk_retransmits` is not zero).
+    rto_una: u32,
 }
 
 /// A connection's two ends, sharing the SACK log if they use SACK.
@@ -247,6 +250,7 @@ impl TcpSender {
             rate: None,
             prague: None,
             cwnd_cnt: 0,
+            rto_una: u32::MAX,
         };
         s.extensions();
         s.set_rto_span();

@@ -334,3 +334,86 @@ fn fixed_reno_alpha_is_tcp_friendliness() {
     }
     assert_eq!(grew, vec![(74, 24.0), (149, 25.0)]);
 }
+
+/// `cubic_timeout = "linux"` against tcp_input.c's `tcp_enter_loss` and tcp_cubic.c's
+/// `cubictcp_recalc_ssthresh` and `cubictcp_state(sk, TCP_CA_Loss)`.
+mod linux_timeout {
+    use super::*;
+
+    /// A CUBIC sender with SACK, RACK-TLP, PRR and HyStart in congestion avoidance at 20
+    /// packets (ssthresh 20), which sent 0..20 at 0 s.
+    fn sender(timeout: CubicTimeout) -> (TcpSender, TcpReceiver) {
+        let mut p =
+            TcpParams { sack: true, init_cwnd: 20.0, ssthresh: 20.0, ..params(Variant::Cubic) };
+        p.rules.cubic = CubicRules { growth: CubicGrowth::Linux, timeout, ..Default::default() };
+        (p.rules.rack, p.rules.prr, p.rules.hystart) = (true, true, true);
+        let mut c = connection(p, 0, 0, 1);
+        c.0.start(ms(0), &mut Vec::new(), u32::MAX);
+        c
+    }
+
+    /// Fire the sender's timers (a tail loss probe first) until a retransmission timeout
+    /// has fired; returns when.
+    fn time_out(s: &mut TcpSender) -> Time {
+        let n = s.stats.timeouts;
+        loop {
+            let t = s.rtx_deadline.expect("a timer");
+            s.on_timeout(t, &mut Vec::new(), u32::MAX);
+            if s.stats.timeouts > n {
+                return t;
+            }
+        }
+    }
+
+    /// `cubictcp_recalc_ssthresh`: max(cwnd * beta / BICTCP_BETA_SCALE, 2), beta = 717,
+    /// in integers.
+    fn linux_ssthresh(cwnd: f64) -> f64 {
+        f64::from((cwnd as u32 * 717 / 1024).max(2))
+    }
+
+    /// In the Open state a timeout takes ssthresh from cwnd as it stands; one repeated
+    /// with no ACK of new data since keeps it (`icsk_retransmits` is not zero); after an
+    /// ACK of new data (`tcp_ack` zeroes `icsk_retransmits`) the next takes it from the
+    /// window then, here the 2 packets of the slow start after the timeout (the RFC's
+    /// rule keeps the episode's ssthresh until the ACKs cover what was sent before the
+    /// first timeout). Each timeout arms HyStart again (`bictcp_hystart_reset`).
+    #[test]
+    fn ssthresh_as_tcp_enter_loss_takes_it() {
+        for timeout in [CubicTimeout::Linux, CubicTimeout::Rfc] {
+            let mut c = sender(timeout);
+            // RTT samples at 100 ms; what is sent next is lost
+            deliver(&mut c, &(0..10).collect::<Vec<u32>>(), ms(100));
+            let w = c.0.cwnd;
+            time_out(&mut c.0);
+            assert_eq!(c.0.ssthresh, linux_ssthresh(w), "{timeout:?}");
+            let armed = c.0.hystart.as_ref().is_some_and(|h| !h.done);
+            assert_eq!(armed, timeout == CubicTimeout::Linux, "{timeout:?}: HyStart");
+            let first = c.0.ssthresh;
+            let t = time_out(&mut c.0);
+            assert_eq!(c.0.ssthresh, first, "{timeout:?}: a repeated timeout");
+            let una = c.0.snd_una;
+            deliver(&mut c, &[una], t + aqm::Duration::from_secs_f64(0.1));
+            assert!(c.0.snd_una > una && c.0.in_episode());
+            let w = c.0.cwnd;
+            time_out(&mut c.0);
+            let want = if timeout == CubicTimeout::Linux { linux_ssthresh(w) } else { first };
+            assert_eq!(c.0.ssthresh, want, "{timeout:?}: after an ACK of new data, cwnd {w}");
+        }
+    }
+
+    /// In fast recovery (state Recovery, `snd_una` before `high_seq`) a timeout keeps
+    /// the recovery's ssthresh; ns-3 3.37's reset takes 0.7 of it again.
+    #[test]
+    fn a_timeout_in_recovery_keeps_ssthresh() {
+        for (timeout, kept) in [(CubicTimeout::Linux, true), (CubicTimeout::Reset, false)] {
+            let mut c = sender(timeout);
+            deliver(&mut c, &(1..10).collect::<Vec<u32>>(), ms(100));
+            assert!(c.0.in_recovery, "{timeout:?}: 0 deemed lost");
+            let ss = c.0.ssthresh;
+            assert_eq!(ss, linux_ssthresh(20.0));
+            time_out(&mut c.0);
+            let want = if kept { ss } else { (ss * 0.7).floor() };
+            assert_eq!(c.0.ssthresh, want, "{timeout:?}");
+        }
+    }
+}
