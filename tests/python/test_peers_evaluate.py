@@ -278,6 +278,36 @@ def test_nsmode_keeps_what_ns3_is_given(monkeypatch):
     assert pies and all(q["derandomize"] == bool(given) for q in pies)
 
 
+def test_nsmode_runs_without_the_send_jitter(monkeypatch):
+    """ns3/evaluate.cc's senders have no send jitter (params carries no prep_delay), so
+    aqmlab's side of a -nsmode case runs each TCP flow with prep_delay 0; the plain case
+    keeps the point's, and a prep_delay key of the profile spec still sets one."""
+    from aqmlab.evaluate import point as evaluate_point
+    from aqmlab.sim import Scenario
+
+    pt = ec.point("5.3.1", "default", "codel", True)
+    flows = ec.normalized(pt)["flows"]
+    own = [f["prep_delay"] for f in flows]
+    tcp = [f["type"] == "tcp" for f in flows]
+    assert any(tcp) and not all(tcp)
+    assert all(d == scenarios.PREP_DELAY > 0 for d, t in zip(own, tcp) if t)
+    assert not any("prep_delay" in k for k in ec.params(ec.normalized(pt)))
+    seen = {}
+
+    def fake_run(p):
+        norm = Scenario(evaluate_point.scenario_of(p)).normalized()
+        seen["prep"] = [f["prep_delay"] for f in norm["flows"]]
+        return {}
+
+    monkeypatch.setattr(evaluate_point, "run", fake_run)
+    ec.aqmlab_metrics(dict(pt, profile="ns3"))
+    assert seen["prep"] == [0.0 if t else d for d, t in zip(own, tcp)]
+    ec.aqmlab_metrics(pt)
+    assert seen["prep"] == own
+    ec.aqmlab_metrics(dict(pt, profile="ns3+prep_delay=0.001"))
+    assert seen["prep"] == [0.001 if t else d for d, t in zip(own, tcp)]
+
+
 def test_delay_split_follows_the_device_queue():
     """Three packets arrive together at an idle line of one time unit per packet, over a
     one-packet device queue: the first goes to the line at once, the second to the device

@@ -232,7 +232,9 @@ def params(sc: Mapping[str, Any]) -> dict[str, Any]:
 
     Every flow runs s<i> -> l -> r -> k<i> over its own access links; the flow lists
     hold one value per flow. The TCP settings that the program takes once must be
-    the same for every TCP flow (they are in every evaluate scenario)."""
+    the same for every TCP flow (they are in every evaluate scenario). The flows' send
+    jitter (`prep_delay`) is not carried: the program's senders have none, and aqmlab's
+    side of the `-nsmode` cases runs without it (`profile_scenario`)."""
     links = {str(i): lk for i, lk in enumerate(sc["links"])}
     bott = sc["bottleneck"]
     blink, bq = _link(links, bott)
@@ -318,31 +320,50 @@ def ns3_metrics(sid: str, p: Mapping[str, Any], res: Mapping[str, Any]) -> dict[
     return out
 
 
+def profile_scenario(pt: Mapping[str, Any], spec: str, base: Any = None) -> dict[str, Any]:
+    """The scenario dict aqmlab runs for the point `pt` (`base`: the function building a
+    point's scenario, aqmlab.evaluate.point.scenario_of) in the profile spec `spec`
+    (evaluate_rules.apply; "": the point's own scenario). With a profile (the `-nsmode`
+    cases), what ns3/evaluate.cc is given wins over the profile: PIE's derandomization as
+    the point has it (params' pie_derandomize), and no send jitter (each TCP flow's
+    `prep_delay` 0: ns-3's senders have none, and params carries none); a
+    `prep_delay=...` key of the spec still sets one."""
+    from aqmlab.evaluate import point as evaluate_point
+    from aqmlab.sim import Scenario
+
+    base = base or evaluate_point.scenario_of
+    d = base(pt)
+    if not spec:
+        return d
+    import evaluate_rules
+
+    plain = Scenario(base(pt)).normalized()
+    given = [lk.get("queue_ab") or {} for lk in plain["links"]]
+    for f in d["flow"]:
+        if f.get("type", "tcp") == "tcp":
+            f["prep_delay"] = 0.0
+    evaluate_rules.apply(spec, d)
+    for q in evaluate_rules._queues(evaluate_rules._bottleneck(d)):
+        pie = [g for g in given if g.get("type") == "pie"]
+        if q.get("type") == "pie" and pie:
+            q["derandomize"] = pie[0]["derandomize"]
+    return d
+
+
 def aqmlab_metrics(pt: Mapping[str, Any]) -> dict[str, Any]:
     """The row `aqmlab evaluate` writes for the point (aqmlab.evaluate.point.run), NaN as
     None; with a `profile` in the point, the point's scenario run in that profile alone
-    (evaluate_rules.apply: the profile's keys wherever the scenario leaves them unsaid)."""
+    (`profile_scenario`: the profile's keys wherever the scenario leaves them unsaid,
+    what ns3/evaluate.cc is given over both)."""
     from aqmlab.evaluate import point as evaluate_point
-    from aqmlab.sim import Scenario
 
     pt = dict(pt)
     spec = pt.pop("profile", "")
     base = evaluate_point.scenario_of
     if spec:
-        import evaluate_rules
 
         def built(p: Any) -> dict[str, Any]:
-            d = base(p)
-            # what ns3/evaluate.cc is given wins over the profile: PIE's derandomization
-            # as the point has it (params' pie_derandomize)
-            plain = Scenario(base(p)).normalized()
-            given = [lk.get("queue_ab") or {} for lk in plain["links"]]
-            evaluate_rules.apply(spec, d)
-            for q in evaluate_rules._queues(evaluate_rules._bottleneck(d)):
-                pie = [g for g in given if g.get("type") == "pie"]
-                if q.get("type") == "pie" and pie:
-                    q["derandomize"] = pie[0]["derandomize"]
-            return d
+            return profile_scenario(p, spec, base)
 
         evaluate_point.scenario_of = built
     try:
@@ -456,17 +477,11 @@ def aqmlab_delay_split(pt: Mapping[str, Any]) -> tuple[float, float]:
     bottleneck link's `device_queue` packets."""
     import tempfile
 
-    from aqmlab.evaluate import point as evaluate_point
     from aqmlab.evaluate import scenarios
     from aqmlab.sim import Scenario, simulate
 
     pt = dict(pt)
-    spec = pt.pop("profile", "")
-    d = evaluate_point.scenario_of(pt)
-    if spec:
-        import evaluate_rules
-
-        evaluate_rules.apply(spec, d)
+    d = profile_scenario(pt, pt.pop("profile", ""))
     d["trace"]["packets"] = [scenarios.BOTTLENECK]
     sc = Scenario(d)
     ends = scenarios.BOTTLENECK.split("->")
