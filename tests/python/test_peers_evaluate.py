@@ -256,6 +256,30 @@ def test_profile_spec_adds_keys_by_scope():
         er.apply("ns4", scenarios.build("5.1.1", "default", {"type": "red"}, 1, True, False))
 
 
+def test_queue_keys_go_to_the_bottleneck_direction_alone():
+    """A profile spec's queue.KEY is written into the queue of the bottleneck's direction
+    only: the reverse direction's Drop Tail, which has no CoDel keys, is left as it was
+    (and the scenario still reads); a `queue` table shared by both directions is split."""
+    import aqmlab
+    import evaluate_rules as er
+
+    data = scenarios.build("8.2.2", "default", {"type": "codel"}, 1, True, False)
+    reverse = dict(_link(data, "l", "r")["queue_ba"])
+    er.apply("rfc+queue.maxpacket=1499", data)
+    b = _link(data, "l", "r")
+    assert data["bottleneck"] == "l->r" and (b["a"], b["b"]) == ("l", "r")
+    assert b["queue_ab"]["maxpacket"] == 1499 and b["queue_ba"] == reverse
+    norm = aqmlab.Scenario(data).normalized()
+    bott = next(lk for lk in norm["links"] if (lk["a"], lk["b"]) == ("l", "r"))
+    assert bott["queue_ab"]["maxpacket"] == 1499 and "maxpacket" not in bott["queue_ba"]
+    # a link written r -> l with one queue table: the bottleneck l -> r is its queue_ba
+    link = {"a": "r", "b": "l", "queue": {"type": "codel", "limit": 100}}
+    d = {"bottleneck": "l->r", "flow": [], "link": [link]}
+    er.apply("rfc+queue.maxpacket=1499", d)
+    assert link["queue_ba"] == {"type": "codel", "limit": 100, "maxpacket": 1499}
+    assert link["queue"] == {"type": "codel", "limit": 100} and "queue_ab" not in link
+
+
 def test_nsmode_keeps_what_ns3_is_given(monkeypatch):
     """ns3/evaluate.cc runs PIE with the point's derandomization (params'
     pie_derandomize), so aqmlab's side of a -nsmode case keeps it too, over the ns3

@@ -7,9 +7,10 @@ which difference:
         --profiles rfc,ns3 --seeds 1,2,3
 
 A profile spec is ``NAME`` or ``NAME+KEY=VALUE+...``: a plain ``KEY`` goes to every TCP
-flow (``ns3+fast_retransmit_timer=restart``), ``queue.KEY`` to the bottleneck's queues
-(``rfc+queue.min_backlog=2``), ``link.KEY`` to the bottleneck link; a value is read as
-TOML (``true``, ``0``, ``"keep"`` or a bare word). What a profile sets for links (ns-3's
+flow (``ns3+fast_retransmit_timer=restart``), ``queue.KEY`` to the queue of the
+bottleneck's direction alone, not the reverse direction's (``rfc+queue.min_backlog=2``),
+``link.KEY`` to the bottleneck link; a value is read as TOML (``true``, ``0``, ``"keep"``
+or a bare word). What a profile sets for links (ns-3's
 one-packet ``device_queue``) goes to the bottleneck link only, and its queues' ``limit``
 shrinks by as much, so that as many packets wait in all (ns-3's device queue under its
 queue disc); the profile's TCP and queue keys go wherever the scenario reader puts them.
@@ -27,12 +28,15 @@ their time, ``rfc+recover_rule="cover"+loss_ssthresh="cwnd"+app_limited="grow"``
 ``pieburst`` = ``queue.burst_reset="quiet"``; ``dev`` = ``link.device_queue=1``. The
 ``ns3`` profile holds them all but ``noprep`` (``ns3+pipe+lt+dev`` with PIE's, CoDel's
 and RED's rules): the send jitter is the scenario's (``prep_delay``, which evaluate's
-scenarios write), not a peer's rule, so ns-3's runs without it are ``ns3+prep_delay=0``.
+scenarios write), not a peer's rule, so ns-3's runs without it are ``ns3+prep_delay=0``,
+as aqmlab's side of the ``-nsmode`` cases runs (evaluate_cases.profile_scenario, which
+also gives PIE the point's derandomization).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from typing import Any
@@ -74,6 +78,18 @@ def _queues(link: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _forward_queue(d: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
+    """The queue table of the bottleneck's own direction of `link` (``queue_ab`` when the
+    link runs as ``d["bottleneck"]`` does, else ``queue_ba``); a ``queue`` table that
+    serves both directions is copied into that direction's first, so that keys written
+    into it leave the reverse direction's queue (a Drop Tail) alone."""
+    a, b = d["bottleneck"].split("->")
+    side = "queue_ab" if (link["a"], link["b"]) == (a, b) else "queue_ba"
+    if not isinstance(link.get(side), dict):
+        link[side] = copy.deepcopy(link.get("queue") or {})
+    return link[side]
+
+
 def apply(spec: str, d: dict[str, Any]) -> None:
     """Run the scenario dict `d` in the profile spec `spec` (see the module's doc)."""
     from aqmlab.profiles import profile
@@ -94,10 +110,11 @@ def apply(spec: str, d: dict[str, Any]) -> None:
     for lk in d["link"]:
         for k, v in prof["link"].items():
             lk.setdefault(k, v["value"] if lk is bott else 0)
+    forward = _forward_queue(d, bott)
     for q in _queues(bott):
         if "limit" in q:
             q["limit"] -= int(bott.get("device_queue", 0))
-        q.update(keys["queue"])
+    forward.update(keys["queue"])
 
 
 def main() -> int:
