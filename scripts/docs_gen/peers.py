@@ -21,7 +21,10 @@ S_LABELS = "2026-11-22-eve/A,2026-11-22-eve/B*,2026-11-25/s2-60s"
 #: the -ns2mode S cases: aqmlab in its `ns2` profile, ns-2 at its defaults
 S_NS2_LABELS = "2026-11-29/ns2mode-idle"
 CM_LABELS = "2026-11-28/ns3-profile-cm,2026-11-29/ns3-profile-cm-restart"
-E_LABELS = "evaluate-2026-11-28/ns3-profile,evaluate-2026-11-29/ns3-profile-pie"
+E_LABELS = (
+    "evaluate-2026-11-28/ns3-profile,evaluate-2026-11-29/ns3-profile-pie,"
+    "evaluate-2026-11-29/ns3-profile-nojitter"
+)
 BBR_LABELS = "bbr-2026-11-28/ns3,bbr-2026-11-28/aqmlab-ns3gains"
 
 SHORT = {
