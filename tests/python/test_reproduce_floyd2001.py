@@ -278,10 +278,10 @@ def test_committed_ns2_results_cover_the_cross_checked_points():
     for tag in QUEUES:
         t = tr[tr["queue"] == tag]
         assert set(t["flows"]) >= {5, 20, 100} and set(t["max_p"]) >= {0.5, 0.1, 0.02}
-    # every point with seed 1; Adaptive RED's (Fig. 3) with seeds 1-5
+    # every point of every queue with seeds 1-5
     for (tag, _n, _mp), g in tr.groupby(["queue", "flows", "max_p"]):
-        seeds = sorted(g["seed"])
-        assert seeds == ([1, 2, 3, 4, 5] if tag == "ared" else [1]), (tag, _n, _mp, seeds)
+        assert sorted(g["seed"]) == [1, 2, 3, 4, 5], (tag, _n, _mp, sorted(g["seed"]))
+    assert len(tr) == len(QUEUES) * 3 * 3 * 5  # queues x N x max_p x seeds
     cg = ns[ns["experiment"] == "fig6-9"]
     assert len(cg) == 2 * 2 * 5 * 3  # cases x queues x seeds x windows
     assert ns["utilization"].between(0, 1.0001).all() and ns["drop_rate"].between(0, 1).all()
@@ -302,7 +302,7 @@ def test_cross_check_seeds_sweep_runs_the_other_seeds():
 
 def test_cross_check_compares_means_over_seeds_1_to_5():
     """Figs. 1-3's cross-check sets aqmlab's mean beside ns-2's over the seeds ns-2 ran (the rows
-    of floyd2001_ns2.csv; 1-5 for Adaptive RED) at every N and max_p, and keeps each seed 1."""
+    of floyd2001_ns2.csv, seeds 1-5) at every N and max_p, and keeps each seed 1."""
     import pandas as pd
 
     from aqmlab.reproduce import floyd2001_ns2
